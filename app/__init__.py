@@ -1,0 +1,1 @@
+"""Slapjack web app: FastAPI pages and the Socket.IO realtime server."""
