@@ -1,7 +1,8 @@
 """Wires the ASGI app: FastAPI for pages and HTTP, Socket.IO beside it."""
 
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+
+from app import pages
 
 
 def create_app() -> FastAPI:
@@ -11,10 +12,7 @@ def create_app() -> FastAPI:
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @api.get("/", response_class=HTMLResponse)
-    async def home() -> str:
-        return "<!doctype html><title>Slapjack</title><h1>Slapjack</h1><p>Coming soon.</p>"
-
+    pages.install(api)
     return api
 
 
