@@ -1,0 +1,84 @@
+"""What an action caused, for the server to broadcast and the page to animate.
+
+Every event is a small frozen value with a `kind` and `to_dict()`. Only face-up cards
+ever appear in an event: a card given face-down to another deck is reported as None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
+
+from engine.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = str(value) if isinstance(value, Card) else value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Flip(Event):
+    """`seat` turned `card` face-up onto the pile."""
+
+    kind: ClassVar[str] = "flip"
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Take(Event):
+    """`seat` took the pile of `count` cards topped by `card`; the new pile is `pile_id`."""
+
+    kind: ClassVar[str] = "take"
+    seat: int
+    card: Card
+    count: int
+    pile_id: int
+    reaction_ms: int | None
+    reason: Literal["slap", "last_card"] = "slap"
+
+
+@dataclass(frozen=True, slots=True)
+class FalseSlap(Event):
+    """`seat` slapped no trigger: `card` burned face-up (None when given face-down to `to`,
+    or when the seat had no card to pay and is out instead)."""
+
+    kind: ClassVar[str] = "false_slap"
+    seat: int
+    card: Card | None
+    to: int | None
+    frozen_until: float
+
+
+@dataclass(frozen=True, slots=True)
+class Late(Event):
+    """`seat` slapped pile `pile_id`, which someone had already taken: nothing happens."""
+
+    kind: ClassVar[str] = "late"
+    seat: int
+    pile_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Out(Event):
+    """`seat` is out of the game."""
+
+    kind: ClassVar[str] = "out"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Win(Event):
+    """The game is over: `seat` won, by holding every card or by leading at the time limit."""
+
+    kind: ClassVar[str] = "win"
+    seat: int
+    reason: Literal["cards", "time"]

@@ -1,0 +1,459 @@
+"""One game of Slapjack: the state and the three ways it moves (flip, slap, tick).
+
+Time comes in as `now` from the caller's monotonic clock and randomness as a seed, so a game
+is a pure function of its inputs. Every action either raises `IllegalAction` before touching
+anything or applies completely and returns the events it caused.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from engine.cards import Card, as_card, full_deck
+from engine.errors import ErrorCode, IllegalAction
+from engine.events import Event, FalseSlap, Flip, Late, Out, Take, Win
+from engine.rules import Rules, check_players
+from engine.views import player_view
+
+SNAPSHOT_VERSION = 1
+
+
+class Game:
+    """A Slapjack table: seats 0..players-1, each with a face-down deck, and a centre pile."""
+
+    rules: Rules
+
+    def __init__(self) -> None:
+        raise TypeError("use Game.deal, Game.from_hands or Game.from_dict")
+
+    # ---- construction -------------------------------------------------------------------
+
+    @classmethod
+    def deal(
+        cls,
+        players: int,
+        *,
+        rules: Rules | None = None,
+        seed: int | str | None = None,
+        first: int = 0,
+        now: float = 0.0,
+    ) -> Game:
+        """Shuffles with `random.Random(seed)` and deals one card at a time from seat `first`
+        upwards, so in an uneven split the seats dealt to first hold the extra cards."""
+        rules = rules or Rules()
+        check_players(players)
+        _check_first(first, players)
+        deck = full_deck(rules.decks)
+        random.Random(seed).shuffle(deck)
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        for i, card in enumerate(deck):
+            hands[(first + i) % players].append(card)
+        return cls._new(rules, hands, [], first, now)
+
+    @classmethod
+    def from_hands(
+        cls,
+        hands: Sequence[Iterable[Card | str]],
+        *,
+        rules: Rules | None = None,
+        first: int = 0,
+        pile: Iterable[Card | str] = (),
+        now: float = 0.0,
+    ) -> Game:
+        """A game from literal hands (`hands[i][0]` is seat i's top card) and pile (top last)."""
+        rules = rules or Rules()
+        check_players(len(hands))
+        _check_first(first, len(hands))
+        decks = [[as_card(c) for c in hand] for hand in hands]
+        table = [as_card(c) for c in pile]
+        _check_copies([*table, *(c for hand in decks for c in hand)], rules.decks)
+        return cls._new(rules, decks, table, first, now)
+
+    @classmethod
+    def _new(
+        cls, rules: Rules, hands: list[list[Card]], pile: list[Card], first: int, now: float
+    ) -> Game:
+        game = cls.__new__(cls)
+        players = len(hands)
+        game.rules = rules
+        game._hands = [deque(hand) for hand in hands]
+        game._pile = pile
+        game._pile_id = 0
+        game._out = [not hand for hand in hands]
+        game._frozen = [0.0] * players
+        game._next = first
+        game._winner = None
+        game._win_reason = None
+        game._last_flipper = None
+        game._now = now
+        game._deadline = None if rules.time_limit is None else now + rules.time_limit
+        game._trigger = rules.trigger(pile)
+        game._trigger_since = now if game._trigger else None
+        game._stats = [[0, 0, None] for _ in range(players)]
+        still_in = [seat for seat, out in enumerate(game._out) if not out]
+        if not still_in:
+            raise ValueError("at least one seat must hold cards")
+        if len(still_in) == 1:
+            game._sweep_and_win(still_in[0], [])
+        else:
+            game._pass_turn_to_a_seat_in([])
+        return game
+
+    # ---- state, read-only ---------------------------------------------------------------
+
+    _hands: list[deque[Card]]
+    _pile: list[Card]
+    _pile_id: int
+    _out: list[bool]
+    _frozen: list[float]
+    _next: int | None
+    _winner: int | None
+    _win_reason: Literal["cards", "time"] | None
+    _last_flipper: int | None
+    _now: float
+    _deadline: float | None
+    _trigger: str | None
+    _trigger_since: float | None
+    _stats: list[list[Any]]  # per seat: [takes, false slaps, best reaction in ms or None]
+
+    @property
+    def players(self) -> int:
+        return len(self._hands)
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(len(hand) for hand in self._hands)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """Seat's face-down deck, top first. Private: never send it to a client."""
+        self._check_seat(seat)
+        return tuple(self._hands[seat])
+
+    @property
+    def pile(self) -> tuple[Card, ...]:
+        return tuple(self._pile)
+
+    @property
+    def pile_id(self) -> int:
+        return self._pile_id
+
+    @property
+    def next_to_play(self) -> int | None:
+        return self._next
+
+    @property
+    def winner(self) -> int | None:
+        return self._winner
+
+    @property
+    def win_reason(self) -> Literal["cards", "time"] | None:
+        return self._win_reason
+
+    @property
+    def over(self) -> bool:
+        return self._winner is not None
+
+    @property
+    def slap_open(self) -> bool:
+        return self._trigger is not None
+
+    @property
+    def trigger(self) -> str | None:
+        return self._trigger
+
+    @property
+    def now(self) -> float:
+        return self._now
+
+    @property
+    def deadline(self) -> float | None:
+        return self._deadline
+
+    def is_out(self, seat: int) -> bool:
+        self._check_seat(seat)
+        return self._out[seat]
+
+    def frozen_until(self, seat: int) -> float:
+        self._check_seat(seat)
+        return self._frozen[seat]
+
+    def stats(self, seat: int) -> dict[str, int | None]:
+        """Seat's slaps won, false slaps and fastest correct slap (ms from the trigger)."""
+        self._check_seat(seat)
+        takes, false_slaps, best_ms = self._stats[seat]
+        return {"takes": takes, "false_slaps": false_slaps, "best_ms": best_ms}
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may see; see engine.views."""
+        return player_view(self, seat)
+
+    # ---- actions ------------------------------------------------------------------------
+
+    def flip(self, seat: int, now: float) -> list[Event]:
+        """The seat to play turns its top card face-up onto the pile."""
+        self._check_actor(seat, now)
+        if seat != self._next:
+            raise IllegalAction(ErrorCode.NOT_YOUR_TURN)
+        if self._trigger is not None:
+            raise IllegalAction(ErrorCode.SLAP_PENDING)
+        hand = self._hands[seat]
+        if not hand:
+            raise IllegalAction(ErrorCode.NO_CARDS)
+
+        self._advance_clock(now)
+        card = hand.popleft()
+        self._pile.append(card)
+        self._last_flipper = seat
+        events: list[Event] = [Flip(seat, card)]
+        self._update_trigger(now)
+        if not hand and card.is_jack and self.rules.last_card_jack:
+            self._take(seat, now, events, reason="last_card")
+        else:
+            self._next = self._seat_after(seat)
+        self._settle(events, seat)
+        return events
+
+    def slap(self, seat: int, now: float, pile_id: int | None = None) -> list[Event]:
+        """A slap aimed at pile `pile_id` (None: whatever pile is there when it arrives)."""
+        self._check_actor(seat, now)
+        if pile_id is not None and pile_id < self._pile_id:
+            return [Late(seat, pile_id)]  # that pile is gone: nothing to judge, nothing to pay
+        if not self._hands[seat] and self.rules.empty_deck == "out":
+            raise IllegalAction(ErrorCode.NO_CARDS)
+
+        self._advance_clock(now)
+        events: list[Event] = []
+        if self._trigger is not None:
+            self._take(seat, now, events, reason="slap")
+        else:
+            self._false_slap(seat, now, events)
+        self._settle(events, seat)
+        return events
+
+    def tick(self, now: float) -> list[Event]:
+        """Lets time pass: ends the game at the time limit once one seat leads alone."""
+        if self._winner is not None:
+            return []
+        self._advance_clock(now)
+        events: list[Event] = []
+        self._check_time(events)
+        return events
+
+    # ---- rules --------------------------------------------------------------------------
+
+    def _take(
+        self, seat: int, now: float, events: list[Event], *, reason: Literal["slap", "last_card"]
+    ) -> None:
+        pile, top = self._pile, self._pile[-1]
+        reaction_ms = None
+        if reason == "slap" and self._trigger_since is not None:
+            reaction_ms = round((now - self._trigger_since) * 1000)
+        self._hands[seat].extend(pile)  # under the deck, the pile's bottom card first
+        self._pile = []
+        self._pile_id += 1
+        self._trigger = self._trigger_since = None
+        self._next = seat
+        self._record_take(seat, reaction_ms)
+        events.append(Take(seat, top, len(pile), self._pile_id, reaction_ms, reason))
+        if self.rules.empty_deck == "last_chance":
+            for other, hand in enumerate(self._hands):  # their last chance was this pile
+                if other != seat and not hand and not self._out[other]:
+                    self._knock_out(other, events)
+
+    def _false_slap(self, seat: int, now: float, events: list[Event]) -> None:
+        hand = self._hands[seat]
+        if not hand:  # only in last_chance: no card to pay with, so the last chance is spent
+            events.append(FalseSlap(seat, None, None, self._frozen[seat]))
+            self._knock_out(seat, events)
+            return
+        card = hand.popleft()
+        receiver = self._penalty_receiver(seat)
+        if receiver is None:
+            self._pile.insert(0, card)  # burned face-up under the pile
+            self._update_trigger(now)  # on a short pile the burn can complete a trigger
+        else:
+            self._hands[receiver].append(card)  # face-down, so the event does not name it
+        if self.rules.freeze_seconds > 0:
+            self._frozen[seat] = now + self.rules.freeze_seconds
+        self._stats[seat][1] += 1
+        shown = card if receiver is None else None
+        events.append(FalseSlap(seat, shown, receiver, self._frozen[seat]))
+        if not hand and self.rules.empty_deck == "out":
+            self._knock_out(seat, events)
+
+    def _penalty_receiver(self, slapper: int) -> int | None:
+        """Who gets the false slapper's card under `give`; None means burn it."""
+        receiver = self._last_flipper
+        if self.rules.penalty != "give" or receiver is None or receiver == slapper:
+            return None
+        return None if self._out[receiver] else receiver
+
+    def _settle(self, events: list[Event], actor: int) -> None:
+        """After an action: knocks out the actor if it ran out of cards (only the actor can
+        lose one), finds the next seat to flip, and ends the game when one seat is left in or
+        the time limit decides it."""
+        if self._winner is not None:
+            return
+        if not self._hands[actor] and not self._out[actor] and self.rules.empty_deck == "out":
+            self._knock_out(actor, events)
+        if self._winner is None:
+            self._pass_turn_to_a_seat_in(events)
+        if self._winner is None:
+            self._check_time(events)
+
+    def _pass_turn_to_a_seat_in(self, events: list[Event]) -> None:
+        nxt = self._next
+        assert nxt is not None
+        if not self._out[nxt] and self._hands[nxt]:
+            return  # the common case: the seat to play is in and holds cards
+        while self._winner is None:
+            if self._out[nxt]:
+                nxt = self._seat_after(nxt)
+            elif not self._hands[nxt] and self._trigger is None:
+                self._knock_out(nxt, events)  # last chance: the turn came round first
+            else:
+                break
+        if self._winner is None:
+            self._next = nxt
+
+    def _knock_out(self, seat: int, events: list[Event]) -> None:
+        self._out[seat] = True
+        events.append(Out(seat))
+        still_in = [s for s, out in enumerate(self._out) if not out]
+        if len(still_in) == 1:
+            self._sweep_and_win(still_in[0], events)
+
+    def _sweep_and_win(self, seat: int, events: list[Event]) -> None:
+        if self._pile:
+            self._hands[seat].extend(self._pile)
+            self._pile = []
+            self._pile_id += 1
+        self._trigger = self._trigger_since = None
+        self._finish(seat, "cards", events)
+
+    def _check_time(self, events: list[Event]) -> None:
+        if self._deadline is None or self._now < self._deadline or self._winner is not None:
+            return
+        sizes = self.hand_sizes
+        most = max(sizes)
+        if sizes.count(most) == 1:
+            self._finish(sizes.index(most), "time", events)
+
+    def _finish(self, seat: int, reason: Literal["cards", "time"], events: list[Event]) -> None:
+        self._winner, self._win_reason, self._next = seat, reason, None
+        events.append(Win(seat, reason))
+
+    def _update_trigger(self, now: float) -> None:
+        showing = self.rules.trigger(self._pile)
+        if showing is not None and self._trigger is None:
+            self._trigger_since = now
+        self._trigger = showing
+
+    def _record_take(self, seat: int, reaction_ms: int | None) -> None:
+        stats = self._stats[seat]
+        stats[0] += 1
+        if reaction_ms is not None and (stats[2] is None or reaction_ms < stats[2]):
+            stats[2] = reaction_ms
+
+    def _seat_after(self, seat: int) -> int:
+        """The next seat up from `seat` (wrapping) that is still in; `seat` if none is."""
+        players, out = len(self._hands), self._out
+        for step in range(1, players):
+            candidate = (seat + step) % players
+            if not out[candidate]:
+                return candidate
+        return seat
+
+    def _advance_clock(self, now: float) -> None:
+        if now > self._now:
+            self._now = now
+
+    # ---- checks -------------------------------------------------------------------------
+
+    def _check_seat(self, seat: int) -> None:
+        if type(seat) is not int or not 0 <= seat < len(self._hands):
+            raise IllegalAction(ErrorCode.BAD_SEAT, f"there is no seat {seat!r}")
+
+    def _check_actor(self, seat: int, now: float) -> None:
+        if self._winner is not None:
+            raise IllegalAction(ErrorCode.GAME_OVER)
+        self._check_seat(seat)
+        if self._out[seat]:
+            raise IllegalAction(ErrorCode.OUT)
+        if now < self._frozen[seat]:
+            raise IllegalAction(
+                ErrorCode.FROZEN, f"frozen for {self._frozen[seat] - now:.2f} s more"
+            )
+
+    # ---- snapshots ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state, face-down cards included: for snapshots, never for a client."""
+        return {
+            "version": SNAPSHOT_VERSION,
+            "rules": self.rules.to_dict(),
+            "hands": [[str(c) for c in hand] for hand in self._hands],
+            "pile": [str(c) for c in self._pile],
+            "pile_id": self._pile_id,
+            "out": list(self._out),
+            "frozen_until": list(self._frozen),
+            "next": self._next,
+            "winner": self._winner,
+            "win_reason": self._win_reason,
+            "last_flipper": self._last_flipper,
+            "now": self._now,
+            "deadline": self._deadline,
+            "trigger_since": self._trigger_since,
+            "stats": [list(s) for s in self._stats],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        """Rebuilds the exact game `to_dict` described."""
+        if data.get("version") != SNAPSHOT_VERSION:
+            raise ValueError(f"unsupported snapshot version {data.get('version')!r}")
+        game = cls.__new__(cls)
+        game.rules = Rules.from_dict(data["rules"])
+        game._hands = [deque(Card.parse(c) for c in hand) for hand in data["hands"]]
+        check_players(len(game._hands))
+        game._pile = [Card.parse(c) for c in data["pile"]]
+        _check_copies([*game._pile, *(c for h in game._hands for c in h)], game.rules.decks)
+        game._pile_id = int(data["pile_id"])
+        game._out = [bool(o) for o in data["out"]]
+        game._frozen = [float(f) for f in data["frozen_until"]]
+        game._next, game._winner = data["next"], data["winner"]
+        game._win_reason = data["win_reason"]
+        game._last_flipper = data["last_flipper"]
+        game._now, game._deadline = float(data["now"]), data["deadline"]
+        game._trigger = game.rules.trigger(game._pile)
+        game._trigger_since = data["trigger_since"]
+        game._stats = [list(s) for s in data["stats"]]
+        per_seat = (game._out, game._frozen, game._stats)
+        if any(len(values) != len(game._hands) for values in per_seat):
+            raise ValueError("snapshot lists disagree on the number of seats")
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        state = f"winner={self._winner}" if self._winner is not None else f"next={self._next}"
+        return (
+            f"<Game players={self.players} hands={self.hand_sizes} pile={len(self._pile)} {state}>"
+        )
+
+
+def _check_first(first: int, players: int) -> None:
+    if type(first) is not int or not 0 <= first < players:
+        raise ValueError(f"first must be a seat from 0 to {players - 1}, not {first!r}")
+
+
+def _check_copies(cards: list[Card], decks: int) -> None:
+    for card, copies in Counter(cards).items():
+        if copies > decks:
+            raise ValueError(f"{card} appears {copies} times; {decks} deck(s) hold {decks}")

@@ -1,0 +1,105 @@
+"""House rules. The defaults are the product's digital rules (first slap to reach the server
+wins, a false slap burns a card and freezes 1.5 s); every field is a variant from the table
+rule books."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Literal
+
+from engine.cards import FACE_RANKS, Card
+
+TRIGGERS = ("jack", "face", "double", "sandwich")  # also the order a showing trigger is named
+PENALTIES = ("burn", "give")
+EMPTY_DECK = ("out", "last_chance")
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+
+Penalty = Literal["burn", "give"]
+EmptyDeck = Literal["out", "last_chance"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    freeze_seconds: float = 1.5
+    penalty: Penalty = "burn"
+    empty_deck: EmptyDeck = "out"
+    triggers: frozenset[str] = field(default_factory=lambda: frozenset({"jack"}))
+    decks: int = 1
+    last_card_jack: bool = False
+    time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        _check_number("freeze_seconds", self.freeze_seconds, allow_zero=True)
+        if self.penalty not in PENALTIES:
+            raise ValueError(f"penalty must be one of {PENALTIES}, not {self.penalty!r}")
+        if self.empty_deck not in EMPTY_DECK:
+            raise ValueError(f"empty_deck must be one of {EMPTY_DECK}, not {self.empty_deck!r}")
+        object.__setattr__(self, "triggers", _check_triggers(self.triggers))
+        if type(self.decks) is not int or self.decks not in (1, 2):
+            raise ValueError(f"decks must be 1 or 2, not {self.decks!r}")
+        if not isinstance(self.last_card_jack, bool):
+            raise ValueError(f"last_card_jack must be true or false, not {self.last_card_jack!r}")
+        if self.time_limit is not None:
+            _check_number("time_limit", self.time_limit, allow_zero=False)
+
+    def trigger(self, pile: Sequence[Card]) -> str | None:
+        """The name of the slap trigger showing on `pile` (top last), or None."""
+        if not pile:
+            return None
+        top, triggers = pile[-1], self.triggers
+        if "jack" in triggers and top.rank == "J":
+            return "jack"
+        if "face" in triggers and top.rank in FACE_RANKS:
+            return "face"
+        if "double" in triggers and len(pile) >= 2 and pile[-2].rank == top.rank:
+            return "double"
+        if "sandwich" in triggers and len(pile) >= 3 and pile[-3].rank == top.rank:
+            return "sandwich"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["triggers"] = [t for t in TRIGGERS if t in self.triggers]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Builds rules from JSON-like data; unknown keys are refused, missing ones default."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown rule {unknown[0]!r}; known rules: {sorted(known)}")
+        values = dict(data)
+        if "triggers" in values:
+            values["triggers"] = _check_triggers(values["triggers"])
+        return cls(**values)
+
+
+def check_players(players: int) -> None:
+    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {players!r}")
+
+
+def _check_number(name: str, value: object, *, allow_zero: bool) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number of seconds, not {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = "zero or more" if allow_zero else "more than zero"
+        raise ValueError(f"{name} must be {bound} seconds, not {value!r}")
+
+
+def _check_triggers(triggers: object) -> frozenset[str]:
+    if isinstance(triggers, str) or not isinstance(triggers, Sequence | set | frozenset):
+        raise ValueError(f"triggers must be a set of trigger names, not {triggers!r}")
+    try:
+        names = frozenset(triggers)
+    except TypeError:
+        raise ValueError(f"triggers must be a set of trigger names, not {triggers!r}") from None
+    unknown = sorted(str(name) for name in names - set(TRIGGERS))
+    if unknown:
+        raise ValueError(f"unknown trigger {unknown[0]!r}; known triggers: {list(TRIGGERS)}")
+    if not names:
+        raise ValueError("triggers must name at least one trigger")
+    return names
