@@ -1,0 +1,119 @@
+"""Default rule 10: view(seat) shows counts and the face-up pile, never a face-down card."""
+
+import json
+
+import pytest
+from engine_helpers import new, view_card_tokens
+
+from engine import Rules
+
+HANDS = [["AS", "KH", "7D", "10C"], ["QS", "9H", "3D"], ["2C", "8S", "5H", "6H", "4C"]]
+
+
+def viewers(g):
+    return [None, *range(g.players)]
+
+
+def test_view_is_json_ready_for_every_viewer():
+    g = new(HANDS, pile=["JC", "9C"])
+    for viewer in viewers(g):
+        json.dumps(g.view(viewer))
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 1, 2])
+def test_view_of_a_fresh_game_holds_no_card_at_all(viewer):
+    g = new(HANDS)
+    assert view_card_tokens(g.view(viewer)) == []
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 1, 2])
+def test_view_shows_only_face_up_pile_cards(viewer):
+    g = new(HANDS, pile=["JC", "9C"])
+    g.flip(0, 1.0)  # AS
+    g.slap(1, 2.0)  # burns QS under the pile
+    tokens = view_card_tokens(g.view(viewer))
+    assert set(tokens) <= {"QS", "JC", "9C", "AS"}
+    hidden = {"KH", "7D", "10C", "9H", "3D", "2C", "8S", "5H", "6H", "4C"}
+    assert not set(tokens) & hidden
+
+
+def test_view_shape():
+    g = new(HANDS, pile=["JC", "9C"], now=10.0)
+    v = g.view(1)
+    assert v["players"] == 3
+    assert v["viewer"] == 1
+    assert g.view(None)["viewer"] is None
+    assert [s["seat"] for s in v["seats"]] == [0, 1, 2]
+    assert [s["cards"] for s in v["seats"]] == [4, 3, 5]
+    assert [s["out"] for s in v["seats"]] == [False, False, False]
+    assert [s["frozen_ms"] for s in v["seats"]] == [0, 0, 0]
+    assert v["pile"] == {"id": g.pile_id, "count": 2, "top": ["JC", "9C"]}
+    assert v["next"] == 0
+    assert v["slap_open"] is False
+    assert v["trigger"] is None
+    assert v["winner"] is None
+    assert v["win_reason"] is None
+    assert v["rules"] == Rules().to_dict()
+
+
+def test_view_pile_top_holds_the_top_three_cards_top_last():
+    g = new([["2H"], ["3H"]], pile=["4C", "5C", "6C", "7C", "JC"])
+    v = g.view(None)
+    assert v["pile"]["top"] == ["6C", "7C", "JC"]
+    assert v["pile"]["count"] == 5
+    assert v["slap_open"] is True
+    assert v["trigger"] == "jack"
+
+
+def test_view_frozen_ms_is_the_time_left_at_the_last_action():
+    g = new([["2H", "3H", "4H"], ["5D", "6D", "7D"], ["8S", "9S"]], now=10.0)
+    g.slap(1, 10.0)
+    assert g.view(None)["seats"][1]["frozen_ms"] == pytest.approx(1500, abs=1)
+    g.flip(0, 10.5)
+    assert g.view(None)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
+    assert g.view(2)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
+    g.flip(1, 12.0)
+    assert g.view(None)["seats"][1]["frozen_ms"] == 0
+
+
+def test_view_shows_who_is_out_and_the_winner():
+    g = new([["5H"], ["2C", "3C"], ["4D", "6D"]])
+    g.flip(0, 1.0)
+    v = g.view(None)
+    assert [s["out"] for s in v["seats"]] == [True, False, False]
+    assert v["next"] == 1
+    g2 = new([["5H"], ["2C", "3C"]])
+    g2.flip(0, 1.0)
+    v2 = g2.view(0)
+    assert v2["winner"] == 1
+    assert v2["win_reason"] == "cards"
+    assert v2["next"] is None
+
+
+def test_view_counts_takes_and_false_slaps_per_seat():
+    g = new([["JS", "2H", "3H"], ["4D", "5D"], ["6C", "7C"]])
+    g.flip(0, 1.0)
+    g.slap(2, 1.25)
+    g.slap(1, 2.0)
+    stats = {s["seat"]: s for s in g.view(None)["stats"]}
+    assert stats[2]["takes"] == 1
+    assert stats[2]["best_ms"] == 250
+    assert stats[1]["false_slaps"] == 1
+    assert stats[0]["takes"] == 0
+
+
+def test_view_has_no_hand_or_deck_lists():
+    g = new(HANDS, pile=["JC"])
+
+    def keys(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(node, list):
+            for item in node:
+                yield from keys(item)
+
+    for viewer in viewers(g):
+        found = {k.lower() for k in keys(g.view(viewer))}
+        assert not found & {"hand", "hands", "deck", "decks_cards", "cards_list"}
