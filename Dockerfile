@@ -1,0 +1,40 @@
+# Slapjack server image: one uvicorn worker (uvloop, httptools, websockets) on port 8000.
+# Stages: the browser's Socket.IO client from npm; Python dependencies (their own layer,
+# so a code change rebuilds in seconds); the runtime, as a non-root user.
+
+FROM python:3.12-slim AS browser-client
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends nodejs npm \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error \
+    && mkdir vendor \
+    && cp node_modules/socket.io-client/dist/socket.io.esm.min.js* vendor/
+
+FROM python:3.12-slim AS python-deps
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN python -m venv /opt/venv
+COPY pyproject.toml /tmp/pyproject.toml
+# Only the runtime dependencies named in pyproject.toml, not the project itself.
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && /opt/venv/bin/pip install -r /tmp/requirements.txt
+
+FROM python:3.12-slim
+RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin slapjack
+COPY --from=python-deps /opt/venv /opt/venv
+WORKDIR /srv/slapjack
+COPY engine engine
+COPY app app
+COPY templates templates
+COPY static static
+COPY --from=browser-client /build/vendor static/vendor
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1
+USER slapjack
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "1", \
+     "--loop", "uvloop", "--http", "httptools", "--ws", "websockets", "--timeout-graceful-shutdown", "10"]
