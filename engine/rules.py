@@ -61,7 +61,7 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["triggers"] = [t for t in TRIGGERS if t in self.triggers]
+        data["triggers"] = sorted(self.triggers)
         return data
 
     @classmethod
