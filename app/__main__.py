@@ -1,22 +1,10 @@
 """`python -m app`: serve the app and print the address to open on a phone."""
 
-import socket
-
 import uvicorn
 
-from app.config import get_settings
+from app.config import get_settings, lan_address
 
-
-def lan_address() -> str:
-    """The machine's address on the local network, for the link friends open."""
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("192.0.2.1", 9))  # no packet is sent: UDP connect only picks a route
-        return str(probe.getsockname()[0])
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        probe.close()
+__all__ = ["lan_address", "main"]  # app.pages shares the LAN address too
 
 
 def main() -> None:
@@ -29,6 +17,7 @@ def main() -> None:
         port=settings.port,
         log_level=settings.log_level,
         proxy_headers=False,
+        ws_max_size=settings.max_message_bytes,  # the same cap engine.io applies
     )
 
 

@@ -1,19 +1,42 @@
-"""Wires the ASGI app: FastAPI for pages and HTTP, Socket.IO beside it."""
+"""Wires the ASGI app: FastAPI for pages and HTTP, Socket.IO beside it. Nothing else."""
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import socketio
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
-from app import pages
+from app import pages, sockets, web
+from app.config import Settings, get_settings
+from app.rooms import Rooms
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
-def create_app() -> FastAPI:
-    api = FastAPI(title="Slapjack")
+def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
+    settings = settings or get_settings()
+    sio = socketio.AsyncServer(
+        async_mode="asgi",
+        cors_allowed_origins=settings.origins(),
+        max_http_buffer_size=settings.max_message_bytes,
+    )
+    rooms = Rooms(settings, sio)
 
-    @api.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        rooms.close_all()  # cancels every room's timers and bots
 
+    api = FastAPI(title="Slapjack", lifespan=lifespan)
+    api.state.rooms = rooms
+    api.state.settings = settings
+    web.install(api)
     pages.install(api)
-    return api
+    api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    sockets.install(sio, rooms, settings)
+    return socketio.ASGIApp(sio, other_asgi_app=api)
 
 
 app = create_app()

@@ -1,0 +1,200 @@
+"""The wire protocol: one model per client message, the error codes, the outgoing shapes.
+
+docs/protocol.md is the human version of this file; tests check the two agree.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+
+from engine import ErrorCode as EngineCode
+
+MAX_SEATS = 8
+NAME_MAX = 20
+
+
+class ErrorCode(StrEnum):
+    """Every error code the server sends, in acks, connection refusals and HTTP answers."""
+
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_EVENT = "unknown_event"
+    RATE_LIMITED = "rate_limited"
+    NOT_HOST = "not_host"
+    WRONG_PHASE = "wrong_phase"
+    NOT_SEATED = "not_seated"
+    SEAT_TAKEN = "seat_taken"
+    NO_FREE_SEAT = "no_free_seat"
+    TOO_FEW_PLAYERS = "too_few_players"
+    BAD_RULES = "bad_rules"
+    # The engine's refusals, passed through with the engine's own codes.
+    BAD_SEAT = EngineCode.BAD_SEAT.value
+    GAME_OVER = EngineCode.GAME_OVER.value
+    OUT = EngineCode.OUT.value
+    FROZEN = EngineCode.FROZEN.value
+    NOT_YOUR_TURN = EngineCode.NOT_YOUR_TURN.value
+    SLAP_PENDING = EngineCode.SLAP_PENDING.value
+    NO_CARDS = EngineCode.NO_CARDS.value
+    # Connection refusals.
+    BAD_AUTH = "bad_auth"
+    NO_ROOM = "no_room"
+    BAD_NAME = "bad_name"
+    ROOM_FULL = "room_full"
+    # HTTP only.
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_LARGE = "too_large"
+
+
+class ProtocolError(Exception):
+    """A refusal the client should see: becomes an error ack (or a refused connection)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# ---- client messages ---------------------------------------------------------------------
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Empty(Message):
+    pass
+
+
+class Sit(Message):
+    seat: Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)] | None = None
+
+
+class AddBot(Message):
+    level: Literal["easy", "normal", "hard"]
+
+
+class Remove(Message):
+    seat: Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)]
+
+
+Seconds = Annotated[float, Field(allow_inf_nan=False)]
+Trigger = Literal["jack", "face", "double", "sandwich"]
+
+
+class RulesUpdate(Message):
+    """A partial set of house rules; the engine's `Rules.from_dict` has the last word."""
+
+    freeze_seconds: Annotated[Seconds, Field(ge=0, le=10)] | None = None
+    penalty: Literal["burn", "give"] | None = None
+    empty_deck: Literal["out", "last_chance"] | None = None
+    triggers: Annotated[list[Trigger], Field(min_length=1, max_length=4)] | None = None
+    decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
+    last_card_jack: StrictBool | None = None
+    time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
+
+    def changes(self) -> dict[str, Any]:
+        """Only the fields the client sent; `time_limit: null` (no limit) counts as sent."""
+        changed = self.model_dump(exclude_unset=True)
+        if any(v is None for k, v in changed.items() if k != "time_limit"):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
+        return changed
+
+
+class Slap(Message):
+    pile_id: Annotated[StrictInt, Field(ge=0)]
+
+
+class CreateRoom(Message):
+    rules: RulesUpdate | None = None
+
+
+# The events a client may send, and the model each payload must fit.
+CLIENT_EVENTS: dict[str, type[Message]] = {
+    "sit": Sit,
+    "stand": Empty,
+    "add_bot": AddBot,
+    "remove": Remove,
+    "rules": RulesUpdate,
+    "start": Empty,
+    "rematch": Empty,
+    "flip": Empty,
+    "slap": Slap,
+}
+
+
+def parse(event: str, args: tuple[Any, ...]) -> Message:
+    """The validated payload of a client event; ProtocolError for anything else."""
+    model = CLIENT_EVENTS.get(event)
+    if model is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_EVENT, "the server handles no such event")
+    if len(args) > 1:
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "send one JSON object")
+    payload = args[0] if args else None
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, dict):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "send one JSON object")
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise ProtocolError(ErrorCode.BAD_REQUEST, _first_problem(exc)) from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in error["loc"]) or "payload"
+    return f"{where}: {error['msg']}"[:200]
+
+
+# ---- connection --------------------------------------------------------------------------
+
+
+class Auth(Message):
+    room: Annotated[str, Field(min_length=1, max_length=16)]
+    name: Annotated[str, Field(max_length=200)]
+    token: Annotated[str, Field(max_length=64)] | None = None
+
+
+def parse_auth(auth: Any) -> Auth:
+    if not isinstance(auth, dict):
+        raise ProtocolError(ErrorCode.BAD_AUTH, "auth must be {room, name, token}")
+    try:
+        return Auth.model_validate(auth)
+    except ValidationError:
+        raise ProtocolError(ErrorCode.BAD_AUTH, "auth must be {room, name, token}") from None
+
+
+def clean_name(name: str) -> str:
+    """The name as stored and shown: trimmed; refused when empty, long or with controls."""
+    trimmed = name.strip()
+    if not 1 <= len(trimmed) <= NAME_MAX:
+        raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
+    return trimmed
+
+
+# ---- outgoing ----------------------------------------------------------------------------
+
+Ack = dict[str, Any]
+
+
+def ack(error: ProtocolError | None = None, **fields: Any) -> Ack:
+    """Every ack the server sends is built here."""
+    if error is not None:
+        return {"ok": False, "error": refusal(error)}
+    return {"ok": True, **fields}
+
+
+def refusal(error: ProtocolError) -> dict[str, str]:
+    """The `data` of a refused connection, and the body of an HTTP error."""
+    return {"code": error.code.value, "message": error.message}
+
+
+# Server event names.
+WELCOME = "welcome"
+STATE = "state"
+EVENT = "event"

@@ -1,0 +1,99 @@
+"""Socket.IO handlers: rate limit, parse (protocol), hand to the room, answer with an ack.
+
+No rules here. The room and seat of a message come from the connection, never from its
+payload: a connection belongs to one room, and the room knows which person holds it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import socketio
+from socketio.exceptions import ConnectionRefusedError as Refused
+
+from app.config import Settings
+from app.protocol import Ack, ErrorCode, ProtocolError, ack, clean_name, parse, parse_auth, refusal
+from app.rooms import Room, Rooms
+
+log = logging.getLogger(__name__)
+
+
+class TokenBucket:
+    """`rate` events a second on average, `burst` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass(eq=False)
+class Connection:
+    room: Room
+    bucket: TokenBucket
+    refused_in_a_row: int = 0
+    cut_off: bool = field(default=False)
+
+
+def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
+    connections: dict[str, Connection] = {}
+
+    async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
+        try:
+            wanted = parse_auth(auth)
+            name = clean_name(wanted.name)
+            room = rooms.get(wanted.room)
+            if room is None:
+                raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
+            bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+            connections[sid] = Connection(room, bucket)
+            _, replaced = await room.join(sid, name, wanted.token)
+        except ProtocolError as error:
+            connections.pop(sid, None)
+            raise Refused(error.message, refusal(error)) from None
+        if replaced is not None and connections.pop(replaced, None) is not None:
+            await sio.disconnect(replaced)  # the same person in a newer tab: drop the old one
+
+    async def disconnect(sid: str, reason: str | None = None) -> None:
+        connection = connections.pop(sid, None)
+        if connection is not None:
+            await connection.room.drop(sid, left=reason == sio.reason.CLIENT_DISCONNECT)
+
+    async def client_event(event: str, sid: str, *args: Any) -> Ack:
+        now = time.monotonic()  # arrival: the time every time rule is judged by
+        connection = connections.get(sid)
+        if connection is None or connection.cut_off:
+            return ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
+        if not connection.bucket.take(now):
+            return await _refuse_flood(sid, connection)
+        connection.refused_in_a_row = 0
+        try:
+            message = parse(event, args)
+        except ProtocolError as error:
+            return ack(error)
+        return await connection.room.act(sid, event, message, now)
+
+    async def _refuse_flood(sid: str, connection: Connection) -> Ack:
+        connection.refused_in_a_row += 1
+        if connection.refused_in_a_row >= settings.flood_cutoff:
+            connection.cut_off = True
+            eio_sid = sio.manager.eio_sid_from_sid(sid, "/")
+            log.warning("closing flooding connection %s", sid)
+            if eio_sid is not None:
+                # The transport, not just the namespace: a flooder must reconnect from scratch.
+                sio.start_background_task(sio.eio.disconnect, eio_sid)
+        return ack(ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down"))
+
+    sio.on("connect", connect)
+    sio.on("disconnect", disconnect)
+    sio.on("*", client_event)  # every client event; protocol.CLIENT_EVENTS says which exist

@@ -1,0 +1,70 @@
+"""The one function that builds a `state` message: the engine's view of a seat plus room data.
+
+Nothing here reads a Game's private state: cards come only from `game.view(seat)`, which
+shows counts and the face-up pile and never a face-down card.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from app.bots import Bot
+
+if TYPE_CHECKING:
+    from app.rooms import Person, Room
+
+EMPTY_PILE = {"id": 0, "count": 0, "top": []}
+
+
+def build_state(room: Room, person: Person | None, seat: int | None) -> dict[str, Any]:
+    """What `person` (None: the bot in `seat`) may see of `room` right now."""
+    game = room.game
+    view = game.view(seat) if game is not None else None
+    table = view["seats"] if view is not None else None
+    return {
+        "room": room.code,
+        "version": room.version,
+        "phase": room.phase,
+        "game": room.games,
+        "first": room.first,
+        "host": room.host.id if room.host is not None else None,
+        "you": {
+            "player": person.id if person is not None else None,
+            "seat": seat,
+            "host": person is not None and person is room.host,
+        },
+        "seats": [
+            _seat(i, occupant, table[i] if table is not None else None)
+            for i, occupant in enumerate(room.seats[: game.players] if game else room.seats)
+        ],
+        "spectators": [
+            {"player": p.id, "name": p.name, "connected": True} for p in room.spectators()
+        ],
+        "pile": view["pile"] if view is not None else EMPTY_PILE,
+        "next": view["next"] if view is not None else None,
+        "slap_open": view["slap_open"] if view is not None else False,
+        "trigger": view["trigger"] if view is not None else None,
+        "winner": view["winner"] if view is not None else None,
+        "win_reason": view["win_reason"] if view is not None else None,
+        "stats": view["stats"] if view is not None else [],
+        "rules": view["rules"] if view is not None else room.rules.to_dict(),
+    }
+
+
+def _seat(
+    seat: int, occupant: Person | Bot | None, table: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    if occupant is None:
+        return None
+    bot = occupant if isinstance(occupant, Bot) else None
+    person = occupant if not isinstance(occupant, Bot) else None
+    return {
+        "seat": seat,
+        "player": person.id if person is not None else None,
+        "name": occupant.name,
+        "bot": bot.level if bot is not None else None,
+        "connected": person.connected if person is not None else True,
+        "cards": table["cards"] if table is not None else 0,
+        "out": table["out"] if table is not None else False,
+        "frozen_ms": table["frozen_ms"] if table is not None else 0,
+    }

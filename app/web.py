@@ -1,0 +1,75 @@
+"""HTTP routes: create a room, look one up, health. The pages live in app/pages.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
+from app.rooms import Rooms, merged_rules
+from engine import Rules
+
+router = APIRouter()
+
+STATUS = {
+    ErrorCode.NO_ROOM: 404,
+    ErrorCode.TOO_LARGE: 413,
+    ErrorCode.TOO_MANY_ROOMS: 503,
+}
+
+
+def error_response(error: ProtocolError) -> JSONResponse:
+    return JSONResponse({"error": refusal(error)}, status_code=STATUS.get(error.code, 422))
+
+
+@router.post("/api/rooms", status_code=201)
+async def create_room(request: Request) -> Any:
+    rooms: Rooms = request.app.state.rooms
+    try:
+        wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
+        rules = merged_rules(Rules(), wanted.rules) if wanted.rules else Rules()
+        room = rooms.create(rules)
+    except ProtocolError as error:
+        return error_response(error)
+    return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
+
+
+@router.get("/api/rooms/{code}")
+async def room_summary(code: str, request: Request) -> Any:
+    room = request.app.state.rooms.get(code)
+    if room is None:
+        return error_response(ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code"))
+    return room.summary()
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused past `limit` bytes without reading the rest."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ProtocolError(ErrorCode.TOO_LARGE, f"the body is over {limit} bytes")
+    return bytes(body)
+
+
+def parse_create(body: bytes) -> CreateRoom:
+    if not body.strip():
+        return CreateRoom()
+    try:
+        return CreateRoom.model_validate(json.loads(body))
+    except (ValueError, ValidationError) as exc:  # JSONDecodeError and UnicodeError too
+        message = f"expected {{'rules': {{...}}}}: {exc}"[:200]
+        raise ProtocolError(ErrorCode.BAD_REQUEST, message) from None
+
+
+def install(api: FastAPI) -> None:
+    api.include_router(router)

@@ -1,0 +1,184 @@
+"""A real uvicorn server on loopback and real Socket.IO clients, for the server's tests."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import socketio
+import uvicorn
+
+from app.config import Settings
+from app.main import create_app
+from app.rooms import Room, Rooms
+
+WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
+
+# Settings for tests: everything that waits is scaled down so the suite stays fast.
+FAST = {
+    "bot_time_scale": 0.01,
+    "disconnected_autoflip_seconds": 30.0,
+    "idle_autoflip_seconds": 30.0,
+    "autoflip_pause_seconds": 0.0,
+    "host_handover_seconds": 30.0,
+}
+
+
+class Server:
+    """The app served by uvicorn on 127.0.0.1 in this event loop, so tests can see rooms."""
+
+    def __init__(self, **overrides: Any) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        options = {**FAST, "allowed_origins": [self.url], **overrides}
+        self.settings = Settings(**options)
+        self.app = create_app(self.settings)
+        config = uvicorn.Config(
+            self.app,
+            log_level="warning",
+            ws_max_size=self.settings.max_message_bytes,
+            lifespan="on",
+        )
+        self.server = uvicorn.Server(config)
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def rooms(self) -> Rooms:
+        rooms: Rooms = self.app.other_asgi_app.state.rooms
+        return rooms
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self.server.serve(sockets=[self.sock]))
+        while not self.server.started:
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        if self._task is not None:
+            await asyncio.wait_for(self._task, WAIT)
+        self.sock.close()
+
+    async def new_room(self, **rules: Any) -> str:
+        async with httpx.AsyncClient(base_url=self.url) as http:
+            answer = await http.post("/api/rooms", json={"rules": rules} if rules else None)
+        assert answer.status_code == 201, answer.text
+        code: str = answer.json()["code"]
+        return code
+
+    def room(self, code: str) -> Room:
+        room = self.rooms.get(code)
+        assert room is not None
+        return room
+
+
+class Client:
+    """One person's browser, reduced to what tests need: every message, kept in order."""
+
+    def __init__(self, server: Server, room: str, name: str, token: str | None = None) -> None:
+        self.server, self.room, self.name, self.token = server, room, name, token
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
+        self.welcome: dict[str, Any] | None = None
+        self.refusal: Any = None
+        self.disconnected = asyncio.Event()
+        self._news = asyncio.Event()
+        self.sio.on("welcome", self._on_welcome)
+        self.sio.on("state", lambda data: self._record("state", data))
+        self.sio.on("event", lambda data: self._record("event", data))
+        self.sio.on("connect_error", self._on_refusal)
+        self.sio.on("disconnect", lambda *args: self.disconnected.set())
+
+    async def connect(self, **options: Any) -> Client:
+        auth: dict[str, Any] = {"room": self.room, "name": self.name}
+        if self.token is not None:
+            auth["token"] = self.token
+        options.setdefault("transports", ["websocket"])
+        await self.sio.connect(self.server.url, auth=auth, wait_timeout=WAIT, **options)
+        await self.wait_for(lambda: self.states)
+        return self
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.sio.disconnect()
+
+    async def call(self, event: str, data: Any = None) -> dict[str, Any]:
+        reply: dict[str, Any] = await self.sio.call(event, data, timeout=WAIT)
+        self._record("ack", reply)
+        return reply
+
+    async def ok(self, event: str, data: Any = None) -> dict[str, Any]:
+        reply = await self.call(event, {} if data is None else data)
+        assert reply["ok"], (event, data, reply)
+        return reply
+
+    @property
+    def states(self) -> list[dict[str, Any]]:
+        return [data for kind, data in self.messages if kind == "state"]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [data for kind, data in self.messages if kind == "event"]
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return max(self.states, key=lambda s: s["version"])
+
+    @property
+    def player(self) -> str:
+        assert self.welcome is not None
+        return str(self.welcome["player"])
+
+    @property
+    def seat(self) -> int | None:
+        seat: int | None = self.state["you"]["seat"]
+        return seat
+
+    async def wait_for(self, condition: Callable[[], Any], timeout: float = WAIT) -> Any:
+        """Waits until `condition()` is truthy, re-checking on every message received."""
+        async with asyncio.timeout(timeout):
+            while not (result := condition()):
+                self._news.clear()
+                await self._news.wait()
+            return result
+
+    async def wait_state(self, condition: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+        state: dict[str, Any] = await self.wait_for(lambda: condition(self.state) and self.state)
+        return state
+
+    def _record(self, kind: str, data: Any) -> None:
+        self.messages.append((kind, data))
+        self._news.set()
+
+    def _on_welcome(self, data: dict[str, Any]) -> None:
+        self.welcome = data
+        self.token = data["token"]
+        self._record("welcome", data)
+
+    def _on_refusal(self, data: Any = None) -> None:
+        self.refusal = data
+        self._news.set()
+
+
+@contextlib.asynccontextmanager
+async def serving(**overrides: Any) -> AsyncIterator[Server]:
+    server = Server(**overrides)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def join(server: Server, code: str, *names: str) -> list[Client]:
+    return [await Client(server, code, name).connect() for name in names]
+
+
+async def close_all(clients: list[Client]) -> None:
+    await asyncio.gather(*(client.close() for client in clients))
