@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from engine.cards import Card, as_card, full_deck
@@ -19,6 +20,20 @@ from engine.rules import Rules, check_players
 from engine.views import player_view
 
 SNAPSHOT_VERSION = 1
+
+
+@dataclass
+class SeatStats:
+    """A seat's record for the game-over summary."""
+
+    takes: int = 0
+    false_slaps: int = 0
+    best_ms: int | None = None  # fastest correct slap, from the trigger showing
+
+    def record_take(self, reaction_ms: int | None) -> None:
+        self.takes += 1
+        if reaction_ms is not None and (self.best_ms is None or reaction_ms < self.best_ms):
+            self.best_ms = reaction_ms
 
 
 class Game:
@@ -92,7 +107,7 @@ class Game:
         game._deadline = None if rules.time_limit is None else now + rules.time_limit
         game._trigger = rules.trigger(pile)
         game._trigger_since = now if game._trigger else None
-        game._stats = [[0, 0, None] for _ in range(players)]
+        game._stats = [SeatStats() for _ in range(players)]
         still_in = [seat for seat, out in enumerate(game._out) if not out]
         if not still_in:
             raise ValueError("at least one seat must hold cards")
@@ -117,7 +132,7 @@ class Game:
     _deadline: float | None
     _trigger: str | None
     _trigger_since: float | None
-    _stats: list[list[Any]]  # per seat: [takes, false slaps, best reaction in ms or None]
+    _stats: list[SeatStats]
 
     @property
     def players(self) -> int:
@@ -180,11 +195,10 @@ class Game:
         self._check_seat(seat)
         return self._frozen[seat]
 
-    def stats(self, seat: int) -> dict[str, int | None]:
+    def stats(self, seat: int) -> SeatStats:
         """Seat's slaps won, false slaps and fastest correct slap (ms from the trigger)."""
         self._check_seat(seat)
-        takes, false_slaps, best_ms = self._stats[seat]
-        return {"takes": takes, "false_slaps": false_slaps, "best_ms": best_ms}
+        return SeatStats(**asdict(self._stats[seat]))
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see; see engine.views."""
@@ -256,7 +270,7 @@ class Game:
         self._pile_id += 1
         self._trigger = self._trigger_since = None
         self._next = seat
-        self._record_take(seat, reaction_ms)
+        self._stats[seat].record_take(reaction_ms)
         events.append(Take(seat, top, len(pile), self._pile_id, reaction_ms, reason))
         if self.rules.empty_deck == "last_chance":
             for other, hand in enumerate(self._hands):  # their last chance was this pile
@@ -278,7 +292,7 @@ class Game:
             self._hands[receiver].append(card)  # face-down, so the event does not name it
         if self.rules.freeze_seconds > 0:
             self._frozen[seat] = now + self.rules.freeze_seconds
-        self._stats[seat][1] += 1
+        self._stats[seat].false_slaps += 1
         shown = card if receiver is None else None
         events.append(FalseSlap(seat, shown, receiver, self._frozen[seat]))
         if not hand and self.rules.empty_deck == "out":
@@ -352,12 +366,6 @@ class Game:
             self._trigger_since = now
         self._trigger = showing
 
-    def _record_take(self, seat: int, reaction_ms: int | None) -> None:
-        stats = self._stats[seat]
-        stats[0] += 1
-        if reaction_ms is not None and (stats[2] is None or reaction_ms < stats[2]):
-            stats[2] = reaction_ms
-
     def _seat_after(self, seat: int) -> int:
         """The next seat up from `seat` (wrapping) that is still in; `seat` if none is."""
         players, out = len(self._hands), self._out
@@ -407,7 +415,7 @@ class Game:
             "now": self._now,
             "deadline": self._deadline,
             "trigger_since": self._trigger_since,
-            "stats": [list(s) for s in self._stats],
+            "stats": [asdict(s) for s in self._stats],
         }
 
     @classmethod
@@ -430,7 +438,7 @@ class Game:
         game._now, game._deadline = float(data["now"]), data["deadline"]
         game._trigger = game.rules.trigger(game._pile)
         game._trigger_since = data["trigger_since"]
-        game._stats = [list(s) for s in data["stats"]]
+        game._stats = [SeatStats(**s) for s in data["stats"]]
         per_seat = (game._out, game._frozen, game._stats)
         if any(len(values) != len(game._hands) for values in per_seat):
             raise ValueError("snapshot lists disagree on the number of seats")

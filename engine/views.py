@@ -7,6 +7,7 @@ counts, the face-up pile and public facts; it names the viewer so a client knows
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,11 +20,11 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
     """JSON-ready: seats' card counts and states, the top of the pile, whose turn, the result."""
     if seat is not None:
         game.is_out(seat)  # raises bad_seat for a seat that does not exist
-    now, pile = game.now, game.pile
+    pile, sizes = game.pile, game.hand_sizes
     return {
         "players": game.players,
         "viewer": seat,
-        "seats": [_seat_view(game, s, now) for s in range(game.players)],
+        "seats": [_seat_view(game, s, sizes[s]) for s in range(game.players)],
         "pile": {
             "id": game.pile_id,
             "count": len(pile),
@@ -34,16 +35,16 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
         "trigger": game.trigger,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **game.stats(s)} for s in range(game.players)],
+        "stats": [{"seat": s, **asdict(game.stats(s))} for s in range(game.players)],
         "rules": game.rules.to_dict(),
     }
 
 
-def _seat_view(game: Game, seat: int, now: float) -> dict[str, Any]:
-    frozen_s = max(0.0, game.frozen_until(seat) - now)
+def _seat_view(game: Game, seat: int, cards: int) -> dict[str, Any]:
+    frozen_s = max(0.0, game.frozen_until(seat) - game.now)
     return {
         "seat": seat,
-        "cards": game.hand_sizes[seat],
+        "cards": cards,
         "out": game.is_out(seat),
         "frozen_ms": math.ceil(frozen_s * 1000),
     }
