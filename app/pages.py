@@ -1,24 +1,97 @@
-"""HTML pages: home and room. Placeholder until the table UI lands."""
+"""HTML pages (home, room, 404), the room's QR code, and the pages' security headers."""
 
-from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import HTMLResponse
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.config import get_settings, lan_address
+from app.qr import qr_svg
+
+TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 router = APIRouter()
 
 
-@router.get("/", response_class=HTMLResponse)
-async def home() -> str:
-    return "<!doctype html><title>Slapjack</title><h1>Slapjack</h1><p>Coming soon.</p>"
-
-
-@router.get("/r/{code}", response_class=HTMLResponse)
-async def room_page(code: str, request: Request) -> HTMLResponse:
+def find_room(request: Request, code: str) -> object | None:
+    """The room with this code (case-insensitive), or None; rooms live on app.state."""
     rooms = getattr(request.app.state, "rooms", None)
-    if rooms is None or rooms.get(code) is None:
-        return HTMLResponse("<!doctype html><title>No such room</title><h1>No such room</h1>", 404)
-    return HTMLResponse("<!doctype html><title>Slapjack room</title><h1>Room</h1>")
+    return None if rooms is None else rooms.get(code.upper())
+
+
+def share_url(request: Request, code: str) -> str:
+    """The room's link for friends. A page opened on loopback of a server listening on
+    every interface shares the LAN address instead: a phone cannot open "localhost"."""
+    url = request.url_for("room_page", code=code)
+    settings = getattr(request.app.state, "settings", None) or get_settings()
+    if url.hostname in LOOPBACK_HOSTS and settings.host in ("0.0.0.0", "::"):
+        url = url.replace(hostname=lan_address())
+    return str(url)
+
+
+def not_found(request: Request) -> Response:
+    return TEMPLATES.TemplateResponse(request, "404.html", {}, status_code=404)
+
+
+@router.get("/", include_in_schema=False)
+async def home(request: Request) -> Response:
+    return TEMPLATES.TemplateResponse(request, "home.html", {})
+
+
+@router.get("/r/{code}", include_in_schema=False)
+async def room_page(request: Request, code: str) -> Response:
+    if find_room(request, code) is None:
+        return not_found(request)
+    code = code.upper()
+    context = {"code": code, "share_url": share_url(request, code)}
+    return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
+@router.get("/r/{code}/qr.svg", include_in_schema=False)
+async def room_qr(request: Request, code: str) -> Response:
+    if find_room(request, code) is None:
+        return Response(status_code=404)
+    svg = qr_svg(share_url(request, code.upper()))
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+def content_security_policy(request: Request) -> str:
+    """Everything from our own origin only; the websocket is named explicitly because
+    older browsers do not count ws:// to the same host as 'self'."""
+    host = request.headers.get("host", "")
+    sockets = f" ws://{host} wss://{host}" if host else ""
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src 'self'{sockets}; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
+
+
+async def security_headers(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    response = await call_next(request)
+    response.headers.setdefault("Content-Security-Policy", content_security_policy(request))
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
+
+
+async def friendly_404(request: Request, exc: Exception) -> Response:
+    """A page for people who mistype a link; API clients keep FastAPI's JSON errors."""
+    assert isinstance(exc, StarletteHTTPException)
+    wants_page = "text/html" in request.headers.get("accept", "")
+    if exc.status_code == 404 and wants_page and not request.url.path.startswith("/api"):
+        return not_found(request)
+    return await http_exception_handler(request, exc)
 
 
 def install(api: FastAPI) -> None:
-    """Adds the page routes (and, later, the page's security headers) to the app."""
+    """Adds the page routes, the friendly 404 page and the security headers to the app."""
     api.include_router(router)
+    api.middleware("http")(security_headers)
+    api.add_exception_handler(StarletteHTTPException, friendly_404)

@@ -1,0 +1,159 @@
+// What just happened, told four ways: a banner on the table, a sound, a buzz, and the
+// aria-live announcer for screen readers. Driven by the server's `event` messages.
+
+import { cardLabel, cardName } from "./cards.js";
+import { byId, el, setText } from "./dom.js";
+import { play } from "./sound.js";
+import { mySeat, people, seatName } from "./state.js";
+
+const BANNER_MS = 2600;
+let bannerTimer = 0;
+let lastTaker = null;
+const knownNames = new Map(); // player id -> name, kept after they leave for "Sam left"
+
+export function announce(text) {
+  const region = byId("announcer");
+  // Clearing first makes screen readers repeat an identical message.
+  region.textContent = "";
+  requestAnimationFrame(() => setText(region, text));
+}
+
+export function banner(text, tone = "") {
+  const node = byId("banner");
+  node.className = `banner banner--fresh${tone ? ` banner--${tone}` : ""}`;
+  setText(node, text);
+  void node.offsetWidth; // restart the pop animation for back-to-back messages
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => setText(node, ""), BANNER_MS);
+}
+
+export function toast(text) {
+  const node = el("div", "toast", text);
+  byId("toasts").append(node);
+  setTimeout(() => node.remove(), 3200);
+}
+
+function buzz(pattern) {
+  if (navigator.vibrate) navigator.vibrate(pattern);
+}
+
+function name(state, event) {
+  if (event.seat === mySeat(state)) return "You";
+  return event.name || seatName(state, event.seat);
+}
+
+const HANDLERS = {
+  flip(state, event) {
+    play("flip");
+    if (event.auto && event.seat !== mySeat(state)) toast(`Flipped for ${name(state, event)} (away)`);
+    else if (event.auto) toast("Flipped for you: it was your turn");
+    if (!state.trigger && event.card) announce(`${name(state, event)} flipped the ${cardName(event.card)}`);
+  },
+  take(state, event) {
+    const mine = event.seat === mySeat(state);
+    lastTaker = name(state, event);
+    const count = event.count ? `${event.count} card${event.count === 1 ? "" : "s"}` : "the pile";
+    const speed = typeof event.reaction_ms === "number" ? ` · ${Math.round(event.reaction_ms)} ms` : "";
+    const how = event.reason === "last_card" ? " with a last-card Jack" : "";
+    const text = mine ? `You take ${count}${how}!${speed}` : `${lastTaker} takes ${count}${how}${speed}`;
+    banner(text, mine ? "good" : "");
+    announce(text);
+    play(mine ? "take" : "slap");
+    if (mine) buzz(40);
+  },
+  false_slap(state, event) {
+    const mine = event.seat === mySeat(state);
+    let penalty = "";
+    if (event.card) penalty = `${cardLabel(event.card)} burned`;
+    else if (event.to !== null && event.to !== undefined) penalty = `a card goes to ${seatName(state, event.to)}`;
+    const text = mine ? `Wrong slap! ${penalty}` : `${name(state, event)} slapped wrong: ${penalty}`;
+    banner(text, mine ? "bad" : "");
+    announce(mine ? `${text}. You are frozen for a moment.` : text);
+    if (mine) {
+      setText(byId("freeze-burn"), penalty);
+      play("wrong");
+      buzz([70, 50, 70]);
+    }
+  },
+  late(state, event) {
+    if (event.seat !== mySeat(state)) return;
+    const text = lastTaker && lastTaker !== "You" ? `Too late! ${lastTaker} was faster. No penalty.` : "Too late! No penalty.";
+    banner(text);
+    announce(text);
+    play("late");
+  },
+  out(state, event) {
+    const mine = event.seat === mySeat(state);
+    const text = mine ? "You're out of cards. Keep watching!" : `${name(state, event)} is out`;
+    toast(text);
+    announce(text);
+  },
+  win(state, event) {
+    const mine = event.seat === mySeat(state);
+    announce(mine ? "You win the game!" : `${name(state, event)} wins the game`);
+    play("win");
+    if (mine) buzz([50, 40, 50, 40, 120]);
+  },
+  start(state, event) {
+    banner(event.rematch ? "New game! Cards dealt" : "Cards dealt. Good luck!", "good");
+    announce(`Game ${event.game ?? ""} starts. ${seatName(state, state.next)} flips first.`);
+  },
+  join(state, event) {
+    if (event.player !== state.you?.player && event.name) toast(`${event.name} joined`);
+  },
+  leave(state, event) {
+    const who = knownNames.get(event.player);
+    if (who && event.player !== state.you?.player) toast(`${who} left`);
+  },
+  disconnect(state, event) {
+    const who = knownNames.get(event.player);
+    if (who && event.seat !== null && event.seat !== undefined) toast(`${who} lost connection`);
+  },
+  reconnect(state, event) {
+    const who = knownNames.get(event.player);
+    if (who && event.player !== state.you?.player && event.seat !== null && event.seat !== undefined) toast(`${who} is back`);
+  },
+  host(state, event) {
+    if (event.player === state.you?.player) toast("You're the host now");
+  },
+};
+
+export function rememberNames(state) {
+  for (const [player, person] of people(state)) knownNames.set(player, person.name);
+}
+
+export function handleEvent(state, event) {
+  const list = Array.isArray(event) ? event : Array.isArray(event?.events) ? event.events : [event];
+  for (const item of list) {
+    const kind = item && (item.kind || item.type);
+    if (HANDLERS[kind]) HANDLERS[kind](state, item);
+  }
+}
+
+// Changes visible in the state alone: a trigger appearing, your turn coming round.
+export function handleStateChange(state, previous) {
+  const triggerNow = Boolean(state.trigger || state.slap_open);
+  const triggerBefore = Boolean(previous && (previous.trigger || previous.slap_open));
+  if (state.phase === "playing" && triggerNow && !triggerBefore) {
+    const top = state.pile?.top?.at(-1);
+    announce(top ? `${cardName(top)}! Slap!` : "Slap!");
+    play("jack");
+  }
+  const mine = mySeat(state);
+  const myTurnNow = state.phase === "playing" && mine !== null && state.next === mine;
+  const myTurnBefore = previous && previous.phase === "playing" && previous.next === mine;
+  if (myTurnNow && !myTurnBefore) play("turn");
+}
+
+const ERROR_TEXT = {
+  frozen: "Still frozen!",
+  not_your_turn: "Not your turn yet",
+  slap_pending: "Slap first! The pile is up for grabs",
+  offline: "Not connected, retrying...",
+};
+
+export function actionFailed(error) {
+  if (!error) return;
+  const text = ERROR_TEXT[error.code] || error.message || "That didn't work";
+  banner(text, "bad");
+}

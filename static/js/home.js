@@ -1,0 +1,70 @@
+// The home page: create a table (with optional house rules) or join one by its code.
+
+import { byId, setText, show } from "./dom.js";
+import { loadName, saveName } from "./storage.js";
+
+const CODE_PATTERN = /^[A-Z0-9]{6}$/;
+
+function fail(id, message) {
+  setText(byId(id), message);
+  show(byId(id), Boolean(message));
+}
+
+function houseRules(form) {
+  const data = new FormData(form);
+  const rules = {
+    triggers: ["jack", ...data.getAll("trigger")],
+    penalty: data.get("penalty"),
+    freeze_seconds: Number(data.get("freeze_seconds")),
+    empty_deck: data.get("empty_deck"),
+    decks: Number(data.get("decks")),
+    last_card_jack: data.get("last_card_jack") !== null,
+  };
+  if (data.get("time_limit")) rules.time_limit = Number(data.get("time_limit"));
+  return rules;
+}
+
+async function createRoom(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const name = byId("create-name").value.trim();
+  if (!name) {
+    fail("create-error", "Type your name first: it's how the table knows you.");
+    byId("create-name").focus();
+    return;
+  }
+  saveName(name);
+  fail("create-error", "");
+  const button = byId("create-button");
+  button.disabled = true;
+  setText(button, "Creating...");
+  try {
+    const response = await fetch("/api/rooms", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rules: houseRules(form) }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok || !body.url) throw new Error(body?.error?.message || (typeof body?.detail === "string" ? body.detail : "The server could not open a table."));
+    window.location.assign(body.url);
+  } catch (error) {
+    fail("create-error", error.message || "Could not reach the server.");
+    button.disabled = false;
+    setText(button, "Create table");
+  }
+}
+
+function joinRoom(event) {
+  event.preventDefault();
+  const raw = byId("join-code").value.trim().toUpperCase();
+  const code = raw.replace(/^.*\/R\//, "").replace(/[^A-Z0-9]/g, "");
+  if (!CODE_PATTERN.test(code)) {
+    fail("join-error", "Room codes have 6 letters and digits, like K7PQRX.");
+    return;
+  }
+  window.location.assign(`/r/${code}`);
+}
+
+byId("create-name").value = loadName();
+byId("create-form").addEventListener("submit", createRoom);
+byId("join-form").addEventListener("submit", joinRoom);

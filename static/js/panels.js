@@ -1,0 +1,91 @@
+// Everything around the table that is not a seat or the pile: your controls, the lobby, the end.
+
+import { byId, el, setText, show } from "./dom.js";
+import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+
+const TRIGGER_NAMES = { jack: "Jacks", face: "face cards", double: "doubles", sandwich: "sandwiches" };
+
+export function renderControls(state) {
+  const seat = mySeat(state);
+  const me = seatAt(state, seat);
+  const flip = byId("flip");
+  const myTurn = isMyTurn(state);
+  flip.disabled = !myTurn;
+  setText(byId("my-count"), me ? (me.out ? "You're out" : `${me.cards} card${me.cards === 1 ? "" : "s"}`) : "");
+  let hint = "";
+  if (state.phase === "playing" && me && !me.out) {
+    hint = myTurn ? "Your turn!" : `${seatName(state, state.next)}'s turn`;
+  }
+  setText(byId("flip-hint"), hint);
+}
+
+function rulesSummary(rules) {
+  if (!rules) return "";
+  const triggers = (rules.triggers || ["jack"]).map((t) => TRIGGER_NAMES[t] || t);
+  const parts = [`Slap ${triggers.join(", ")}`];
+  parts.push(rules.penalty === "give" ? "wrong slap gives a card" : "wrong slap burns a card");
+  if (rules.freeze_seconds > 0) parts.push(`${rules.freeze_seconds} s freeze`);
+  if (rules.decks === 2) parts.push("2 decks");
+  if (rules.empty_deck === "last_chance") parts.push("last chance when empty");
+  if (rules.time_limit) parts.push(`${Math.round(rules.time_limit / 60)} min limit`);
+  return parts.join(" · ");
+}
+
+function lobbyStatus(state, seated, freeSeats) {
+  const mine = mySeat(state);
+  if (mine === null) {
+    return freeSeats ? "Pick a seat to play, or just watch." : "The table is full: you're watching.";
+  }
+  if (amHost(state)) {
+    if (seated < 2) return "You need at least 2 players: invite a friend or add a bot.";
+    return `${seated} players seated. Start when everyone's in.`;
+  }
+  const host = hostName(state);
+  return host ? `Waiting for ${host} to start...` : "Waiting for the host to start...";
+}
+
+export function renderLobby(state) {
+  const seated = seatedCount(state);
+  const freeSeats = state.seats.length - seated;
+  const host = amHost(state);
+  const mine = mySeat(state);
+  setText(byId("lobby-status"), lobbyStatus(state, seated, freeSeats));
+  show(byId("start"), host);
+  byId("start").disabled = seated < 2;
+  setText(byId("start"), seated >= 2 ? `Start game · ${seated} players` : "Start game");
+  show(byId("sit"), mine === null && freeSeats > 0);
+  show(byId("stand"), mine !== null);
+  show(byId("bots"), host && freeSeats > 0);
+  setText(byId("rules-summary"), rulesSummary(state.rules));
+}
+
+function statRow(state, stat, winner, fastest) {
+  const row = el("tr");
+  const entry = seatAt(state, stat.seat);
+  row.append(el("td", "", seatName(state, stat.seat) === "You" ? `${entry?.name ?? "You"} (you)` : seatName(state, stat.seat)));
+  row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
+  row.append(el("td", "", typeof stat.best_ms === "number" ? `${Math.round(stat.best_ms)} ms` : "–"));
+  if (stat.seat === winner) row.classList.add("is-winner");
+  if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
+  return row;
+}
+
+export function renderGameOver(state) {
+  const over = state.phase === "over";
+  show(byId("over"), over);
+  if (!over) return;
+  const winner = state.winner;
+  const title = winner === null || winner === undefined
+    ? "Game over"
+    : winner === mySeat(state) ? "You win!" : `${seatName(state, winner)} wins!`;
+  setText(byId("over-title"), title);
+  const reasons = { cards: "Last player holding cards.", time: "Most cards when the time ran out." };
+  setText(byId("over-reason"), reasons[state.win_reason] || "");
+  const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
+  const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
+  const fastest = times.length ? Math.min(...times) : null;
+  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
+  show(byId("rematch"), amHost(state));
+  const host = hostName(state);
+  setText(byId("over-wait"), amHost(state) ? "" : `Waiting for ${host || "the host"} to deal again...`);
+}

@@ -1,0 +1,44 @@
+// Draws the latest state on the next animation frame: at most one render per frame,
+// always of the newest state (older ones in between are simply skipped).
+
+import { byId, show } from "./dom.js";
+import { noteFreezes } from "./freeze.js";
+import { renderControls, renderGameOver, renderLobby } from "./panels.js";
+import { renderPile } from "./pile.js";
+import { renderSeats } from "./seats.js";
+import { isMyTurn, mySeat } from "./state.js";
+
+function renderPage(state) {
+  const body = document.body;
+  body.dataset.phase = state.phase;
+  body.dataset.turn = isMyTurn(state) ? "mine" : "other";
+  const trigger = state.trigger || (state.slap_open ? "slap" : "");
+  if (trigger) body.dataset.trigger = trigger;
+  else delete body.dataset.trigger;
+  body.classList.toggle("spectating", mySeat(state) === null);
+  show(byId("play"), true);
+}
+
+export function draw(state) {
+  renderPage(state);
+  renderSeats(state, byId("seats"));
+  renderPile(state, byId("pile"), byId("pile-count"));
+  renderControls(state);
+  if (state.phase === "lobby") renderLobby(state);
+  renderGameOver(state);
+  noteFreezes(state);
+}
+
+export function createRenderer(store) {
+  let pending = false;
+  function frame() {
+    pending = false;
+    const state = store.get();
+    if (state) draw(state);
+  }
+  return function schedule() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(frame);
+  };
+}

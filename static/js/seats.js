@@ -1,0 +1,141 @@
+// The seats around the table: placed on an ellipse with you at the bottom, like a real table.
+
+import { el } from "./dom.js";
+import { amHost, mySeat } from "./state.js";
+
+const cache = new Map(); // seat index -> { node, signature }
+
+function hueOf(name) {
+  let hash = 0;
+  for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 360;
+  return hash;
+}
+
+function initialOf(name) {
+  const first = String(name).trim().match(/\p{L}|\p{N}/u);
+  return first ? first[0].toUpperCase() : "?";
+}
+
+// Which seats to draw, in ring order starting from yours.
+function ringOrder(state) {
+  const indexes = state.seats.map((_, index) => index);
+  const shown = state.phase === "lobby" ? indexes : indexes.filter((i) => state.seats[i]);
+  const mine = mySeat(state);
+  const start = Math.max(0, shown.indexOf(mine === null ? shown[0] : mine));
+  return shown.slice(start).concat(shown.slice(0, start));
+}
+
+function emptySeat(index, canSit) {
+  const parts = [el("span", "seat-empty", "+")];
+  if (canSit) {
+    const sit = el("button", "seat-sit", "Sit here");
+    sit.type = "button";
+    sit.dataset.sit = String(index);
+    sit.setAttribute("aria-label", `Sit in seat ${index + 1}`);
+    parts.push(sit);
+  } else {
+    parts.push(el("span", "seat-name", `Seat ${index + 1}`));
+  }
+  return parts;
+}
+
+function takenSeat(state, entry, flags) {
+  const avatar = el("span", "seat-avatar", initialOf(entry.name));
+  avatar.style.setProperty("--hue", String(hueOf(entry.name)));
+  if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", "bot"));
+  else if (flags.host) avatar.append(el("span", "seat-tag", "host"));
+  if (flags.frozen) avatar.append(el("span", "seat-freeze"));
+  const parts = [avatar, el("span", "seat-name", flags.you ? `${entry.name} (you)` : entry.name)];
+  if (state.phase !== "lobby") {
+    const label = entry.out ? "out" : `${entry.cards} card${entry.cards === 1 ? "" : "s"}`;
+    parts.push(el("span", "seat-cards", label));
+  }
+  if (flags.removable) {
+    const remove = el("button", "seat-remove", "×");
+    remove.type = "button";
+    remove.dataset.remove = String(entry.seat);
+    remove.setAttribute("aria-label", `Remove ${entry.name} from the table`);
+    parts.push(remove);
+  }
+  return parts;
+}
+
+function seatFlags(state, index, entry) {
+  const you = index === mySeat(state);
+  return {
+    you,
+    host: Boolean(entry && entry.player && entry.player === state.host),
+    turn: state.phase === "playing" && state.next === index,
+    frozen: Boolean(entry && entry.frozen_ms > 0),
+    removable: Boolean(entry && !you && state.phase === "lobby" && amHost(state)),
+  };
+}
+
+function seatClass(entry, flags) {
+  const names = ["seat"];
+  if (!entry) names.push("seat--empty");
+  if (flags.you) names.push("seat--you");
+  if (flags.turn) names.push("seat--turn");
+  if (flags.frozen) names.push("seat--frozen");
+  if (entry && entry.out) names.push("seat--out");
+  if (entry && !entry.bot && entry.connected === false) names.push("seat--offline");
+  return names.join(" ");
+}
+
+function describeSeat(entry, flags, index) {
+  if (!entry) return `Seat ${index + 1}: empty`;
+  const bits = [flags.you ? `${entry.name}, you` : entry.name];
+  if (entry.bot) bits.push("bot");
+  if (flags.host) bits.push("host");
+  if (flags.turn) bits.push("to flip");
+  if (entry.out) bits.push("out");
+  else if (typeof entry.cards === "number") bits.push(`${entry.cards} cards`);
+  if (flags.frozen) bits.push("frozen");
+  if (!entry.bot && entry.connected === false) bits.push("away");
+  return bits.join(", ");
+}
+
+function updateSeat(state, index, list) {
+  const entry = state.seats[index];
+  const flags = seatFlags(state, index, entry);
+  const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
+  const signature = JSON.stringify([entry, flags, canSit, state.phase]);
+  let record = cache.get(index);
+  if (!record) {
+    record = { node: el("li"), signature: "" };
+    record.node.dataset.seat = String(index);
+    cache.set(index, record);
+  }
+  if (record.signature !== signature) {
+    record.signature = signature;
+    record.node.className = seatClass(entry, flags);
+    record.node.setAttribute("aria-label", describeSeat(entry, flags, index));
+    record.node.replaceChildren(...(entry ? takenSeat(state, entry, flags) : emptySeat(index, canSit)));
+  }
+  if (record.node.parentNode !== list) list.append(record.node);
+  return record.node;
+}
+
+export function renderSeats(state, list) {
+  const order = ringOrder(state);
+  const visible = new Set(order);
+  order.forEach((index, position) => {
+    const node = updateSeat(state, index, list);
+    // Position 0 (you) at the bottom, then clockwise round the ellipse.
+    const angle = Math.PI / 2 + (position * 2 * Math.PI) / order.length;
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    node.style.setProperty("--cos", cos.toFixed(4));
+    node.style.setProperty("--sin", sin.toFixed(4));
+    // The same angle on a squarer curve: phones' tall tables keep the corners for seats.
+    node.style.setProperty("--square-cos", (Math.sign(cos) * Math.sqrt(Math.abs(cos))).toFixed(4));
+    node.style.setProperty("--square-sin", (Math.sign(sin) * Math.sqrt(Math.abs(sin))).toFixed(4));
+  });
+  for (const [index, record] of cache) {
+    if (!visible.has(index) || index >= state.seats.length) record.node.remove();
+  }
+}
+
+export function seatFreezeLabels(list) {
+  return list.querySelectorAll(".seat-freeze");
+}

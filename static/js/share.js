@@ -1,0 +1,60 @@
+// The share panel: copy the link, the system share sheet where there is one, the QR code.
+
+import { byId, setText, show } from "./dom.js";
+
+async function copyLink(url) {
+  try {
+    await navigator.clipboard.writeText(url);
+    return true;
+  } catch {
+    const input = byId("share-url"); // older browsers, or no clipboard permission
+    input.select();
+    return document.execCommand && document.execCommand("copy");
+  }
+}
+
+export function setupShare({ url, room }) {
+  const panel = byId("share-panel");
+  const toggle = byId("share-toggle");
+  let open = false;
+
+  function render(phase) {
+    const inline = phase === "lobby";
+    panel.classList.toggle("share--sheet", !inline);
+    show(panel, inline || open);
+    toggle.setAttribute("aria-expanded", String(inline || open));
+  }
+
+  let phase = "connecting";
+  toggle.addEventListener("click", () => {
+    open = phase === "lobby" ? true : !open;
+    render(phase);
+    if (phase === "lobby") panel.scrollIntoView({ behavior: "smooth", block: "center" });
+    else if (open) byId("copy-link").focus();
+  });
+  byId("share-close").addEventListener("click", () => {
+    open = false;
+    render(phase);
+    toggle.focus();
+  });
+  panel.addEventListener("click", (event) => {
+    if (event.target === panel) byId("share-close").click(); // tap outside the card closes it
+  });
+  byId("copy-link").addEventListener("click", async () => {
+    setText(byId("share-done"), (await copyLink(url)) ? "Link copied!" : "Select the link and copy it.");
+  });
+  const nativeShare = byId("native-share");
+  show(nativeShare, typeof navigator.share === "function");
+  nativeShare.addEventListener("click", () => {
+    navigator.share({ title: "Slapjack", text: `Join my Slapjack table ${room}`, url }).catch(() => {});
+  });
+
+  return {
+    setPhase(next) {
+      if (next === phase) return;
+      phase = next;
+      if (phase !== "lobby") open = false;
+      render(phase);
+    },
+  };
+}

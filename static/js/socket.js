@@ -1,0 +1,71 @@
+// The connection to the room: the official Socket.IO client, served by our own app.
+// Reconnects by itself; the auth callback re-reads name and token on every attempt,
+// so a reconnect after a refresh or a network drop takes the same seat back.
+
+import { io } from "/static/vendor/socket.io.esm.min.js";
+
+const ACK_TIMEOUT_MS = 5000;
+
+// A refusal's reason arrives as connect_error data ({code, message}); tolerate a
+// server that put it in the message instead.
+function refusalOf(error) {
+  if (error && error.data && typeof error.data === "object") return error.data;
+  try {
+    const parsed = JSON.parse(error.message);
+    if (parsed && typeof parsed === "object") return parsed;
+  } catch {
+    // not JSON: a plain message
+  }
+  return { code: "refused", message: (error && error.message) || "The server refused to connect." };
+}
+
+export function openRoomSocket({ room, getName, getToken, on }) {
+  const socket = io({
+    path: "/socket.io",
+    transports: ["websocket", "polling"],
+    reconnectionDelay: 400,
+    reconnectionDelayMax: 3000,
+    autoConnect: false,
+    auth: (send) => {
+      const auth = { room, name: getName() };
+      const token = getToken();
+      if (token) auth.token = token;
+      send(auth);
+    },
+  });
+
+  socket.on("connect", () => on.status("connected"));
+  socket.on("disconnect", (reason) => {
+    // The server (or another tab holding our token) closed us: Socket.IO will not retry.
+    if (reason === "io server disconnect") on.closed(reason);
+    else on.status("reconnecting");
+  });
+  socket.on("connect_error", (error) => {
+    if (socket.active) on.status("reconnecting"); // network trouble: retrying by itself
+    else on.refused(refusalOf(error)); // the server said no: needs the person to act
+  });
+  socket.on("welcome", (data) => on.welcome(data));
+  socket.on("state", (data) => on.state(data));
+  socket.on("event", (data) => on.event(data));
+
+  // Every action resolves to the server's ack, or a timeout error shaped like one.
+  async function send(name, payload = {}) {
+    if (!socket.connected) {
+      return { ok: false, error: { code: "offline", message: "Not connected, retrying..." } };
+    }
+    try {
+      return await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(name, payload);
+    } catch {
+      return { ok: false, error: { code: "timeout", message: "The server did not answer." } };
+    }
+  }
+
+  // After sleep the backoff timer may be long: drop it and try again right away.
+  function wake() {
+    if (socket.connected) return;
+    socket.disconnect();
+    socket.connect();
+  }
+
+  return { socket, send, connect: () => socket.connect(), wake };
+}

@@ -1,0 +1,56 @@
+// The latest state the server sent, kept by version, plus read-only questions about it.
+// Nothing here decides a rule: turn, trigger and freezes are the server's answers.
+
+export function createStore() {
+  let current = null;
+  const listeners = new Set();
+  return {
+    get: () => current,
+    // Returns true when `next` is newer than what we hold (out-of-order states are dropped).
+    receive(next) {
+      if (!next || typeof next !== "object") return false;
+      const sameRoom = current && current.room === next.room;
+      if (sameRoom && typeof next.version === "number" && next.version < current.version) {
+        return false;
+      }
+      const previous = current;
+      current = next;
+      for (const listener of listeners) listener(current, previous);
+      return true;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export const mySeat = (state) => (state && state.you ? state.you.seat ?? null : null);
+export const amHost = (state) => Boolean(state && state.you && state.you.host);
+export const seatAt = (state, seat) => (state && state.seats ? state.seats[seat] || null : null);
+export const seatedCount = (state) => (state && state.seats ? state.seats.filter(Boolean).length : 0);
+
+export function seatName(state, seat) {
+  const entry = seatAt(state, seat);
+  if (!entry) return `Seat ${Number(seat) + 1}`;
+  return seat === mySeat(state) ? "You" : entry.name;
+}
+
+export function isMyTurn(state) {
+  const seat = mySeat(state);
+  return Boolean(state && state.phase === "playing" && seat !== null && state.next === seat);
+}
+
+// Everyone in the room by player id (seated or watching), for names in events.
+export function people(state) {
+  const byPlayer = new Map();
+  for (const person of state?.spectators || []) if (person && person.player) byPlayer.set(person.player, person);
+  for (const entry of state?.seats || []) if (entry && entry.player) byPlayer.set(entry.player, entry);
+  return byPlayer;
+}
+
+export function hostName(state) {
+  if (!state) return null;
+  if (amHost(state)) return "you";
+  return people(state).get(state.host)?.name ?? null;
+}
