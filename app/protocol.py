@@ -122,6 +122,7 @@ CLIENT_EVENTS: dict[str, type[Message]] = {
     "rematch": Empty,
     "flip": Empty,
     "slap": Slap,
+    "leave": Empty,
 }
 
 

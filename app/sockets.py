@@ -81,7 +81,17 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
             message = parse(event, args)
         except ProtocolError as error:
             return ack(error)
+        if event == "leave":
+            return await _leave(sid, connection)
         return await connection.room.act(sid, event, message, now)
+
+    async def _leave(sid: str, connection: Connection) -> Ack:
+        """A goodbye: the room hears it at once, then the connection closes (after this ack,
+        which is queued first). A bare disconnect cannot tell a goodbye from a lost network."""
+        connections.pop(sid, None)
+        await connection.room.drop(sid, left=True)
+        sio.start_background_task(sio.disconnect, sid)
+        return ack()
 
     async def _refuse_flood(sid: str, connection: Connection) -> Ack:
         connection.refused_in_a_row += 1

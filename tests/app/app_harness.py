@@ -182,3 +182,37 @@ async def join(server: Server, code: str, *names: str) -> list[Client]:
 
 async def close_all(clients: list[Client]) -> None:
     await asyncio.gather(*(client.close() for client in clients))
+
+
+# Refusals a simple player may meet in a fast game: it acts on the state it last saw,
+# which the table may have moved past (someone flipped, slapped or froze it meanwhile).
+RACE_CODES = {"not_your_turn", "slap_pending", "frozen", "out", "game_over", "wrong_phase"}
+
+
+async def autoplay(client: Client, *, slap: bool = True) -> list[dict[str, Any]]:
+    """Plays the client's seat to the end of the game: flips on its turn, slaps a trigger.
+    Returns every ack it got."""
+    acks: list[dict[str, Any]] = []
+    seen = 0
+    while True:
+        state = await client.wait_state(lambda s, seen=seen: s["version"] > seen)  # type: ignore[misc]
+        seen = state["version"]
+        if state["phase"] != "playing":
+            return acks
+        seat = state["you"]["seat"]
+        me = state["seats"][seat]
+        if me["out"] or me["frozen_ms"] > 0:
+            continue
+        if state["slap_open"] and slap:
+            acks.append(await client.call("slap", {"pile_id": state["pile"]["id"]}))
+        elif state["next"] == seat and not state["slap_open"]:
+            acks.append(await client.call("flip", {}))
+
+
+def check_refusals(acks: list[dict[str, Any]]) -> None:
+    for reply in acks:
+        assert reply["ok"] or reply["error"]["code"] in RACE_CODES, reply
+
+
+def cards_held(state: dict[str, Any]) -> int:
+    return sum(s["cards"] for s in state["seats"] if s is not None) + state["pile"]["count"]

@@ -1,7 +1,6 @@
 from collections.abc import AsyncIterator
 
 import pytest
-
 from app_harness import Server, serving
 
 

@@ -1,0 +1,105 @@
+"""Whole games over real connections: cards conserved, races judged once, freezes enforced."""
+
+import asyncio
+
+from app_harness import Client, Server, autoplay, cards_held, check_refusals, close_all, join
+
+
+async def start_game(
+    server: Server, names: list[str], bots: list[str] = (), **rules
+) -> list[Client]:
+    code = await server.new_room(**rules)
+    clients = await join(server, code, *names)
+    for client in clients:
+        await client.ok("sit", {"seat": None})
+    for level in bots:
+        await clients[0].ok("add_bot", {"level": level})
+    await clients[0].ok("start")
+    for client in clients:
+        await client.wait_state(lambda s: s["phase"] == "playing")
+    return clients
+
+
+async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server: Server) -> None:
+    clients = await start_game(server, ["Ann", "Bob"], bots=["hard"])
+    results = await asyncio.wait_for(asyncio.gather(*(autoplay(c) for c in clients)), 60)
+    for acks in results:
+        check_refusals(acks)
+    final = clients[0].state
+    assert final["phase"] == "over"
+    assert final["winner"] in (0, 1, 2)
+    assert final["win_reason"] == "cards"
+    for client in clients:
+        assert all(cards_held(state) == 52 for state in client.states if state["game"] == 1)
+        assert client.events[-1]["kind"] == "win"
+    winner = final["seats"][final["winner"]]
+    assert winner["cards"] == 52 and final["next"] is None
+    await close_all(clients)
+
+
+async def play_until(clients: list[Client], done) -> dict:
+    """Plays by hand until `done(state)`: the seat to play flips, the last client slaps a
+    trigger. Every client has seen the returned state."""
+    by_seat = {c.seat: c for c in clients}
+    while True:
+        state = clients[0].state
+        if done(state):
+            for client in clients:
+                await client.wait_state(lambda s, v=state["version"]: s["version"] >= v)
+            return state
+        if state["slap_open"]:
+            await clients[-1].ok("slap", {"pile_id": state["pile"]["id"]})
+        else:
+            await by_seat[state["next"]].ok("flip")
+        await clients[0].wait_state(lambda s, v=state["version"]: s["version"] > v)
+
+
+async def flip_until_a_jack(clients: list[Client]) -> dict:
+    return await play_until(clients, lambda s: s["slap_open"])
+
+
+async def test_a_slap_race_has_exactly_one_winner_and_costs_the_others_nothing(
+    server: Server,
+) -> None:
+    clients = await start_game(server, ["Ann", "Bob", "Cy", "Dee"])
+    for _ in range(2):  # two Jacks, two races
+        state = await flip_until_a_jack(clients)
+        before = {s["seat"]: s["cards"] for s in state["seats"]}
+        pile = state["pile"]
+        replies = await asyncio.gather(*(c.call("slap", {"pile_id": pile["id"]}) for c in clients))
+        kinds = sorted(r["events"][0]["kind"] for r in replies if r["ok"])
+        assert all(r["ok"] for r in replies), replies
+        assert kinds == ["late", "late", "late", "take"]
+        taker = next(r["events"][0]["seat"] for r in replies if r["events"][0]["kind"] == "take")
+        after = await clients[0].wait_state(lambda s, p=pile["id"]: s["pile"]["id"] > p)
+        for seat, cards in before.items():
+            expected = cards + pile["count"] if seat == taker else cards
+            assert after["seats"][seat]["cards"] == expected
+            assert after["seats"][seat]["frozen_ms"] == 0
+        assert not any(e["kind"] == "false_slap" for c in clients for e in c.events)
+    await close_all(clients)
+
+
+async def test_a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed(
+    server: Server,
+) -> None:
+    ann, bob = await start_game(server, ["Ann", "Bob"], freeze_seconds=0.5)
+    state = await play_until([ann, bob], lambda s: s["pile"]["count"] and not s["slap_open"])
+    reply = await ann.ok("slap", {"pile_id": state["pile"]["id"]})
+    assert reply["events"][0]["kind"] == "false_slap"
+    assert reply["events"][0]["frozen_ms"] > 0
+    refused = await ann.call("slap", {"pile_id": state["pile"]["id"]})
+    assert refused == {
+        "ok": False,
+        "error": {"code": "frozen", "message": refused["error"]["message"]},
+    }
+    frozen_states = await ann.wait_for(
+        lambda: [s for s in ann.states if s["game"] and s["seats"][0]["frozen_ms"] > 0]
+    )
+    frozen = frozen_states[0]
+    assert 0 < frozen["seats"][0]["frozen_ms"] <= 500
+    thawed = await ann.wait_state(lambda s: s["seats"][0]["frozen_ms"] == 0)
+    assert thawed["version"] > frozen["version"]  # sent by the server with no action
+    second = await ann.call("slap", {"pile_id": thawed["pile"]["id"]})
+    assert second["ok"], second
+    await close_all([ann, bob])

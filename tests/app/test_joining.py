@@ -1,0 +1,162 @@
+"""Joining a room: refusals, welcome, tokens, the host, Origin checks, names as text."""
+
+import asyncio
+
+import pytest
+import socketio
+from app_harness import WAIT, Client, Server, close_all, join, serving
+
+
+async def refused(server: Server, auth, **options) -> dict:
+    client = socketio.AsyncClient(reconnection=False)
+    reasons: list = []
+    client.on("connect_error", lambda data=None: reasons.append(data))
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await client.connect(
+            server.url, auth=auth, transports=["websocket"], wait_timeout=WAIT, **options
+        )
+    return reasons[0] if reasons else None
+
+
+@pytest.mark.parametrize(
+    ("auth", "code"),
+    [
+        (None, "bad_auth"),
+        ("K7PQRX", "bad_auth"),
+        ({"room": "K7PQRX"}, "bad_auth"),
+        ({"room": "NOROOM", "name": "Ann"}, "no_room"),
+        ({"room": "{code}", "name": "   "}, "bad_name"),
+        ({"room": "{code}", "name": "x" * 21}, "bad_name"),
+        ({"room": "{code}", "name": "Ann\u0007"}, "bad_name"),
+        ({"room": "{code}", "name": "Ann\u202e"}, "bad_name"),
+        ({"room": "{code}", "name": 7}, "bad_auth"),
+        ({"room": "{code}", "name": "Ann", "token": 5}, "bad_auth"),
+        ({"room": "{code}", "name": "Ann", "extra": 1}, "bad_auth"),
+    ],
+)
+async def test_a_bad_connection_is_refused_with_a_reason_to_show(
+    server: Server, auth, code
+) -> None:
+    room = await server.new_room()
+    if isinstance(auth, dict) and auth.get("room") == "{code}":
+        auth = {**auth, "room": room}
+    reason = await refused(server, auth)
+    assert reason["data"]["code"] == code
+    assert reason["message"] == reason["data"]["message"]
+    assert server.room(room).summary()["spectators"] == 0
+
+
+async def test_welcome_then_state_and_the_first_person_is_host(server: Server) -> None:
+    code = await server.new_room()
+    ann = await Client(server, code.lower(), "  Ann  ").connect()
+    kinds = [kind for kind, _ in ann.messages]
+    assert kinds[:2] == ["welcome", "state"]
+    assert len(ann.token) >= 22  # 128 bits, url-safe base64
+    state = ann.state
+    assert state["room"] == code
+    assert state["phase"] == "lobby"
+    assert state["you"] == {"player": ann.player, "seat": None, "host": True}
+    assert state["host"] == ann.player
+    assert state["spectators"] == [{"player": ann.player, "name": "Ann", "connected": True}]
+    assert len(state["seats"]) == 8 and state["seats"] == [None] * 8
+    bob = await Client(server, code, "Bob").connect()
+    assert bob.state["you"]["host"] is False
+    assert (await bob.call("add_bot", {"level": "easy"}))["error"]["code"] == "not_host"
+    await close_all([ann, bob])
+
+
+async def test_names_are_kept_as_text(server: Server) -> None:
+    code = await server.new_room()
+    name = "<b>Ann</b>&amp;"
+    ann = await Client(server, code, name).connect()
+    await ann.ok("sit", {"seat": 2})
+    assert ann.state["seats"][2]["name"] == name
+    await ann.close()
+
+
+async def test_the_token_brings_back_the_same_seat_and_drops_the_older_tab(server: Server) -> None:
+    code = await server.new_room()
+    ann, bob = await join(server, code, "Ann", "Bob")
+    await ann.ok("sit", {"seat": 4})
+    again = await Client(server, code, "Ann", token=ann.token).connect()
+    assert again.player == ann.player and again.token == ann.token
+    assert again.state["you"] == {"player": ann.player, "seat": 4, "host": True}
+    await asyncio.wait_for(ann.disconnected.wait(), WAIT)  # the older tab is let go
+    state = await bob.wait_state(lambda s: any(e["kind"] == "reconnect" for e in bob.events))
+    assert state["seats"][4]["connected"] is True
+    assert len(state["spectators"]) == 1  # Bob only: Ann is one person, not two
+    await close_all([again, bob])
+
+
+async def test_a_forged_or_missing_token_is_a_new_person_who_cannot_act_for_the_seat(
+    server: Server,
+) -> None:
+    code = await server.new_room()
+    ann, bob = await join(server, code, "Ann", "Bob")
+    await ann.ok("sit", {"seat": 0})
+    await bob.ok("sit", {"seat": 1})
+    await ann.ok("start")
+    forged = await Client(server, code, "Ann", token="x" * 22).connect()
+    missing = await Client(server, code, "Ann").connect()
+    for intruder in (forged, missing):
+        assert intruder.token != ann.token and intruder.player != ann.player
+        assert intruder.state["you"]["seat"] is None
+        for event, data in (("flip", {}), ("slap", {"pile_id": 0}), ("stand", {})):
+            reply = await intruder.call(event, data)
+            assert reply["error"]["code"] in ("not_seated", "wrong_phase"), reply
+    assert ann.state["pile"]["count"] == 0  # nothing was flipped for seat 0
+    await close_all([ann, bob, forged, missing])
+
+
+async def test_the_host_passes_on_when_the_host_leaves(server: Server) -> None:
+    code = await server.new_room()
+    ann, bob, cy = await join(server, code, "Ann", "Bob", "Cy")
+    assert await ann.call("leave", {}) == {"ok": True}  # on purpose: at once
+    await asyncio.wait_for(ann.disconnected.wait(), WAIT)
+    state = await cy.wait_state(lambda s: s["host"] == bob.player)
+    assert state["you"]["host"] is False
+    assert (await bob.wait_state(lambda s: s["you"]["host"]))["host"] == bob.player
+    await close_all([bob, cy])
+
+
+async def test_the_host_passes_on_when_the_host_stays_disconnected() -> None:
+    async with serving(host_handover_seconds=0.3) as server:
+        code = await server.new_room()
+        ann, bob = await join(server, code, "Ann", "Bob")
+        await ann.sio.eio.disconnect(abort=True)  # a dropped connection, not a goodbye
+        gone = await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "disconnect"])
+        assert bob.state["host"] in (ann.player, bob.player)
+        state = await bob.wait_state(lambda s: s["host"] == bob.player)
+        assert state["version"] > gone[0]["version"]
+        await bob.close()
+
+
+async def test_an_origin_not_allowed_cannot_connect(server: Server) -> None:
+    code = await server.new_room()
+    await refused(server, {"room": code, "name": "Eve"}, headers={"Origin": "http://evil.example"})
+    ok = await Client(server, code, "Ann").connect(headers={"Origin": server.url})
+    assert ok.state["room"] == code
+    await ok.close()
+
+
+async def test_a_full_room_refuses_more_people() -> None:
+    async with serving(max_people_per_room=2) as server:
+        code = await server.new_room()
+        clients = await join(server, code, "Ann", "Bob")
+        reason = await refused(server, {"room": code, "name": "Cy"})
+        assert reason["data"]["code"] == "room_full"
+        await close_all(clients)
+
+
+async def test_a_room_nobody_is_in_closes() -> None:
+    async with serving(room_expiry_seconds=0.3) as server:
+        code = await server.new_room()
+        ann = await Client(server, code, "Ann").connect()
+        await asyncio.sleep(0.5)
+        assert server.rooms.get(code) is not None  # someone is in: it stays open
+        await ann.close()
+        async with asyncio.timeout(WAIT):
+            while server.rooms.get(code) is not None:
+                await asyncio.sleep(0.05)
+        reason = await refused(server, {"room": code, "name": "Ann"})
+        assert reason["data"]["code"] == "no_room"
