@@ -31,7 +31,8 @@ async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server
     assert final["win_reason"] == "cards"
     for client in clients:
         assert all(cards_held(state) == 52 for state in client.states if state["game"] == 1)
-        assert client.events[-1]["kind"] == "win"
+        await client.wait_for(lambda c=client: c.events and c.events[-1]["kind"] == "win")
+        assert [e["kind"] for e in client.events].count("win") == 1
     winner = final["seats"][final["winner"]]
     assert winner["cards"] == 52 and final["next"] is None
     await close_all(clients)
