@@ -146,7 +146,6 @@ export function handleStateChange(state, previous) {
 }
 
 const ERROR_TEXT = {
-  frozen: "Still frozen!",
   not_your_turn: "Not your turn yet",
   slap_pending: "Slap first! The pile is up for grabs",
   offline: "Not connected, retrying...",
@@ -154,6 +153,14 @@ const ERROR_TEXT = {
 
 export function actionFailed(error) {
   if (!error) return;
+  if (error.code === "frozen") {
+    // The countdown already says it; a nudge keeps the "wrong slap" banner readable.
+    const freeze = byId("freeze");
+    freeze.classList.remove("freeze--nudge");
+    void freeze.offsetWidth;
+    freeze.classList.add("freeze--nudge");
+    return;
+  }
   const text = ERROR_TEXT[error.code] || error.message || "That didn't work";
   banner(text, "bad");
 }

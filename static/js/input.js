@@ -3,6 +3,7 @@
 
 import { byId, el } from "./dom.js";
 import { actionFailed } from "./feedback.js";
+import { aimedPileId } from "./pile.js";
 import { play, unlockAudio } from "./sound.js";
 import { mySeat } from "./state.js";
 
@@ -30,8 +31,8 @@ export function setupInput({ getState, send }) {
 
   async function slap(x, y) {
     if (!playing()) return;
-    // Aim at the pile id on screen: if the pile was taken meanwhile, the server calls it late.
-    const pileId = Number(byId("pile").dataset.pileId);
+    // Aim at the pile on screen (or just taken): if it is gone by now, the server says late.
+    const pileId = aimedPileId(byId("pile"));
     markSlap(x, y);
     play("slap");
     const ack = await send("slap", { pile_id: pileId });

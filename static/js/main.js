@@ -2,7 +2,7 @@
 // feedback, taps and keys -> actions. Each concern lives in its own module.
 
 import { byId, setText, show } from "./dom.js";
-import { actionFailed, handleEvent, handleStateChange, rememberNames, toast } from "./feedback.js";
+import { handleEvent, handleStateChange, rememberNames, toast } from "./feedback.js";
 import { setupInput } from "./input.js";
 import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
@@ -101,10 +101,8 @@ async function send(name, payload) {
 
 async function act(name, payload) {
   const ack = await send(name, payload);
-  if (ack && !ack.ok) {
-    actionFailed(ack.error);
-    toast(ack.error?.message || "That didn't work");
-  }
+  // Lobby actions: the table's banner is hidden there, so say it in a note.
+  if (ack && !ack.ok) toast(ack.error?.message || "That didn't work");
   return ack;
 }
 

@@ -1,0 +1,99 @@
+"""Browser tests: a real uvicorn server in a subprocess and Debian's Chromium via Playwright."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Game timings scaled down so a whole game fits in the suite; people's own timings stay.
+FAST_SETTINGS = {
+    "SLAPJACK_BOT_TIME_SCALE": "0.25",
+    "SLAPJACK_AUTOFLIP_PAUSE_SECONDS": "0",
+    "SLAPJACK_LOG_LEVEL": "warning",
+}
+
+
+def chromium_path() -> str | None:
+    """SLAPJACK_CHROMIUM, else Debian's /usr/bin/chromium, else Playwright's own browser."""
+    configured = os.environ.get("SLAPJACK_CHROMIUM")
+    if configured:
+        return configured
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not answer /healthz in 30 s")
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    """The app served by a real uvicorn on a free loopback port, as `make run` would."""
+    vendor = ROOT / "static" / "vendor" / "socket.io.esm.min.js"
+    assert vendor.exists(), "run `make pytest` (or `make run`) to install the Socket.IO client"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, **FAST_SETTINGS, "SLAPJACK_HOST": "127.0.0.1", "SLAPJACK_PORT": str(port)}
+    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--log-level", "warning"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    try:
+        wait_until_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=chromium_path(), args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS
