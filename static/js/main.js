@@ -111,6 +111,7 @@ function wireLobby() {
   byId("sit").addEventListener("click", () => act("sit", { seat: null }));
   byId("stand").addEventListener("click", () => act("stand", {}));
   byId("rematch").addEventListener("click", () => act("rematch", {}));
+  byId("sit-next").addEventListener("click", () => act("sit", { seat: null }));
   byId("bots").addEventListener("click", (event) => {
     const level = event.target.closest("[data-bot]")?.dataset.bot;
     if (level) act("add_bot", { level });

@@ -44,6 +44,13 @@ function lobbyStatus(state, seated, freeSeats) {
   return host ? `Waiting for ${host} to start...` : "Waiting for the host to start...";
 }
 
+function watchersText(state) {
+  const names = (state.spectators || []).filter((person) => person.player !== state.you?.player).map((person) => person.name);
+  if (!names.length) return "";
+  const shown = names.slice(0, 4).join(", ");
+  return `Watching: ${shown}${names.length > 4 ? ` and ${names.length - 4} more` : ""}`;
+}
+
 export function renderLobby(state) {
   const seated = seatedCount(state);
   const freeSeats = state.seats.length - seated;
@@ -57,6 +64,9 @@ export function renderLobby(state) {
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
   setText(byId("rules-summary"), rulesSummary(state.rules));
+  const watchers = watchersText(state);
+  setText(byId("watchers"), watchers);
+  show(byId("watchers"), Boolean(watchers));
 }
 
 function statRow(state, stat, winner, fastest) {
@@ -86,6 +96,7 @@ export function renderGameOver(state) {
   const fastest = times.length ? Math.min(...times) : null;
   byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
   show(byId("rematch"), amHost(state));
+  show(byId("sit-next"), mySeat(state) === null);
   const host = hostName(state);
   setText(byId("over-wait"), amHost(state) ? "" : `Waiting for ${host || "the host"} to deal again...`);
 }
