@@ -104,11 +104,13 @@ function updateSeat(state, index, list) {
   if (!record) {
     record = { node: el("li"), signature: "" };
     record.node.dataset.seat = String(index);
+    record.node.addEventListener("animationend", () => record.node.classList.remove("seat--took"));
     cache.set(index, record);
   }
   if (record.signature !== signature) {
     record.signature = signature;
-    record.node.className = seatClass(entry, flags);
+    const celebrating = record.node.classList.contains("seat--took"); // keep a running pulse
+    record.node.className = seatClass(entry, flags) + (celebrating ? " seat--took" : "");
     record.node.setAttribute("aria-label", describeSeat(entry, flags, index));
     record.node.replaceChildren(...(entry ? takenSeat(state, entry, flags) : emptySeat(index, canSit)));
   }
