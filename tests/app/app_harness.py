@@ -189,9 +189,11 @@ async def close_all(clients: list[Client]) -> None:
 RACE_CODES = {"not_your_turn", "slap_pending", "frozen", "out", "game_over", "wrong_phase"}
 
 
-async def autoplay(client: Client, *, slap: bool = True) -> list[dict[str, Any]]:
-    """Plays the client's seat to the end of the game: flips on its turn, slaps a trigger.
-    Returns every ack it got."""
+async def autoplay(
+    client: Client, *, slap: bool = True, false_slaps: bool = False
+) -> list[dict[str, Any]]:
+    """Plays the client's seat to the end of the game: flips on its turn, slaps a trigger,
+    and with `false_slaps` now and then slaps a card that is no trigger. Returns its acks."""
     acks: list[dict[str, Any]] = []
     seen = 0
     while True:
@@ -203,7 +205,8 @@ async def autoplay(client: Client, *, slap: bool = True) -> list[dict[str, Any]]
         me = state["seats"][seat]
         if me["out"] or me["frozen_ms"] > 0:
             continue
-        if state["slap_open"] and slap:
+        blunder = false_slaps and state["pile"]["count"] % 5 == 2 and seat == state["next"]
+        if (state["slap_open"] and slap) or (blunder and not state["slap_open"]):
             acks.append(await client.call("slap", {"pile_id": state["pile"]["id"]}))
         elif state["next"] == seat and not state["slap_open"]:
             acks.append(await client.call("flip", {}))
