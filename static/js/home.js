@@ -1,6 +1,7 @@
 // The home page: create a table (with optional house rules) or join one by its code.
 
 import { byId, setText, show } from "./dom.js";
+import { readRules } from "./rules.js";
 import { loadName, saveName } from "./storage.js";
 
 const CODE_PATTERN = /^[A-Z0-9]{6}$/;
@@ -8,20 +9,6 @@ const CODE_PATTERN = /^[A-Z0-9]{6}$/;
 function fail(id, message) {
   setText(byId(id), message);
   show(byId(id), Boolean(message));
-}
-
-function houseRules(form) {
-  const data = new FormData(form);
-  const rules = {
-    triggers: ["jack", ...data.getAll("trigger")],
-    penalty: data.get("penalty"),
-    freeze_seconds: Number(data.get("freeze_seconds")),
-    empty_deck: data.get("empty_deck"),
-    decks: Number(data.get("decks")),
-    last_card_jack: data.get("last_card_jack") !== null,
-  };
-  if (data.get("time_limit")) rules.time_limit = Number(data.get("time_limit"));
-  return rules;
 }
 
 async function createRoom(event) {
@@ -42,7 +29,7 @@ async function createRoom(event) {
     const response = await fetch("/api/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ rules: houseRules(form) }),
+      body: JSON.stringify({ rules: readRules(form) }),
     });
     const body = await response.json().catch(() => ({}));
     if (!response.ok || !body.url) throw new Error(body?.error?.message || (typeof body?.detail === "string" ? body.detail : "The server could not open a table."));

@@ -5,6 +5,7 @@ import { byId, setText, show } from "./dom.js";
 import { handleEvent, handleStateChange, rememberNames, toast } from "./feedback.js";
 import { setupInput } from "./input.js";
 import { createRenderer } from "./render.js";
+import { readRules } from "./rules.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { isMuted, setMuted } from "./sound.js";
@@ -112,6 +113,10 @@ function wireLobby() {
   byId("stand").addEventListener("click", () => act("stand", {}));
   byId("rematch").addEventListener("click", () => act("rematch", {}));
   byId("sit-next").addEventListener("click", () => act("sit", { seat: null }));
+  // After a game any lobby action reopens the lobby; an empty rules change is the gentlest.
+  byId("to-lobby").addEventListener("click", () => act("rules", {}));
+  byId("rules-form").addEventListener("change", () => act("rules", readRules(byId("rules-form"))));
+  byId("rules-form").addEventListener("submit", (event) => event.preventDefault());
   byId("bots").addEventListener("click", (event) => {
     const level = event.target.closest("[data-bot]")?.dataset.bot;
     if (level) act("add_bot", { level });

@@ -1,6 +1,7 @@
 // Everything around the table that is not a seat or the pile: your controls, the lobby, the end.
 
 import { byId, el, setText, show } from "./dom.js";
+import { writeRules } from "./rules.js";
 import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
 
 const TRIGGER_NAMES = { jack: "Jacks", face: "face cards", double: "doubles", sandwich: "sandwiches" };
@@ -21,7 +22,9 @@ export function renderControls(state) {
 
 function rulesSummary(rules) {
   if (!rules) return "";
-  const triggers = (rules.triggers || ["jack"]).map((t) => TRIGGER_NAMES[t] || t);
+  const chosen = rules.triggers || ["jack"];
+  const known = Object.keys(TRIGGER_NAMES).filter((t) => chosen.includes(t)); // Jacks first
+  const triggers = [...known, ...chosen.filter((t) => !TRIGGER_NAMES[t])].map((t) => TRIGGER_NAMES[t] || t);
   const parts = [`Slap ${triggers.join(", ")}`];
   parts.push(rules.penalty === "give" ? "wrong slap gives a card" : "wrong slap burns a card");
   if (rules.freeze_seconds > 0) parts.push(`${rules.freeze_seconds} s freeze`);
@@ -64,6 +67,10 @@ export function renderLobby(state) {
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
   setText(byId("rules-summary"), rulesSummary(state.rules));
+  const rulesForm = byId("rules-form");
+  show(rulesForm, host);
+  // Keep the host's form in step with the room, but never under their fingers.
+  if (host && !rulesForm.contains(document.activeElement)) writeRules(rulesForm, state.rules);
   const watchers = watchersText(state);
   setText(byId("watchers"), watchers);
   show(byId("watchers"), Boolean(watchers));
@@ -97,6 +104,7 @@ export function renderGameOver(state) {
   byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
   show(byId("rematch"), amHost(state));
   show(byId("sit-next"), mySeat(state) === null);
+  show(byId("to-lobby"), amHost(state));
   const host = hostName(state);
   setText(byId("over-wait"), amHost(state) ? "" : `Waiting for ${host || "the host"} to deal again...`);
 }

@@ -60,6 +60,12 @@ async def test_a_newcomer_names_themselves_once_shares_the_table_and_sees_reconn
     await friend.page.screenshot(path=screenshots / "name-phone.png")
     await friend.join(link, "Eve")
     await expect(page.locator("#watchers")).to_have_text("Watching: Eve", timeout=WAIT_MS)
+    # The host changes a house rule in the lobby; everyone's summary follows.
+    await page.click("#rules-form summary")
+    await page.check("#rules-form input[value=double]")
+    await expect(friend.page.locator("#rules-summary")).to_contain_text("Slap Jacks, doubles")
+    await expect(friend.page.locator("#rules-form")).to_be_hidden()
+
     await friend.page.reload()
     await expect(friend.page.locator("#name-gate")).to_be_hidden()
     await expect(friend.page.locator("#lobby-status")).to_contain_text("Pick a seat")
