@@ -1,0 +1,56 @@
+"""Bots: a bots-only room plays a whole game with times scaled down; then a rematch."""
+
+import asyncio
+
+from app_harness import Client, Server, cards_held
+
+
+async def test_bots_play_a_whole_game_and_a_rematch_rotates_the_first_flipper(
+    server: Server,
+) -> None:
+    code = await server.new_room(freeze_seconds=0.1)
+    host = await Client(server, code, "Host").connect()
+    for level in ("easy", "normal", "hard"):
+        await host.ok("add_bot", {"level": level})
+    assert (await host.call("rematch"))["error"]["code"] == "wrong_phase"
+    assert (await host.ok("start"))["game"] == 1
+    over = await asyncio.wait_for(host.wait_state(lambda s: s["phase"] == "over"), 60)
+    game_states = [s for s in host.states if s["game"] == 1]
+    assert all(cards_held(s) == 52 for s in game_states)
+    assert over["winner"] is not None and over["seats"][over["winner"]]["cards"] == 52
+    assert over["first"] == 0
+    await host.wait_for(lambda: any(e["kind"] == "win" for e in host.events))
+    kinds = {e["kind"] for e in host.events}
+    assert {"flip", "take", "out", "win"} <= kinds
+    assert not any(e.get("auto") for e in host.events if e["kind"] == "flip")  # bots flip
+
+    assert (await host.call("start"))["error"]["code"] == "wrong_phase"
+    assert (await host.ok("rematch"))["game"] == 2
+    state = await host.wait_state(lambda s: s["game"] == 2)
+    assert state["first"] == 1 and state["phase"] == "playing"
+    assert [s["bot"] for s in state["seats"]] == [s["bot"] for s in over["seats"]]
+    await host.close()
+
+
+async def test_bots_only_see_what_their_seat_sees(server: Server) -> None:
+    code = await server.new_room()
+    host = await Client(server, code, "Host").connect()
+    await host.ok("add_bot", {"level": "hard"})
+    await host.ok("sit", {"seat": None})
+    room = server.room(code)
+    seen: list[dict] = []
+    bot = room.seats[0]
+    plan = bot.plan
+
+    def spy(state: dict):
+        seen.append(state)
+        return plan(state)
+
+    bot.plan = spy
+    await host.ok("start")
+    await host.wait_for(lambda: any(e["kind"] == "flip" for e in host.events))
+    assert seen
+    for state in seen:
+        assert state["you"] == {"player": None, "seat": 0, "host": False}
+        assert set(state) == set(host.state)  # the very shape a person's state has
+    await host.close()
