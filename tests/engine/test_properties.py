@@ -1,0 +1,373 @@
+"""Property tests: random rules, random deals and random action sequences.
+
+A state machine drives a game with flips, slaps (late ones too) and ticks by any seat,
+valid or not, at non-decreasing times, and a twin rebuilt from `to_dict()` that must
+answer every action exactly like the original. After every step it checks that no card
+is created or lost, that refused actions touch nothing, that the refusal codes follow
+the documented order, and that no view leaks a face-down card.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from engine_helpers import CARD_TOKEN, all_cards, evs, hands, pile
+from hypothesis import HealthCheck, Phase, event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from engine import Game, IllegalAction, Rules
+from engine.cards import full_deck
+
+RULES = st.builds(
+    Rules,
+    freeze_seconds=st.sampled_from([0.0, 0.5, 1.5]),
+    penalty=st.sampled_from(["burn", "give"]),
+    empty_deck=st.sampled_from(["out", "last_chance"]),
+    triggers=st.frozensets(st.sampled_from(["jack", "face", "double", "sandwich"]), min_size=1),
+    decks=st.sampled_from([1, 2]),
+    last_card_jack=st.booleans(),
+    time_limit=st.sampled_from([None, None, 4.0, 20.0]),
+)
+DT = st.sampled_from([0.0, 0.0, 0.05, 0.3, 1.0, 2.0, 6.0])
+ANY_SEAT = st.integers(-2, 9)
+FORBIDDEN_KEYS = {"hand", "hands", "deck", "decks_cards", "face_down"}
+
+
+def small_game(rules: Rules, rnd: Any, players: int, now: float) -> Game:
+    """A few random cards spread over the seats (some seats may be empty), and a short pile."""
+    deck = [str(c) for c in full_deck(rules.decks)]
+    rnd.shuffle(deck)
+    jacks = [c for c in deck if c[0] == "J"]  # plenty of Jacks: more races, takes, comebacks
+    others = [c for c in deck if c[0] != "J"]
+    cards = (
+        jacks[: rnd.randint(0, len(jacks))] + others[: rnd.randint(players + 2, 2 * players + 6)]
+    )
+    rnd.shuffle(cards)
+    n_pile = rnd.randint(0, min(4, len(cards) - 2))
+    pile_cards, rest = cards[:n_pile], cards[n_pile:]
+    seats: list[list[str]] = [[] for _ in range(players)]
+    seats[0].append(rest[0])
+    seats[1].append(rest[1])
+    for card in rest[2:]:
+        seats[rnd.randrange(players)].append(card)
+    first = rnd.choice([s for s in range(players) if seats[s]])
+    return Game.from_hands(seats, rules=rules, first=first, pile=pile_cards, now=now)
+
+
+def trigger_shows(rules: Rules, cards: list[str]) -> bool:
+    """An independent oracle for rule 3 and the trigger house rules."""
+
+    def rank(text: str) -> str:
+        return text[:-1]
+
+    if not cards:
+        return False
+    top = rank(cards[-1])
+    t = rules.triggers
+    return (
+        ("jack" in t and top == "J")
+        or ("face" in t and top in {"J", "Q", "K"})
+        or ("double" in t and len(cards) >= 2 and rank(cards[-2]) == top)
+        or ("sandwich" in t and len(cards) >= 3 and rank(cards[-3]) == top)
+    )
+
+
+def all_keys(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        return [k for k, v in node.items() for k in [str(k), *all_keys(v)]]
+    if isinstance(node, list):
+        return [k for item in node for k in all_keys(item)]
+    return []
+
+
+class SlapjackMachine(RuleBasedStateMachine):
+    game: Game
+    twin: Game
+
+    @initialize(
+        rules=RULES,
+        players=st.integers(2, 8),
+        full=st.booleans(),
+        seed=st.integers(0, 2**32),
+        rnd=st.randoms(use_true_random=False),
+        start=st.sampled_from([0.0, 3.25, 1000.0]),
+    )
+    def start(self, rules, players, full, seed, rnd, start):
+        if full:
+            self.game = Game.deal(players, rules=rules, seed=seed, first=seed % players, now=start)
+        else:
+            self.game = small_game(rules, rnd, players, start)
+        self.rules = rules
+        self.now = start
+        self.deadline = None if rules.time_limit is None else start + rules.time_limit
+        self.cards = all_cards(self.game)
+        self.twin = Game.from_dict(self.game.to_dict())
+        self.frozen: dict[int, float] = {}
+        self.last_false_slapper: int | None = None
+
+    # --- drivers ---------------------------------------------------------------------------
+
+    def both(self, action: str, *args: Any, **kwargs: Any) -> tuple[str | None, list[Any]]:
+        """Run an action on the game and on its twin; both must answer alike."""
+        before = self.game.to_dict()
+        results = []
+        for g in (self.game, self.twin):
+            try:
+                results.append((None, getattr(g, action)(*args, **kwargs)))
+            except IllegalAction as exc:
+                results.append((exc.code, []))
+        (code, events), (twin_code, twin_events) = results
+        assert code == twin_code, "the rebuilt twin refused differently"
+        event(f"{action}: {code or ','.join(e.kind for e in events) or 'nothing'}")
+        assert evs(events) == evs(twin_events), "the rebuilt twin answered differently"
+        assert self.twin.to_dict() == self.game.to_dict()
+        if code is not None:
+            assert self.game.to_dict() == before, f"refused {action} ({code}) changed the state"
+        return code, events
+
+    def advance(self, dt: float) -> float:
+        self.now += dt
+        if self.deadline is not None and self.now >= self.deadline and not self.game.over:
+            # The server ticks as time passes: the time limit is applied before any action.
+            self.both("tick", self.now)
+        return self.now
+
+    def expected_code(self, kind: str, seat: int, now: float) -> str | None:
+        """The refusal the documented order predicts, from the public state and our own
+        record of the freezes (not the engine's)."""
+        g = self.game
+        if g.winner is not None:
+            return "game_over"
+        if not 0 <= seat < g.players:
+            return "bad_seat"
+        if g.is_out(seat):
+            return "out"
+        if now < self.frozen.get(seat, float("-inf")):
+            return "frozen"
+        if kind == "flip":
+            if seat != g.next_to_play:
+                return "not_your_turn"
+            if trigger_shows(self.rules, pile(g)):
+                return "slap_pending"
+            if g.hand_sizes[seat] == 0:
+                return "no_cards"
+        return None
+
+    def do_flip(self, seat: int, dt: float) -> None:
+        now = self.advance(dt)
+        expected = self.expected_code("flip", seat, now)
+        top = self.game.hand(seat)[0] if expected is None else None
+        code, events = self.both("flip", seat, now)
+        assert code == expected
+        if code is None:
+            assert evs(events)[0] == {"kind": "flip", "seat": seat, "card": str(top)}
+
+    def do_slap(self, seat: int, dt: float, aim: str, back: int) -> None:
+        now = self.advance(dt)
+        g = self.game
+        pile_id = {"none": None, "current": g.pile_id, "old": max(0, g.pile_id - back)}[aim]
+        late = pile_id is not None and pile_id < g.pile_id
+        expected = self.expected_code("slap", seat, now)
+        was_open = trigger_shows(self.rules, pile(g))
+        old_hands, old_pile, old_id = hands(g), pile(g), g.pile_id
+        before = (old_hands, old_pile, old_id, g.next_to_play, g.hand_sizes)
+        code, events = self.both("slap", seat, now, pile_id=pile_id)
+        if late and expected == "frozen":
+            assert code in {"frozen", None}  # a late slap by a frozen seat: either is fair
+        else:
+            assert code == expected
+        if code is not None:
+            return
+        done = "win" in [e.kind for e in events]  # a win may sweep the pile: skip exact checks
+        if late:
+            assert evs(events) == [{"kind": "late", "seat": seat, "pile_id": pile_id}]
+            assert (hands(g), pile(g), g.pile_id, g.next_to_play, g.hand_sizes) == before
+        elif was_open:
+            take = evs(events)[0]
+            assert take["kind"] == "take"
+            assert (take["seat"], take["count"], take["pile_id"]) == (
+                seat,
+                len(old_pile),
+                old_id + 1,
+            )
+            assert g.pile_id == old_id + 1
+            if not done:
+                assert hands(g)[seat] == old_hands[seat] + old_pile
+                assert pile(g) == []
+                assert g.next_to_play == seat
+        else:
+            false_slap = evs(events)[0]
+            assert false_slap["kind"] == "false_slap"
+            if not done:
+                assert g.pile_id == old_id
+            if old_hands[seat]:
+                card = old_hands[seat][0]
+                self.last_false_slapper = seat
+                self.frozen[seat] = now + self.rules.freeze_seconds
+                assert hands(g)[seat] == old_hands[seat][1:]
+                if not done and false_slap["to"] is None:
+                    assert false_slap["card"] == card
+                    assert pile(g) == [card, *old_pile]
+                elif not done:
+                    to = false_slap["to"]
+                    assert self.rules.penalty == "give"
+                    assert false_slap["card"] is None
+                    assert to != seat
+                    assert hands(g)[to] == [*old_hands[to], card]
+                    assert pile(g) == old_pile
+                if self.rules.freeze_seconds > 0 and not g.is_out(seat):
+                    assert g.frozen_until(seat) == now + self.rules.freeze_seconds
+            else:
+                assert self.rules.empty_deck == "last_chance"
+                assert g.is_out(seat)
+
+    # --- rules -----------------------------------------------------------------------------
+
+    @rule(dt=DT)
+    def flip_by_next(self, dt):
+        seat = self.game.next_to_play
+        self.do_flip(0 if seat is None else seat, dt)
+
+    @rule(dt=DT)
+    def flip_by_next_again(self, dt):
+        self.flip_by_next(dt)
+
+    @rule(seat=ANY_SEAT, dt=DT)
+    def flip_by_anyone(self, seat, dt):
+        self.do_flip(seat, dt)
+
+    @rule(
+        seat=ANY_SEAT,
+        dt=DT,
+        aim=st.sampled_from(["none", "current", "old"]),
+        back=st.integers(1, 3),
+    )
+    def slap_by_anyone(self, seat, dt, aim, back):
+        self.do_slap(seat, dt, aim, back)
+
+    @precondition(lambda self: self.game.slap_open)
+    @rule(seat=st.integers(0, 7), dt=st.sampled_from([0.0, 0.1, 0.4]))
+    def race_for_the_trigger(self, seat, dt):
+        self.do_slap(seat % self.game.players, dt, "current", 1)
+
+    @precondition(lambda self: self.game.pile_id > 0)
+    @rule(seat=st.integers(0, 7), dt=DT, back=st.integers(1, 3))
+    def slap_a_gone_pile(self, seat, dt, back):
+        self.do_slap(seat % self.game.players, dt, "old", back)
+
+    @rule(dt=DT)
+    def tick(self, dt):
+        now = self.now + dt
+        self.now = now
+        g = self.game
+        sizes = g.hand_sizes
+        was_over = g.over
+        code, events = self.both("tick", now)
+        if was_over:
+            return
+        assert code is None
+        leader = max(range(g.players), key=lambda s: sizes[s])
+        alone = sizes.count(sizes[leader]) == 1
+        if self.deadline is None or now < self.deadline or not alone:
+            assert events == []
+            assert g.winner is None
+        else:
+            assert evs(events) == [{"kind": "win", "seat": leader, "reason": "time"}]
+            assert g.winner == leader
+
+    @precondition(lambda self: self.last_false_slapper is not None)
+    @rule(
+        dt=st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.5, 2.0]),
+        flip=st.booleans(),
+        aim=st.sampled_from(["none", "current", "old"]),
+    )
+    def false_slapper_acts_again(self, dt, flip, aim):
+        seat = self.last_false_slapper
+        if flip:
+            self.do_flip(seat, dt)
+        else:
+            self.do_slap(seat, dt, aim, 1)
+
+    @rule()
+    def rebuild_twin(self):
+        self.twin = Game.from_dict(self.game.to_dict())
+
+    @precondition(lambda self: self.game.over)
+    @rule(seat=ANY_SEAT, dt=DT)
+    def everything_is_game_over_once_won(self, seat, dt):
+        now = self.now + dt
+        assert self.both("flip", seat, now)[0] == "game_over"
+        assert self.both("slap", seat, now)[0] == "game_over"
+        assert self.both("slap", seat, now, pile_id=0)[0] == "game_over"
+
+    # --- invariants ------------------------------------------------------------------------
+
+    @invariant()
+    def no_card_is_created_or_lost(self):
+        assert all_cards(self.game) == self.cards
+
+    @invariant()
+    def snapshot_round_trips(self):
+        d = self.game.to_dict()
+        assert Game.from_dict(d).to_dict() == d
+
+    @invariant()
+    def seats_and_turn_are_consistent(self):
+        g = self.game
+        assert g.hand_sizes == tuple(len(g.hand(s)) for s in range(g.players))
+        for s in range(g.players):
+            if g.is_out(s):
+                assert g.hand_sizes[s] == 0
+            elif self.rules.empty_deck == "out" and not g.over:
+                assert g.hand_sizes[s] > 0
+        if g.over:
+            assert g.next_to_play is None
+            assert g.winner is not None
+        else:
+            assert g.winner is None
+            assert g.next_to_play is not None
+            assert not g.is_out(g.next_to_play)
+            assert sum(not g.is_out(s) for s in range(g.players)) >= 2
+
+    @invariant()
+    def a_win_by_cards_leaves_every_card_with_the_winner(self):
+        g = self.game
+        if g.over and g.view(None)["win_reason"] == "cards":
+            assert g.hand_sizes[g.winner] == sum(self.cards.values())
+            assert g.pile == ()
+
+    @invariant()
+    def slap_open_means_a_trigger_shows(self):
+        if not self.game.over:
+            assert self.game.slap_open == trigger_shows(self.rules, pile(self.game))
+
+    @invariant()
+    def views_never_show_a_face_down_card(self):
+        g = self.game
+        face_up = set(pile(g))
+        for viewer in [None, *range(g.players)]:
+            view = g.view(viewer)
+            text = json.dumps(view)
+            tokens = CARD_TOKEN.findall(text)
+            assert set(tokens) <= face_up, f"view({viewer}) shows {set(tokens) - face_up}"
+            assert Counter(tokens) == Counter(view["pile"]["top"])
+            assert view["pile"]["top"] == pile(g)[-3:]
+            assert not {k.lower() for k in all_keys(view)} & FORBIDDEN_KEYS
+            assert [s["cards"] for s in view["seats"]] == list(g.hand_sizes)
+            assert all(s["frozen_ms"] >= 0 for s in view["seats"])
+            assert view["pile"]["count"] == len(g.pile)
+            assert view["next"] == g.next_to_play
+            assert view["winner"] == g.winner
+
+
+SlapjackMachine.TestCase.settings = settings(
+    max_examples=120,
+    stateful_step_count=40,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+TestSlapjack = SlapjackMachine.TestCase
