@@ -196,6 +196,7 @@ async def autoplay(
     and with `false_slaps` now and then slaps a card that is no trigger. Returns its acks."""
     acks: list[dict[str, Any]] = []
     seen = 0
+    blundered: set[tuple[int, int]] = set()
     while True:
         state = await client.wait_state(lambda s, seen=seen: s["version"] > seen)  # type: ignore[misc]
         seen = state["version"]
@@ -205,7 +206,11 @@ async def autoplay(
         me = state["seats"][seat]
         if me["out"] or me["frozen_ms"] > 0:
             continue
-        blunder = false_slaps and state["pile"]["count"] % 5 == 2 and seat == state["next"]
+        pile = (state["pile"]["id"], state["pile"]["count"])
+        blunder = false_slaps and pile[1] % 5 == 2 and seat == state["next"]
+        if blunder:  # once per pile: with `give` the pile stays as it was
+            blunder = pile not in blundered
+            blundered.add(pile)
         if (state["slap_open"] and slap) or (blunder and not state["slap_open"]):
             acks.append(await client.call("slap", {"pile_id": state["pile"]["id"]}))
         elif state["next"] == seat and not state["slap_open"]:

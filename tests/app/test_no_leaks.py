@@ -94,7 +94,9 @@ async def test_every_message_of_a_whole_game_shows_only_face_up_cards(
         await client.wait_for(lambda c=client: any(e["kind"] == "win" for e in c.events))
     messages = sum(check_no_leak(c, snapshots) for c in (ann, bob, spectator))
     kinds = {e["kind"] for e in spectator.events}
-    assert {"flip", "take", "false_slap", "win"} <= kinds
+    assert {"flip", "take", "false_slap", "win"} <= kinds, [
+        (e["kind"], e.get("seat"), e.get("card")) for e in spectator.events
+    ]
     if penalty == "give":
         gives = [e for e in spectator.events if e["kind"] == "false_slap" and e["to"] is not None]
         assert gives and all(e["card"] is None for e in gives)
