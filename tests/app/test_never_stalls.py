@@ -1,0 +1,77 @@
+"""The game never stalls: the server flips for an idle or disconnected seat, never slaps for
+anyone; a person who comes back with the token finds their seat."""
+
+import asyncio
+
+from app_harness import WAIT, Client, Server, close_all, join, serving
+
+
+async def seated_game(server: Server, *names: str) -> list[Client]:
+    code = await server.new_room()
+    clients = await join(server, code, *names)
+    for client in clients:
+        await client.ok("sit", {"seat": None})
+    await clients[0].ok("start")
+    return clients
+
+
+def auto_flips(client: Client) -> list[dict]:
+    return [e for e in client.events if e["kind"] == "flip" and e["auto"]]
+
+
+async def test_idle_seats_are_flipped_for_but_nobody_is_slapped_for() -> None:
+    async with serving(idle_autoflip_seconds=0.1) as server:
+        ann, bob = await seated_game(server, "Ann", "Bob")
+        jack = await ann.wait_state(lambda s: s["slap_open"])  # flips alone brought a Jack
+        flips = auto_flips(ann)
+        assert {e["seat"] for e in flips} == {0, 1} or len(flips) == 1
+        assert all(e["auto"] for e in ann.events if e["kind"] == "flip")
+        await asyncio.sleep(0.5)  # five idle periods: still nobody slapped for anyone
+        assert ann.state["version"] == jack["version"]
+        assert not any(e["kind"] in ("take", "false_slap") for e in ann.events)
+        await ann.ok("slap", {"pile_id": jack["pile"]["id"]})  # a person's slap moves it on
+        await ann.wait_for(lambda: len(auto_flips(ann)) > len(flips))
+        await close_all([ann, bob])
+
+
+async def test_a_disconnected_seat_is_flipped_for_and_gets_its_seat_back() -> None:
+    async with serving(disconnected_autoflip_seconds=0.2) as server:
+        ann, bob = await seated_game(server, "Ann", "Bob")
+        await ann.sio.eio.disconnect(abort=True)  # the network drops; Ann (seat 0) is first
+        flip = await bob.wait_for(lambda: auto_flips(bob))
+        assert flip[0]["seat"] == 0
+        state = await bob.wait_state(lambda s: s["next"] == 1 or s["slap_open"])
+        assert state["seats"][0]["connected"] is False
+        back = await Client(server, ann.room, "Ann", token=ann.token).connect()
+        assert back.player == ann.player
+        state = back.state
+        assert state["you"]["seat"] == 0 and state["phase"] == "playing"
+        assert state["seats"][0]["connected"] is True
+        assert sum(s["cards"] for s in state["seats"]) + state["pile"]["count"] == 52
+        if not state["slap_open"]:
+            await bob.ok("flip")
+            state = await back.wait_state(lambda s: s["pile"]["count"] == 2 or s["slap_open"])
+        while state["slap_open"]:  # Ann takes any Jack herself, from her old seat
+            reply = await back.ok("slap", {"pile_id": state["pile"]["id"]})
+            assert reply["events"][0]["kind"] == "take" and reply["events"][0]["seat"] == 0
+            state = await back.wait_state(lambda s: not s["slap_open"])
+        if state["next"] == 0:
+            assert (await back.ok("flip"))["events"][0]["seat"] == 0
+        await close_all([back, bob])
+
+
+async def test_a_room_with_only_bots_and_a_gone_person_still_ends() -> None:
+    async with serving(disconnected_autoflip_seconds=0.05) as server:
+        code = await server.new_room(freeze_seconds=0.05)
+        (ann,) = await join(server, code, "Ann")
+        await ann.ok("sit", {"seat": None})
+        await ann.ok("add_bot", {"level": "hard"})
+        await ann.ok("start")
+        await ann.sio.eio.disconnect(abort=True)
+        room = server.room(code)
+        async with asyncio.timeout(60):
+            while room.phase != "over":
+                await asyncio.sleep(0.05)
+        assert room.game is not None and room.game.winner is not None
+        assert sum(room.game.hand_sizes) == 52
+        await asyncio.wait_for(ann.disconnected.wait(), WAIT)
