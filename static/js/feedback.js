@@ -174,6 +174,12 @@ export function handleStateChange(state, previous) {
 }
 
 const ERROR_TEXT = {
+  out: "You're out of this game",
+  no_cards: "No cards left to flip",
+  rate_limited: "Whoa, easy! Too many taps",
+  wrong_phase: "Not right now",
+  game_over: "The game is over",
+  not_seated: "Take a seat to play",
   not_your_turn: "Not your turn yet",
   slap_pending: "Slap first! The pile is up for grabs",
   offline: "Not connected, retrying...",

@@ -18,6 +18,9 @@ export function renderControls(state) {
     hint = myTurn ? "Your turn!" : `${seatName(state, state.next)}'s turn`;
   }
   setText(byId("flip-hint"), hint);
+  const out = Boolean(me && me.out);
+  document.body.classList.toggle("is-out", out && state.phase === "playing");
+  setText(byId("watching"), out ? "You're out of cards. Stay and see who wins!" : "You're watching this game. Take a seat when it ends.");
 }
 
 function rulesSummary(rules) {

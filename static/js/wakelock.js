@@ -1,17 +1,23 @@
 // Keeps the phone's screen on during a game, where the browser allows it.
 
 let lock = null;
+let asking = false;
 let wanted = false;
 
 async function acquire() {
-  if (!wanted || lock || !("wakeLock" in navigator) || document.visibilityState !== "visible") return;
+  if (!wanted || lock || asking || !("wakeLock" in navigator) || document.visibilityState !== "visible") return;
+  asking = true;
   try {
-    lock = await navigator.wakeLock.request("screen");
-    lock.addEventListener("release", () => {
-      lock = null;
+    const sentinel = await navigator.wakeLock.request("screen");
+    sentinel.addEventListener("release", () => {
+      if (lock === sentinel) lock = null;
     });
+    if (wanted) lock = sentinel;
+    else sentinel.release().catch(() => {}); // the game ended while we asked
   } catch {
-    lock = null; // denied (battery saver, no permission): the game goes on regardless
+    // denied (battery saver, no permission): the game goes on regardless
+  } finally {
+    asking = false;
   }
 }
 
