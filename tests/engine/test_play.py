@@ -295,7 +295,9 @@ def test_a_late_slap_costs_no_card_even_with_no_trigger_showing():
     g.flip(0, 1.0)
     g.slap(2, 1.5)
     g.flip(2, 2.0)  # 6D shows: a fresh slap now would be false
+    before = g.to_dict()
     events = g.slap(1, 3.0, pile_id=0)
+    assert g.to_dict() == before  # not even the clock moves
     assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0}]
     assert hands(g) == [["2H"], ["3C", "5C"], ["7D", "JS"]]
     assert pile(g) == ["6D"]

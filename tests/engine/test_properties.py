@@ -160,10 +160,16 @@ class SlapjackMachine(RuleBasedStateMachine):
         now = self.advance(dt)
         expected = self.expected_code("flip", seat, now)
         top = self.game.hand(seat)[0] if expected is None else None
+        old_pile = pile(self.game)
         code, events = self.both("flip", seat, now)
         assert code == expected
         if code is None:
             assert evs(events)[0] == {"kind": "flip", "seat": seat, "card": str(top)}
+        if code is None and [e.kind for e in events] == ["flip"]:
+            g = self.game
+            assert pile(g) == [*old_pile, str(top)]
+            up = [(seat + k) % g.players for k in range(1, g.players)]
+            assert g.next_to_play == next(s for s in up if not g.is_out(s))
 
     def do_slap(self, seat: int, dt: float, aim: str, back: int) -> None:
         now = self.advance(dt)
