@@ -12,25 +12,23 @@ import asyncio
 import logging
 import secrets
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal, Protocol
 
-from app.bots import Bot, Level, Plan
+from app import lobby
+from app.bots import Bot, Plan
 from app.config import Settings
+from app.people import EventDict, People, Person
 from app.protocol import (
     EVENT,
     MAX_SEATS,
     STATE,
     WELCOME,
     Ack,
-    AddBot,
     ErrorCode,
     Message,
     ProtocolError,
-    Remove,
-    RulesUpdate,
-    Sit,
     Slap,
     ack,
 )
@@ -42,33 +40,15 @@ log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
-MIN_PLAYERS = 2
 
 Phase = Literal["lobby", "playing", "over"]
-EventDict = dict[str, Any]
+Occupant = Person | Bot
 
 
 class Transport(Protocol):
     """What a room needs from the Socket.IO server (python-socketio's AsyncServer fits)."""
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
-
-
-@dataclass(eq=False)
-class Person:
-    id: str
-    token: str
-    name: str
-    sid: str | None
-    connected_since: float
-    disconnected_at: float | None = None
-
-    @property
-    def connected(self) -> bool:
-        return self.sid is not None
-
-
-Occupant = Person | Bot
 
 
 class Room:
@@ -78,7 +58,7 @@ class Room:
         rules: Rules,
         settings: Settings,
         transport: Transport,
-        on_close: Any,
+        on_close: Callable[[str], None],
     ) -> None:
         self.code = code
         self.rules = rules
@@ -90,12 +70,10 @@ class Room:
         self.game: Game | None = None
         self.games = 0
         self.first = 0
-        self.host: Person | None = None
         self.seats: list[Occupant | None] = [None] * MAX_SEATS
+        self.people = People(lambda p: self.seat_of(p) is not None, settings.max_people_per_room)
         self.closed = False
         self.lock = asyncio.Lock()
-        self._people: dict[str, Person] = {}  # by token
-        self._by_sid: dict[str, Person] = {}
         self._turn_started_at = 0.0
         self._bot_plans: dict[int, Plan] = {}
         self._timers = Timers()
@@ -103,266 +81,116 @@ class Room:
 
     # ---- reading -----------------------------------------------------------------------
 
+    @property
+    def host(self) -> Person | None:
+        return self.people.host
+
     def seat_of(self, person: Person) -> int | None:
         for seat, occupant in enumerate(self.seats):
             if occupant is person:
                 return seat
         return None
 
-    def spectators(self) -> list[Person]:
-        return [p for p in self._people.values() if p.connected and self.seat_of(p) is None]
-
     def connected(self) -> list[Person]:
-        return [p for p in self._people.values() if p.connected]
+        return self.people.connected()
+
+    def spectators(self) -> list[Person]:
+        return [p for p in self.connected() if self.seat_of(p) is None]
 
     def summary(self) -> dict[str, Any]:
-        seated = sum(occupant is not None for occupant in self.seats)
         return {
             "code": self.code,
             "phase": self.phase,
             "game": self.games,
-            "seated": seated,
+            "seated": sum(occupant is not None for occupant in self.seats),
             "spectators": len(self.spectators()),
         }
 
     # ---- people come and go ------------------------------------------------------------
 
     async def join(self, sid: str, name: str, token: str | None) -> tuple[Person, str | None]:
-        """Seats `sid` as the person holding `token` (or a new person); returns them and the
-        sid of the connection this one replaces, which the caller must disconnect."""
+        """Connection `sid` is now the person holding `token` (or a new person); returns them
+        and the sid of the older connection this one replaces, for the caller to close."""
         async with self.lock:
-            now = time.monotonic()
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
-            person = self._people.get(token) if token else None
-            replaced = person.sid if person is not None else None
-            if person is None:
-                person = self._new_person(name, sid, now)
-                events: list[EventDict] = [{"kind": "join", "player": person.id, "name": name}]
-            else:
-                if replaced is not None:
-                    del self._by_sid[replaced]
-                else:
-                    person.connected_since = now
-                person.name, person.sid, person.disconnected_at = name, sid, None
-                events = [{"kind": "reconnect", "player": person.id, "seat": self.seat_of(person)}]
-            self._by_sid[sid] = person
-            if self.host is None:
-                self.host = person
-            events += self._hand_over_host_if_gone(now)
+            now = time.monotonic()
+            person, replaced, events = self.people.admit(sid, name, token, now)
+            for event in events:
+                if event["kind"] == "reconnect":
+                    event["seat"] = self.seat_of(person)
+            events += self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
             await self.transport.emit(WELCOME, {"player": person.id, "token": person.token}, to=sid)
             await self._commit(events, now)
             return person, replaced
 
-    def _new_person(self, name: str, sid: str, now: float) -> Person:
-        if len(self.connected()) >= self.settings.max_people_per_room:
-            raise ProtocolError(ErrorCode.ROOM_FULL, "this room is full")
-        person = Person("p" + secrets.token_hex(4), secrets.token_urlsafe(16), name, sid, now)
-        self._people[person.token] = person
-        return person
-
     async def drop(self, sid: str, *, left: bool) -> None:
-        """The connection `sid` is gone; `left` when the person closed it on purpose."""
+        """Connection `sid` is gone; `left` when the person said goodbye (`leave`)."""
         async with self.lock:
-            person = self._by_sid.pop(sid, None)
+            now = time.monotonic()
+            person = self.people.release(sid, now)
             if person is None or self.closed:
                 return
-            now = time.monotonic()
-            person.sid, person.disconnected_at = None, now
             seat = self.seat_of(person)
             events: list[EventDict] = []
             if left and seat is not None and self.phase != "playing":
-                events += self._leave_seat(person, seat)
-            kind = "leave" if left else "disconnect"
-            events.append({"kind": kind, "player": person.id, "seat": seat})
+                events += lobby.leave_seat(self, person, seat)
+            events.append(
+                {"kind": "leave" if left else "disconnect", "player": person.id, "seat": seat}
+            )
             if person is self.host:
                 if left or self.settings.host_handover_seconds == 0:
-                    events += self._hand_over_host(now)
+                    events += self.people.hand_over()
                 else:
                     when = now + self.settings.host_handover_seconds
                     self._timers.at("host", when, self._host_timeout)
-            self._forget_if_unneeded(person)
+            self.people.forget_if_unneeded(person)
             await self._commit(events, now)
 
     async def _host_timeout(self) -> None:
         async with self.lock:
             now = time.monotonic()
-            events = self._hand_over_host_if_gone(now)
+            events = self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
             if events and not self.closed:
                 await self._commit(events, now)
-
-    def _hand_over_host_if_gone(self, now: float) -> list[EventDict]:
-        host = self.host
-        if host is None or host.connected or host.disconnected_at is None:
-            return []
-        if now - host.disconnected_at < self.settings.host_handover_seconds:
-            return []
-        return self._hand_over_host(now)
-
-    def _hand_over_host(self, now: float) -> list[EventDict]:
-        """The connected person present longest becomes host (if anyone is connected)."""
-        candidates = self.connected()
-        if not candidates:
-            gone = self.host
-            if gone is not None and not gone.connected:
-                self.host = None  # the next person in becomes host
-                self._forget_if_unneeded(gone)
-            return []
-        new_host = min(candidates, key=lambda p: p.connected_since)
-        if new_host is self.host:
-            return []
-        old, self.host = self.host, new_host
-        if old is not None:
-            self._forget_if_unneeded(old)
-        return [{"kind": "host", "player": new_host.id}]
-
-    def _forget_if_unneeded(self, person: Person) -> None:
-        """A gone spectator leaves no trace, so reconnecting strangers cannot fill memory."""
-        if not person.connected and person is not self.host and self.seat_of(person) is None:
-            self._people.pop(person.token, None)
 
     # ---- what people do ----------------------------------------------------------------
 
     async def act(self, sid: str, event: str, message: Message, now: float) -> Ack:
         """Applies a validated client message from connection `sid`, arrived at `now`."""
         async with self.lock:
-            person = self._by_sid.get(sid)
+            person = self.people.by_sid(sid)
             try:
                 if person is None or self.closed:
                     raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
-                return await self._dispatch(person, event, message, now)
+                if event in ("flip", "slap"):
+                    return ack(events=await self._play_for(person, event, message, now))
+                events, fields = lobby.HANDLERS[event](self, person, message, now)
             except ProtocolError as error:
                 return ack(error)
             except IllegalAction as refused:
                 return ack(ProtocolError(ErrorCode(refused.code), refused.message))
+            if self.phase == "playing" and event in ("start", "rematch"):
+                self._new_game(now)
+            if events:
+                await self._commit(events, now)
+            return ack(**fields)
 
-    async def _dispatch(self, person: Person, event: str, message: Message, now: float) -> Ack:
-        if event in ("flip", "slap"):
-            seat = self.seat_of(person)
-            if seat is None:
-                raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
-            pile_id = message.pile_id if isinstance(message, Slap) else None
-            return ack(events=await self._play(seat, event, pile_id, now))
-        if event == "sit":
-            assert isinstance(message, Sit)
-            return await self._sit(person, message.seat, now)
-        if event == "stand":
-            return await self._stand(person, now)
-        self._check_host(person)
-        if event == "add_bot":
-            assert isinstance(message, AddBot)
-            return await self._add_bot(message.level, now)
-        if event == "remove":
-            assert isinstance(message, Remove)
-            return await self._remove(message.seat, now)
-        if event == "rules":
-            assert isinstance(message, RulesUpdate)
-            return await self._change_rules(message, now)
-        if event in ("start", "rematch"):
-            return await self._start(rematch=event == "rematch", now=now)
-        raise ProtocolError(ErrorCode.UNKNOWN_EVENT, "the server handles no such event")
-
-    def _check_host(self, person: Person) -> None:
-        if person is not self.host:
-            raise ProtocolError(ErrorCode.NOT_HOST, "only the host can do that")
-
-    def _check_lobby(self) -> None:
-        """Seats and rules change between games only."""
-        if self.phase == "playing":
-            raise ProtocolError(ErrorCode.WRONG_PHASE, "not during a game")
-
-    def _reopen_lobby(self) -> None:
-        """A lobby change after a game clears the finished game's table."""
-        self.phase, self.game = "lobby", None
-
-    async def _sit(self, person: Person, wanted: int | None, now: float) -> Ack:
-        self._check_lobby()
-        current = self.seat_of(person)
-        if wanted is None:
-            wanted = current if current is not None else self._free_seat()
-        if wanted == current:
-            return ack(seat=current)
-        if self.seats[wanted] is not None:
-            raise ProtocolError(ErrorCode.SEAT_TAKEN, "that seat is taken")
-        events = self._leave_seat(person, current) if current is not None else []
-        self._reopen_lobby()
-        self.seats[wanted] = person
-        events.append({"kind": "sit", "player": person.id, "seat": wanted, "name": person.name})
-        await self._commit(events, now)
-        return ack(seat=wanted)
-
-    def _free_seat(self) -> int:
-        for seat, occupant in enumerate(self.seats):
-            if occupant is None:
-                return seat
-        raise ProtocolError(ErrorCode.NO_FREE_SEAT, "every seat is taken")
-
-    async def _stand(self, person: Person, now: float) -> Ack:
-        self._check_lobby()
+    async def _play_for(
+        self, person: Person, action: str, message: Message, now: float
+    ) -> list[EventDict]:
         seat = self.seat_of(person)
         if seat is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
-        self._reopen_lobby()
-        await self._commit(self._leave_seat(person, seat), now)
-        return ack()
+            raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
+        pile_id = message.pile_id if isinstance(message, Slap) else None
+        return await self._play(seat, action, pile_id, now)
 
-    def _leave_seat(self, person: Person, seat: int) -> list[EventDict]:
-        self.seats[seat] = None
-        return [{"kind": "stand", "player": person.id, "seat": seat}]
-
-    async def _add_bot(self, level: Level, now: float) -> Ack:
-        self._check_lobby()
-        seat = self._free_seat()
-        bot = Bot(level, time_scale=self.settings.bot_time_scale)
-        self._reopen_lobby()
-        self.seats[seat] = bot
-        await self._commit([{"kind": "bot", "seat": seat, "level": level, "name": bot.name}], now)
-        return ack(seat=seat)
-
-    async def _remove(self, seat: int, now: float) -> Ack:
-        self._check_lobby()
-        occupant = self.seats[seat]
-        if occupant is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "that seat is empty")
-        self._reopen_lobby()
-        self.seats[seat] = None
-        player = occupant.id if isinstance(occupant, Person) else None
-        if isinstance(occupant, Person):
-            self._forget_if_unneeded(occupant)
-        await self._commit([{"kind": "remove", "seat": seat, "player": player}], now)
-        return ack()
-
-    async def _change_rules(self, update: RulesUpdate, now: float) -> Ack:
-        self._check_lobby()
-        self.rules = merged_rules(self.rules, update)
-        self._reopen_lobby()
-        rules = self.rules.to_dict()
-        await self._commit([{"kind": "rules", "rules": rules}], now)
-        return ack(rules=rules)
-
-    async def _start(self, *, rematch: bool, now: float) -> Ack:
-        wanted_phase = "over" if rematch else "lobby"
-        if self.phase != wanted_phase:
-            reason = "rematch follows a finished game" if rematch else "a game is on"
-            raise ProtocolError(ErrorCode.WRONG_PHASE, reason)
-        seated = [occupant for occupant in self.seats if occupant is not None]
-        if not MIN_PLAYERS <= len(seated) <= MAX_SEATS:
-            raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, "a game needs 2 to 8 seated")
-        # Compact the seats, so game seat i is room seat i.
-        self.seats = seated + [None] * (MAX_SEATS - len(seated))
-        self.first = (self.first + 1) % len(seated) if self.games else 0
-        seed = secrets.randbits(64)  # nobody can predict a deck
-        self.game = Game.deal(len(seated), rules=self.rules, seed=seed, first=self.first, now=now)
-        self.games += 1
-        self.phase = "playing"
+    def _new_game(self, now: float) -> None:
         self._turn_started_at = now
-        for occupant in seated:
+        self._bot_plans.clear()
+        for occupant in self.seats:
             if isinstance(occupant, Bot):
                 occupant.forget()
-        self._bot_plans.clear()
-        start = {"kind": "start", "game": self.games, "first": self.first, "rematch": rematch}
-        await self._commit([start], now)
-        return ack(game=self.games)
 
     # ---- the game: one path for people, bots and the autopilot ------------------------
 
@@ -514,13 +342,6 @@ def event_dict(event: Event, now: float, *, auto: bool = False) -> EventDict:
     if isinstance(event, Flip):
         data["auto"] = auto
     return data
-
-
-def merged_rules(rules: Rules, update: RulesUpdate) -> Rules:
-    try:
-        return Rules.from_dict({**rules.to_dict(), **update.changes()})
-    except ValueError as exc:
-        raise ProtocolError(ErrorCode.BAD_RULES, str(exc)[:200]) from None
 
 
 class Rooms:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from app.bots import Bot
+from app.people import Person
 
 if TYPE_CHECKING:
-    from app.rooms import Person, Room
+    from app.rooms import Room
 
 EMPTY_PILE = {"id": 0, "count": 0, "top": []}
 

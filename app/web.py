@@ -9,8 +9,9 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from app.lobby import merged_rules
 from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
-from app.rooms import Rooms, merged_rules
+from app.rooms import Rooms
 from engine import Rules
 
 router = APIRouter()
