@@ -33,8 +33,8 @@ def share_url(request: Request, code: str) -> str:
     return str(url)
 
 
-def not_found(request: Request) -> Response:
-    return TEMPLATES.TemplateResponse(request, "404.html", {}, status_code=404)
+def not_found(request: Request, *, room: bool = False) -> Response:
+    return TEMPLATES.TemplateResponse(request, "404.html", {"room": room}, status_code=404)
 
 
 @router.get("/", include_in_schema=False)
@@ -45,7 +45,7 @@ async def home(request: Request) -> Response:
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
     if find_room(request, code) is None:
-        return not_found(request)
+        return not_found(request, room=True)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
     return TEMPLATES.TemplateResponse(request, "room.html", context)

@@ -123,7 +123,7 @@ const HANDLERS = {
     if (mine) buzz([50, 40, 50, 40, 120]);
   },
   start(state, event) {
-    banner(event.rematch ? "New game! Cards dealt" : "Cards dealt. Good luck!", "good");
+    banner(event.rematch ? "New game! Slap when a Jack shows" : "Cards dealt! Slap when a Jack shows", "good");
     announce(`Game ${event.game ?? ""} starts. ${seatName(state, state.next)} flips first.`);
   },
   join(state, event) {

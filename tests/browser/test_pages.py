@@ -30,6 +30,9 @@ async def test_home_page_joins_by_code_and_unknown_rooms_get_a_friendly_page(
     await expect(page.locator("h1")).to_have_text("No such table")
     answer = await page.goto(f"{base_url}/r/ZZZZZZ")
     assert answer is not None and answer.status == 404
+    answer = await page.goto(f"{base_url}/no/such/page")
+    assert answer is not None and answer.status == 404
+    await expect(page.locator("h1")).to_have_text("Page not found")
     # Chromium logs each 404 document it loads; no other error may appear.
     assert [p for p in person.problems if "status of 404" not in p] == []
 
