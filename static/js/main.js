@@ -55,7 +55,10 @@ function refused(reason) {
   else fatal("Could not join", reason.message || "The server refused the connection.");
 }
 
+let leaving = false;
+
 function closed() {
+  if (leaving) return;
   setStatus("disconnected");
   fatal("Disconnected", "This seat is open in another tab or window, or the server closed the connection.");
 }
@@ -117,6 +120,13 @@ function wireLobby() {
   byId("to-lobby").addEventListener("click", () => act("rules", {}));
   byId("rules-form").addEventListener("change", () => act("rules", readRules(byId("rules-form"))));
   byId("rules-form").addEventListener("submit", (event) => event.preventDefault());
+  for (const button of document.querySelectorAll("[data-leave]")) {
+    button.addEventListener("click", async () => {
+      leaving = true; // the server closes the connection next: that is no error
+      await send("leave", {});
+      window.location.assign("/");
+    });
+  }
   byId("bots").addEventListener("click", (event) => {
     const level = event.target.closest("[data-bot]")?.dataset.bot;
     if (level) act("add_bot", { level });

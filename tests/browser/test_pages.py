@@ -93,5 +93,10 @@ async def test_a_newcomer_names_themselves_once_shares_the_table_and_sees_reconn
     )
     await expect(page.locator("#lobby-status")).not_to_be_empty()
 
+    # Leaving on purpose takes the friend home and out of the host's room.
+    await friend.page.tap("#lobby [data-leave]")
+    await friend.page.wait_for_url(f"{base_url}/")
+    await expect(page.locator("#watchers")).to_be_hidden(timeout=WAIT_MS)
+
     assert friend.problems == []
     assert host.problems == []
