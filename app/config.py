@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     # Refused (rate-limited) events in a row before the connection is closed at the transport.
     flood_cutoff: int = Field(default=40, ge=1)
 
+    # How soon a vanished connection is noticed: a ping every interval, gone after the timeout.
+    ping_interval_seconds: float = Field(default=10.0, gt=0)
+    ping_timeout_seconds: float = Field(default=5.0, gt=0)
+
     disconnected_autoflip_seconds: float = Field(default=5.0, ge=0)
     idle_autoflip_seconds: float = Field(default=10.0, gt=0)
     # The least time a disconnected seat's turn lasts before the autopilot flips for it.

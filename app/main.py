@@ -21,6 +21,8 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         async_mode="asgi",
         cors_allowed_origins=settings.origins(),
         max_http_buffer_size=settings.max_message_bytes,
+        ping_interval=settings.ping_interval_seconds,
+        ping_timeout=settings.ping_timeout_seconds,
     )
     rooms = Rooms(settings, sio)
 

@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     NO_FREE_SEAT = "no_free_seat"
     TOO_FEW_PLAYERS = "too_few_players"
     BAD_RULES = "bad_rules"
+    INTERNAL = "internal_error"
     # The engine's refusals, passed through with the engine's own codes.
     BAD_SEAT = EngineCode.BAD_SEAT.value
     GAME_OVER = EngineCode.GAME_OVER.value

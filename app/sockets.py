@@ -81,9 +81,13 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
             message = parse(event, args)
         except ProtocolError as error:
             return ack(error)
-        if event == "leave":
-            return await _leave(sid, connection)
-        return await connection.room.act(sid, event, message, now)
+        try:
+            if event == "leave":
+                return await _leave(sid, connection)
+            return await connection.room.act(sid, event, message, now)
+        except Exception:  # a bug of ours: the client still gets its answer
+            log.exception("event %r from %s failed", event, sid)
+            return ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
 
     async def _leave(sid: str, connection: Connection) -> Ack:
         """A goodbye: the room hears it at once, then the connection closes (after this ack,

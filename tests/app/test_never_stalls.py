@@ -5,6 +5,8 @@ import asyncio
 
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
+from engine import Rules
+
 
 async def seated_game(server: Server, *names: str) -> list[Client]:
     code = await server.new_room()
@@ -75,3 +77,34 @@ async def test_a_room_with_only_bots_and_a_gone_person_still_ends() -> None:
         assert room.game is not None and room.game.winner is not None
         assert sum(room.game.hand_sizes) == 52
         await asyncio.wait_for(ann.disconnected.wait(), WAIT)
+
+
+async def test_the_time_limit_ends_a_game_nobody_plays(server: Server) -> None:
+    code = await server.new_room()
+    ann, bob, cy = await join(server, code, "Ann", "Bob", "Cy")
+    for client in (ann, bob, cy):
+        await client.ok("sit", {"seat": None})
+    room = server.room(code)
+    room.rules = Rules(time_limit=0.2)  # the protocol allows 10 s and more; tests cannot wait
+    await ann.ok("start")
+    over = await ann.wait_state(lambda s: s["phase"] == "over")
+    assert over["winner"] == 0 and over["win_reason"] == "time"  # 18 cards to 17 and 17
+    assert over["pile"]["count"] == 0 and over["seats"][0]["cards"] == 18
+    await close_all([ann, bob, cy])
+
+
+async def test_a_server_bug_still_answers_and_the_room_plays_on(server: Server) -> None:
+    code = await server.new_room()
+    (ann,) = await join(server, code, "Ann")
+    room = server.room(code)
+    act = room.act
+
+    async def broken(*args: object) -> dict:
+        raise RuntimeError("a bug")
+
+    room.act = broken  # type: ignore[method-assign]
+    reply = await ann.call("sit", {"seat": 0})
+    assert reply["error"]["code"] == "internal_error"
+    room.act = act  # type: ignore[method-assign]
+    assert (await ann.ok("sit", {"seat": 0}))["seat"] == 0
+    await ann.close()
