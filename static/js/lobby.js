@@ -1,0 +1,28 @@
+// The lobby's and the game-over card's buttons: each sends one client event.
+
+import { byId } from "./dom.js";
+import { readRules } from "./rules.js";
+
+export function wireLobby({ act, leave }) {
+  byId("start").addEventListener("click", () => act("start", {}));
+  byId("sit").addEventListener("click", () => act("sit", { seat: null }));
+  byId("stand").addEventListener("click", () => act("stand", {}));
+  byId("rematch").addEventListener("click", () => act("rematch", {}));
+  byId("sit-next").addEventListener("click", () => act("sit", { seat: null }));
+  // After a game any lobby action reopens the lobby; an empty rules change is the gentlest.
+  byId("to-lobby").addEventListener("click", () => act("rules", {}));
+  const rulesForm = byId("rules-form");
+  rulesForm.addEventListener("change", () => act("rules", readRules(rulesForm)));
+  rulesForm.addEventListener("submit", (event) => event.preventDefault());
+  for (const button of document.querySelectorAll("[data-leave]")) button.addEventListener("click", leave);
+  byId("bots").addEventListener("click", (event) => {
+    const level = event.target.closest("[data-bot]")?.dataset.bot;
+    if (level) act("add_bot", { level });
+  });
+  byId("seats").addEventListener("click", (event) => {
+    const sit = event.target.closest("[data-sit]");
+    const remove = event.target.closest("[data-remove]");
+    if (sit) act("sit", { seat: Number(sit.dataset.sit) });
+    if (remove) act("remove", { seat: Number(remove.dataset.remove) });
+  });
+}

@@ -1,0 +1,31 @@
+// Movement that tells a story: the taken pile sliding to the winner's seat.
+// Web Animations keep it off the main render path; reduced motion keeps only the pulse.
+
+import { byId } from "./dom.js";
+
+const calm = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// The taken pile slides to the taker's seat, so everyone sees who won the slap.
+export function slidePileTo(seat) {
+  const seatNode = document.querySelector(`.seat[data-seat="${seat}"]`);
+  if (!seatNode) return;
+  seatNode.classList.remove("seat--took");
+  void seatNode.offsetWidth;
+  seatNode.classList.add("seat--took");
+  const top = byId("pile").lastElementChild;
+  if (calm() || !top || !top.classList.contains("card")) return;
+  const from = top.getBoundingClientRect();
+  const to = seatNode.querySelector(".seat-avatar").getBoundingClientRect();
+  const flying = top.cloneNode(true);
+  flying.classList.add("flying-card");
+  flying.classList.remove("card--new");
+  Object.assign(flying.style, { left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px` });
+  document.body.append(flying);
+  const dx = to.left + to.width / 2 - (from.left + from.width / 2);
+  const dy = to.top + to.height / 2 - (from.top + from.height / 2);
+  const motion = flying.animate(
+    [{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.25) rotate(20deg)`, opacity: 0.2 }],
+    { duration: 380, easing: "cubic-bezier(.4,0,.6,1)" },
+  );
+  motion.onfinish = () => flying.remove();
+}
