@@ -34,6 +34,7 @@ class Person:
     context: BrowserContext
     page: Page
     touch: bool
+    slaps: bool = False  # whether keep_playing slaps triggers for this person
     problems: list[str] = field(default_factory=list)
     # Held by whoever drives the page for a step, so a reload never cuts a step in half.
     turn: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -21,6 +21,11 @@ FLIP_DONE = f"""() => {{
   const table = ({READ_TABLE})();
   return !table.myTurn || !!table.trigger || table.frozen;
 }}"""
+TRIGGER_TO_SLAP = f"""() => {{
+  const table = ({READ_TABLE})();
+  return !!table.trigger && !table.frozen;
+}}"""
+TOO_LATE = "() => /Too late/.test(document.getElementById('banner').textContent)"
 NO_TRIGGER_ON_A_PILE = f"""() => {{
   const table = ({READ_TABLE})();
   return table.pileCards > 0 && !table.trigger && !table.frozen;
@@ -48,20 +53,20 @@ async def open_table_from_home(phone: Person, base_url: str) -> str:
     return link
 
 
-async def keep_playing(person: Person, flip_key: str | None, slaps: bool) -> None:
-    """Flip on your turn (tap or key), slap every trigger (tap) if `slaps`, until the end."""
+async def keep_playing(person: Person, flip_key: str | None) -> None:
+    """Flip on your turn (tap or key), tap every trigger if `person.slaps`, until the end."""
     while True:
         async with person.turn:
-            if not await play_one_step(person, flip_key, slaps):
+            if not await play_one_step(person, flip_key):
                 return
 
 
-async def play_one_step(person: Person, flip_key: str | None, slaps: bool) -> bool:
+async def play_one_step(person: Person, flip_key: str | None) -> bool:
     page = person.page
     table = await person.table()
     if table["phase"] == "over":
         return False
-    if slaps and table["trigger"]:
+    if person.slaps and table["trigger"]:
         box = await page.locator("#felt").bounding_box()
         assert box is not None
         await page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)
@@ -113,12 +118,36 @@ async def refresh_and_rejoin(person: Person, name: str) -> None:
         assert (await person.table())["phase"] in ("playing", "over")
 
 
+async def slap_together_and_one_is_too_late(phone: Person, bob: Person, cy: Person) -> None:
+    """Both desktops slap the same Jack: one takes it (or the bot was first), and a slap
+    at a pile already taken says "too late" and costs nothing."""
+    phone.slaps = False  # the phone only flips meanwhile, so the desktops race each other
+    try:
+        for _attempt in range(5):
+            await bob.page.wait_for_function(TRIGGER_TO_SLAP, timeout=GAME_MS)
+            async with bob.turn, cy.turn:
+                await asyncio.gather(
+                    bob.page.keyboard.press("Space"), cy.page.keyboard.press("Space")
+                )
+            seen = await asyncio.gather(
+                *(p.page.wait_for_function(TOO_LATE, timeout=5000) for p in (bob, cy)),
+                return_exceptions=True,
+            )
+            if any(not isinstance(outcome, Exception) for outcome in seen):
+                return
+            # A press came too slow and hit the next pile (a false slap), or a freeze: again.
+        raise AssertionError("two slaps on one Jack never gave a 'too late'")
+    finally:
+        phone.slaps = True
+
+
 async def direct_the_game(phone: Person, bob: Person, cy: Person, shots: Path) -> None:
     await phone.page.wait_for_function("() => document.querySelectorAll('#pile .card').length >= 2")
     await phone.page.screenshot(path=shots / "table-phone.png", animations="disabled")
     await bob.page.screenshot(path=shots / "table-desktop.png", animations="disabled")
     await slap_wrongly_and_see_the_freeze(bob, shots)
     await refresh_and_rejoin(cy, XSS_NAME)
+    await slap_together_and_one_is_too_late(phone, bob, cy)
 
 
 @pytest.mark.timeout(200)
@@ -126,6 +155,7 @@ async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:
     phone = await Person.open(browser, "phone", PHONE)
+    phone.slaps = True
     bob = await Person.open(browser, "desktop Bob", DESKTOP)
     cy = await Person.open(browser, "desktop Cy", DESKTOP)
     people = [phone, bob, cy]
@@ -150,9 +180,9 @@ async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
         await person.wait_phase("playing")
 
     players = [
-        keep_playing(phone, None, slaps=True),
-        keep_playing(bob, "f", slaps=False),
-        keep_playing(cy, "Enter", slaps=False),
+        keep_playing(phone, None),
+        keep_playing(bob, "f"),
+        keep_playing(cy, "Enter"),
     ]
     await asyncio.wait_for(
         asyncio.gather(*players, direct_the_game(phone, bob, cy, screenshots)), GAME_MS / 1000
