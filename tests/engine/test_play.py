@@ -4,6 +4,8 @@ from collections import Counter
 
 from engine_helpers import all_cards, evs, hands, kinds, new, pile, refused
 
+from engine import Card, Game
+
 # --- rule 2: only next_to_play flips; the turn passes up the seats, wrapping, skipping outs
 
 
@@ -441,3 +443,10 @@ def test_a_played_out_sequence_keeps_every_card():
     g.slap(0, 5.5)
     assert all_cards(g) == start
     assert sum(g.hand_sizes) + len(g.pile) == sum(Counter(start).values())
+
+
+def test_from_hands_takes_cards_or_text_alike():
+    g = Game.from_hands([[Card.parse("2H"), "3h"], ["10c", Card.parse("JD")]], pile=["td"])
+    assert hands(g) == [["2H", "3H"], ["10C", "JD"]]
+    assert pile(g) == ["10D"]
+    assert all(isinstance(c, Card) for c in g.hand(0) + g.pile)
