@@ -10,8 +10,15 @@ from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, ConsoleMessage, Dialog, Page, expect
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+# The phone plays in the dark theme, the desktops in the light one: screenshots show both.
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "has_touch": True,
+    "is_mobile": True,
+    "color_scheme": "dark",
+}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}, "color_scheme": "light"}
+CALM_DESKTOP = {**DESKTOP, "reduced_motion": "reduce"}
 WAIT_MS = 20_000  # generous for a shared 2-core machine: waits end on what they wait for
 
 READ_TABLE = """() => {
