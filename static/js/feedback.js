@@ -3,7 +3,7 @@
 
 import { cardLabel, cardName } from "./cards.js";
 import { byId, el, setText } from "./dom.js";
-import { slidePileTo } from "./motion.js";
+import { noteFlip, slidePileTo } from "./motion.js";
 import { play } from "./sound.js";
 import { mySeat, people, seatName } from "./state.js";
 
@@ -45,6 +45,7 @@ function name(state, event) {
 
 const HANDLERS = {
   flip(state, event) {
+    noteFlip(event.seat);
     play("flip");
     if (event.auto && event.seat !== mySeat(state)) toast(`Flipped for ${name(state, event)} (away)`);
     else if (event.auto) toast("Flipped for you: it was your turn");

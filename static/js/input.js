@@ -41,6 +41,7 @@ export function setupInput({ getState, send }) {
 
   async function flip() {
     if (!playing()) return;
+    if (navigator.vibrate) navigator.vibrate(8); // a tick under the thumb
     const ack = await send("flip", {});
     if (ack && !ack.ok) actionFailed(ack.error);
   }

@@ -29,3 +29,30 @@ export function slidePileTo(seat) {
   );
   motion.onfinish = () => flying.remove();
 }
+
+const lastFlip = { seat: null, at: -Infinity };
+const FLIP_FRESH_MS = 600;
+
+export function noteFlip(seat) {
+  lastFlip.seat = seat;
+  lastFlip.at = performance.now();
+}
+
+// A new top card flies in from the seat that flipped it (or simply drops in).
+export function dealIn(card) {
+  if (calm()) return;
+  const fresh = performance.now() - lastFlip.at < FLIP_FRESH_MS;
+  const avatar = fresh && document.querySelector(`.seat[data-seat="${lastFlip.seat}"] .seat-avatar`);
+  if (!avatar) {
+    card.classList.add("card--new");
+    return;
+  }
+  const to = card.getBoundingClientRect();
+  const from = avatar.getBoundingClientRect();
+  const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+  const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+  card.animate(
+    [{ transform: `translate(${dx}px, ${dy}px) scale(0.3) rotate(-25deg)`, opacity: 0.7 }, { transform: "rotate(2deg)", opacity: 1 }],
+    { duration: 220, easing: "cubic-bezier(.2,.7,.3,1)" },
+  );
+}

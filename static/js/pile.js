@@ -2,6 +2,7 @@
 
 import { cardElement, cardName } from "./cards.js";
 import { el, setText } from "./dom.js";
+import { dealIn } from "./motion.js";
 
 let shownKey = "";
 let shownTop = null;
@@ -43,8 +44,8 @@ export function renderPile(state, pileNode, countNode) {
     return;
   }
   const cards = top.map((text) => cardElement(text));
-  if (isNewTop) cards[cards.length - 1].classList.add("card--new");
   pileNode.replaceChildren(...cards);
+  if (isNewTop) dealIn(cards[cards.length - 1]);
   pileNode.dataset.top = topCard;
   pileNode.setAttribute("aria-label", `Top card: ${cardName(topCard)}`);
 }
