@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from browser_table import CALM_DESKTOP, DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person, seconds_text
 from playwright.async_api import Browser, expect
-from table import CALM_DESKTOP, DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person, seconds_text
 
 # The issue's `<img src=x onerror=alert(1)>` is 28 characters and names stop at 20, so the
 # same attack in 20: it would run if a page ever built HTML from a name.

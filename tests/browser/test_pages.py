@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from browser_table import DESKTOP, PHONE, WAIT_MS, Person
 from playwright.async_api import Browser, expect
-from table import DESKTOP, PHONE, WAIT_MS, Person
 
 
 async def test_home_page_joins_by_code_and_unknown_rooms_get_a_friendly_page(
