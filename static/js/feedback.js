@@ -29,6 +29,7 @@ export function banner(text, tone = "") {
 }
 
 export function toast(text) {
+  announce(text);
   const node = el("div", "toast", text);
   byId("toasts").append(node);
   setTimeout(() => node.remove(), 3200);

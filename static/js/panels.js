@@ -92,6 +92,7 @@ function statRow(state, stat, winner, fastest) {
 
 export function renderGameOver(state) {
   const over = state.phase === "over";
+  const opening = over && byId("over").hidden;
   show(byId("over"), over);
   if (!over) return;
   const winner = state.winner;
@@ -110,4 +111,6 @@ export function renderGameOver(state) {
   show(byId("to-lobby"), amHost(state));
   const host = hostName(state);
   setText(byId("over-wait"), amHost(state) ? "" : `Waiting for ${host || "the host"} to deal again...`);
+  // Keyboard and screen reader users land on the result, the host on "Play again".
+  if (opening) (amHost(state) ? byId("rematch") : byId("over")).focus({ preventScroll: true });
 }

@@ -37,6 +37,9 @@ export function setupShare({ url, room }) {
     render(phase);
     toggle.focus();
   });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && open && phase !== "lobby") byId("share-close").click();
+  });
   panel.addEventListener("click", (event) => {
     if (event.target === panel) byId("share-close").click(); // tap outside the card closes it
   });
