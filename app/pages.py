@@ -1,5 +1,6 @@
 """HTML pages (home, room, 404), the room's QR code, and the pages' security headers."""
 
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from app.qr import qr_svg
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
+PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 
 router = APIRouter()
 
@@ -63,9 +65,9 @@ def content_security_policy(request: Request) -> str:
     """Everything from our own origin only; the websocket is named explicitly because
     older browsers do not count ws:// to the same host as 'self'."""
     host = request.headers.get("host", "")
-    sockets = f" ws://{host} wss://{host}" if host else ""
+    sockets = f" ws://{host} wss://{host}" if PLAIN_HOST.fullmatch(host) else ""
     return (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
         f"connect-src 'self'{sockets}; object-src 'none'; base-uri 'none'; "
         "form-action 'self'; frame-ancestors 'none'"
     )
