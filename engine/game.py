@@ -280,7 +280,7 @@ class Game:
     def _false_slap(self, seat: int, now: float, events: list[Event]) -> None:
         hand = self._hands[seat]
         if not hand:  # only in last_chance: no card to pay with, so the last chance is spent
-            events.append(FalseSlap(seat, None, None, self._frozen[seat]))
+            events.append(FalseSlap(seat, None, None, now))
             self._knock_out(seat, events)
             return
         card = hand.popleft()
@@ -290,8 +290,7 @@ class Game:
             self._update_trigger(now)  # on a short pile the burn can complete a trigger
         else:
             self._hands[receiver].append(card)  # face-down, so the event does not name it
-        if self.rules.freeze_seconds > 0:
-            self._frozen[seat] = now + self.rules.freeze_seconds
+        self._frozen[seat] = now + self.rules.freeze_seconds
         self._stats[seat].false_slaps += 1
         shown = card if receiver is None else None
         events.append(FalseSlap(seat, shown, receiver, self._frozen[seat]))
