@@ -30,7 +30,7 @@ export function renderPile(state, pileNode, countNode) {
   pileNode.classList.toggle("pile--trigger", Boolean(state.trigger || state.slap_open));
   setText(countNode, pile.count > 0 ? `${pile.count} in the pile` : "");
 
-  const key = `${pile.id}|${pile.count}|${top.join(",")}`;
+  const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}`;
   if (key === shownKey) return;
   shownKey = key;
   const topCard = top.length ? top[top.length - 1] : null;
@@ -38,9 +38,9 @@ export function renderPile(state, pileNode, countNode) {
   shownTop = topCard;
 
   if (!top.length) {
-    const hint = state.phase === "lobby" ? "Cards land here" : "Empty pile";
-    pileNode.replaceChildren(el("div", "pile-empty", hint));
+    pileNode.replaceChildren(el("div", "pile-empty", "Empty pile"));
     pileNode.removeAttribute("data-top");
+    pileNode.setAttribute("aria-label", "The pile is empty");
     return;
   }
   const cards = top.map((text) => cardElement(text));
