@@ -1,12 +1,15 @@
 // Draws the latest state on the next animation frame: at most one render per frame,
 // always of the newest state (older ones in between are simply skipped).
 
-import { byId, show } from "./dom.js";
+import { byId, setText, show } from "./dom.js";
 import { noteFreezes } from "./freeze.js";
 import { renderControls, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
 import { isMyTurn, mySeat } from "./state.js";
+
+// What the table shouts when a trigger shows (the server names the trigger).
+const CALLS = { jack: "SLAP!", face: "FACE! SLAP!", double: "DOUBLE!", sandwich: "SANDWICH!" };
 
 function renderPage(state) {
   const body = document.body;
@@ -15,6 +18,7 @@ function renderPage(state) {
   const trigger = state.trigger || (state.slap_open ? "slap" : "");
   if (trigger) body.dataset.trigger = trigger;
   else delete body.dataset.trigger;
+  setText(byId("slap-call"), CALLS[trigger] || "SLAP!");
   body.classList.toggle("spectating", mySeat(state) === null);
   show(byId("play"), true);
 }
