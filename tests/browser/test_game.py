@@ -25,6 +25,8 @@ TRIGGER_TO_SLAP = f"""() => {{
   const table = ({READ_TABLE})();
   return !!table.trigger && !table.frozen;
 }}"""
+SETTLED_PILE = """() => document.querySelectorAll('#pile .card').length >= 2
+  && !document.body.dataset.trigger && !document.querySelector('.flying-card')"""
 TOO_LATE = "() => /Too late/.test(document.getElementById('banner').textContent)"
 NO_TRIGGER_ON_A_PILE = f"""() => {{
   const table = ({READ_TABLE})();
@@ -142,9 +144,10 @@ async def slap_together_and_one_is_too_late(phone: Person, bob: Person, cy: Pers
 
 
 async def direct_the_game(phone: Person, bob: Person, cy: Person, shots: Path) -> None:
-    await phone.page.wait_for_function("() => document.querySelectorAll('#pile .card').length >= 2")
-    await phone.page.screenshot(path=shots / "table-phone.png", animations="disabled")
-    await bob.page.screenshot(path=shots / "table-desktop.png", animations="disabled")
+    for person, shot in ((phone, "table-phone.png"), (bob, "table-desktop.png")):
+        # A settled table for the picture: a fanned pile, nothing in flight.
+        await person.page.wait_for_function(SETTLED_PILE, timeout=GAME_MS)
+        await person.page.screenshot(path=shots / shot, animations="disabled")
     await slap_wrongly_and_see_the_freeze(bob, shots)
     await refresh_and_rejoin(cy, XSS_NAME)
     await slap_together_and_one_is_too_late(phone, bob, cy)
