@@ -1,5 +1,13 @@
 // The room page: asks for a name once, connects, and wires state -> render, events ->
-// feedback, taps and keys -> actions. Each concern lives in its own module.
+// feedback, taps and keys -> actions. Each concern lives in its own module:
+//   socket.js   the Socket.IO connection (auth, reconnects, acks)
+//   state.js    the newest state by version, and read-only questions about it
+//   render.js   draws a state once per frame: seats.js, pile.js, panels.js, freeze.js
+//   feedback.js events -> banner, sound.js, vibration, the aria-live announcer; motion.js
+//   input.js    pointerdown / Space slap, F / Enter / tap flip
+//   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js
+// No rule of the game is decided here: the server's state says whose turn it is, whether
+// a trigger shows and how long a freeze lasts.
 
 import { byId } from "./dom.js";
 import { handleEvent, handleStateChange, rememberNames, toast } from "./feedback.js";
