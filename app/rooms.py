@@ -50,6 +50,8 @@ class Transport(Protocol):
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
 
+    async def enter_room(self, sid: str, room: str) -> None: ...
+
 
 class Room:
     def __init__(
@@ -120,6 +122,7 @@ class Room:
                 if event["kind"] == "reconnect":
                     event["seat"] = self.seat_of(person)
             events += self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
+            await self.transport.enter_room(sid, self.code)  # the events go to the room at once
             await self.transport.emit(WELCOME, {"player": person.id, "token": person.token}, to=sid)
             await self._commit(events, now)
             return person, replaced
@@ -256,22 +259,27 @@ class Room:
         self.version += 1
         for event in events:
             event["version"] = self.version
-        await self._broadcast(events)
-        self._schedule(now)
+        seen: dict[int | None, dict[str, Any]] = {}  # state per seat, shared by recipients
+        await self._broadcast(events, seen)
+        self._schedule(now, seen)
 
-    async def _broadcast(self, events: list[EventDict]) -> None:
-        for person in self.connected():
-            assert person.sid is not None
-            state = build_state(self, person, self.seat_of(person))
-            await self.transport.emit(STATE, state, to=person.sid)
+    async def _broadcast(
+        self, events: list[EventDict], seen: dict[int | None, dict[str, Any]]
+    ) -> None:
+        """Each person's own state, then the events to all. Every send is queued on its
+        connection before this returns, so the next change's messages come after these."""
+        states = [
+            self.transport.emit(STATE, build_state(self, p, self.seat_of(p), seen), to=p.sid)
+            for p in self.connected()
+        ]
+        await asyncio.gather(*states)
         for event in events:
-            for person in self.connected():
-                await self.transport.emit(EVENT, event, to=person.sid)
+            await self.transport.emit(EVENT, event, to=self.code)
 
-    def _schedule(self, now: float) -> None:
+    def _schedule(self, now: float, seen: dict[int | None, dict[str, Any]]) -> None:
         self._schedule_autopilot()
         self._schedule_tick()
-        self._schedule_bots()
+        self._schedule_bots(seen)
         if self.connected():
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
@@ -307,12 +315,12 @@ class Room:
         else:
             self._timers.cancel("tick")
 
-    def _schedule_bots(self) -> None:
+    def _schedule_bots(self, seen: dict[int | None, dict[str, Any]] | None = None) -> None:
         for seat, occupant in enumerate(self.seats):
             if not isinstance(occupant, Bot):
                 continue
             timer = f"bot{seat}"
-            plan = occupant.plan(build_state(self, None, seat)) if self.game else None
+            plan = occupant.plan(build_state(self, None, seat, seen)) if self.game else None
             if plan is None:
                 self._timers.cancel(timer)
                 self._bot_plans.pop(seat, None)

@@ -17,11 +17,30 @@ if TYPE_CHECKING:
 EMPTY_PILE = {"id": 0, "count": 0, "top": []}
 
 
-def build_state(room: Room, person: Person | None, seat: int | None) -> dict[str, Any]:
-    """What `person` (None: the bot in `seat`) may see of `room` right now."""
+def build_state(
+    room: Room,
+    person: Person | None,
+    seat: int | None,
+    cache: dict[int | None, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """What `person` (None: the bot in `seat`) may see of `room` right now. Everything but
+    `you` depends only on the seat, so one broadcast builds it once per seat in `cache`."""
+    cache = {} if cache is None else cache
+    if seat not in cache:
+        cache[seat] = _seen_from(room, seat)
+    you = {
+        "player": person.id if person is not None else None,
+        "seat": seat,
+        "host": person is not None and person is room.host,
+    }
+    return {**cache[seat], "you": you}
+
+
+def _seen_from(room: Room, seat: int | None) -> dict[str, Any]:
     game = room.game
     view = game.view(seat) if game is not None else None
     table = view["seats"] if view is not None else None
+    occupants = room.seats[: game.players] if game is not None else room.seats
     return {
         "room": room.code,
         "version": room.version,
@@ -29,14 +48,9 @@ def build_state(room: Room, person: Person | None, seat: int | None) -> dict[str
         "game": room.games,
         "first": room.first,
         "host": room.host.id if room.host is not None else None,
-        "you": {
-            "player": person.id if person is not None else None,
-            "seat": seat,
-            "host": person is not None and person is room.host,
-        },
         "seats": [
             _seat(i, occupant, table[i] if table is not None else None)
-            for i, occupant in enumerate(room.seats[: game.players] if game else room.seats)
+            for i, occupant in enumerate(occupants)
         ],
         "spectators": [
             {"player": p.id, "name": p.name, "connected": True} for p in room.spectators()

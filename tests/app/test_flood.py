@@ -2,12 +2,22 @@
 
 import asyncio
 
-from app_harness import WAIT, Client, Server, close_all, join
+from app_harness import WAIT, Client, close_all, join, serving
+
+from app.config import Settings
+
+REAL_LIMITS = {
+    name: Settings.model_fields[name].default
+    for name in ("rate_per_second", "rate_burst", "flood_cutoff")
+}
 
 
-async def test_a_flood_gets_rate_limited_then_disconnected_while_others_play_on(
-    server: Server,
-) -> None:
+async def test_a_flood_gets_rate_limited_then_disconnected_while_others_play_on() -> None:
+    async with serving(**REAL_LIMITS) as server:
+        await flood_and_check(server)
+
+
+async def flood_and_check(server) -> None:
     flood_room, quiet_room = await server.new_room(), await server.new_room()
     flooder, neighbour = await join(server, flood_room, "Flo", "Ned")
     (quiet,) = await join(server, quiet_room, "Quinn")
@@ -27,9 +37,10 @@ async def test_a_flood_gets_rate_limited_then_disconnected_while_others_play_on(
     await close_all([neighbour, quiet])
 
 
-async def test_a_steady_client_is_never_limited(server: Server) -> None:
-    code = await server.new_room()
-    ann = await Client(server, code, "Ann").connect()
-    for _ in range(30):  # well inside the burst, one at a time
-        assert (await ann.call("sit", {"seat": 1}))["ok"]
-    await ann.close()
+async def test_a_steady_client_is_never_limited() -> None:
+    async with serving(**REAL_LIMITS) as server:
+        code = await server.new_room()
+        ann = await Client(server, code, "Ann").connect()
+        for _ in range(30):  # well inside the burst, one at a time
+            assert (await ann.call("sit", {"seat": 1}))["ok"]
+        await ann.close()

@@ -43,6 +43,9 @@ class Silent:
     async def emit(self, event: str, data: object = None, to: str | None = None) -> None:
         pass
 
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
 
 async def test_every_state_field_is_documented() -> None:
     rooms = Rooms(Settings(allowed_origins=["http://127.0.0.1"]), Silent())
