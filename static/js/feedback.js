@@ -117,6 +117,12 @@ const HANDLERS = {
     const who = knownNames.get(event.player);
     if (who && event.player !== state.you?.player && event.seat !== null && event.seat !== undefined) toast(`${who} is back`);
   },
+  rules(state) {
+    if (!state.you?.host) toast("The host changed the house rules");
+  },
+  remove(state, event) {
+    if (event.player && event.player === state.you?.player) toast("The host freed your seat: you're watching");
+  },
   host(state, event) {
     if (event.player === state.you?.player) toast("You're the host now");
   },
