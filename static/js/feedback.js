@@ -117,9 +117,6 @@ const HANDLERS = {
     const who = knownNames.get(event.player);
     if (who && event.player !== state.you?.player && event.seat !== null && event.seat !== undefined) toast(`${who} is back`);
   },
-  rules(state) {
-    if (!state.you?.host) toast("The host changed the house rules");
-  },
   remove(state, event) {
     if (event.player && event.player === state.you?.player) toast("The host freed your seat: you're watching");
   },
@@ -153,6 +150,8 @@ export function handleStateChange(state, previous) {
   const myTurnNow = state.phase === "playing" && mine !== null && state.next === mine;
   const myTurnBefore = previous && previous.phase === "playing" && previous.next === mine;
   if (myTurnNow && !myTurnBefore) play("turn");
+  const rulesChanged = previous && JSON.stringify(previous.rules) !== JSON.stringify(state.rules);
+  if (rulesChanged && !state.you?.host) toast("The host changed the house rules");
 }
 
 const ERROR_TEXT = {
