@@ -7,6 +7,7 @@ from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
+import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -192,6 +193,41 @@ def test_the_room_keeps_working_after_all_that(table: tuple[Background, Table]) 
     assert room.version > before
     reply = background.run(room.ann.call("rules", {"freeze_seconds": 1}))
     assert reply["error"]["code"] == "wrong_phase"
+
+
+def test_any_auth_is_admitted_or_refused_with_a_reason(table: tuple[Background, Table]) -> None:
+    background, room = table
+    # Not a bare number: in a CONNECT packet digits after the type read as an ack id, and
+    # python-socketio's parser then fails before any handler of ours runs.
+    not_a_number = json_value.filter(
+        lambda v: isinstance(v, bool) or not isinstance(v, int | float)
+    )
+    auth = not_a_number | st.fixed_dictionaries(
+        {"room": st.sampled_from([room.code, room.code.lower(), "ZZZZZZ"]) | json_value},
+        optional={"name": st.text(max_size=25) | json_value, "token": json_value},
+    )
+
+    async def connect(data: Any) -> tuple[bool, Any]:
+        client = Client(room.server, room.code, "x")
+        try:
+            await client.sio.connect(
+                room.server.url, auth=data, transports=["websocket"], wait_timeout=WAIT
+            )
+        except socketio.exceptions.ConnectionError:
+            return False, client.refusal
+        await client.wait_for(lambda: client.states)
+        await client.close()
+        return True, None
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=auth)
+    def check(data: Any) -> None:
+        admitted, refusal = background.run(connect(data))
+        if not admitted:
+            assert refusal["data"]["code"] in {"bad_auth", "no_room", "bad_name"}, refusal
+            assert refusal["message"] == refusal["data"]["message"]
+
+    check()
 
 
 async def test_an_oversized_message_closes_only_that_connection() -> None:
