@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import socketio
@@ -42,7 +42,7 @@ class Connection:
     room: Room
     bucket: TokenBucket
     refused_in_a_row: int = 0
-    cut_off: bool = field(default=False)
+    cut_off: bool = False
 
 
 def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
