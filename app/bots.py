@@ -11,6 +11,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from app.protocol import SeatState, State
+
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
 
@@ -49,14 +51,16 @@ class Bot:
     def name(self) -> str:
         return f"{self.level.capitalize()} bot"
 
-    def plan(self, state: dict[str, Any]) -> Plan | None:
+    def plan(self, state: State) -> Plan | None:
         """What to do next, seen from `state` (the bot seat's own view), or None: wait.
 
         The same situation gets the same decision (the same object), so a bot rolls its dice
         once per card and does not false-slap again each time someone joins the room."""
         seat = state["you"]["seat"]
+        if seat is None or state["phase"] != "playing":
+            return None
         me = state["seats"][seat]
-        if state["phase"] != "playing" or me is None or me["out"]:
+        if me is None or me["out"]:
             return None
         pile = state["pile"]
         key: tuple[Any, ...] = (pile["id"], pile["count"], tuple(pile["top"]), state["next"])
@@ -69,7 +73,7 @@ class Bot:
         """Decide afresh next time: the last plan was refused."""
         self._decided = None
 
-    def _decide(self, state: dict[str, Any], seat: int, me: dict[str, Any]) -> Plan | None:
+    def _decide(self, state: State, seat: int, me: SeatState) -> Plan | None:
         pile, top = state["pile"], state["pile"]["top"]
         unfreeze = me["frozen_ms"] / 1000
         if state["slap_open"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
@@ -66,6 +66,26 @@ class Message(BaseModel):
 
 
 class Empty(Message):
+    """A message with no fields: `{}` (or nothing)."""
+
+
+class Stand(Empty):
+    pass
+
+
+class Start(Empty):
+    pass
+
+
+class Rematch(Empty):
+    pass
+
+
+class Flip(Empty):
+    pass
+
+
+class Leave(Empty):
     pass
 
 
@@ -115,15 +135,15 @@ class CreateRoom(Message):
 # The events a client may send, and the model each payload must fit.
 CLIENT_EVENTS: dict[str, type[Message]] = {
     "sit": Sit,
-    "stand": Empty,
+    "stand": Stand,
     "add_bot": AddBot,
     "remove": Remove,
     "rules": RulesUpdate,
-    "start": Empty,
-    "rematch": Empty,
-    "flip": Empty,
+    "start": Start,
+    "rematch": Rematch,
+    "flip": Flip,
     "slap": Slap,
-    "leave": Empty,
+    "leave": Leave,
 }
 
 
@@ -181,7 +201,67 @@ def clean_name(name: str) -> str:
 
 # ---- outgoing ----------------------------------------------------------------------------
 
-Ack = dict[str, Any]
+Ack = dict[str, Any]  # {"ok": true, ...} or {"ok": false, "error": {"code", "message"}}
+EventDict = dict[str, Any]  # {"kind", "version", ...}: the kinds are in docs/protocol.md
+
+
+class Welcome(TypedDict):
+    player: str
+    token: str
+
+
+class You(TypedDict):
+    player: str | None
+    seat: int | None
+    host: bool
+
+
+class SeatState(TypedDict):
+    seat: int
+    player: str | None
+    name: str
+    bot: str | None
+    connected: bool
+    cards: int
+    out: bool
+    frozen_ms: int
+
+
+class Spectator(TypedDict):
+    player: str
+    name: str
+    connected: bool
+
+
+class Pile(TypedDict):
+    id: int
+    count: int
+    top: list[str]
+
+
+class Seen(TypedDict):
+    """A `state` without `you`: the same for everyone who sees from the same seat."""
+
+    room: str
+    version: int
+    phase: str
+    game: int
+    first: int
+    host: str | None
+    seats: list[SeatState | None]
+    spectators: list[Spectator]
+    pile: Pile
+    next: int | None
+    slap_open: bool
+    trigger: str | None
+    winner: int | None
+    win_reason: str | None
+    stats: list[dict[str, Any]]
+    rules: dict[str, Any]
+
+
+class State(Seen):
+    you: You
 
 
 def ack(error: ProtocolError | None = None, **fields: Any) -> Ack:

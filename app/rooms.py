@@ -29,6 +29,7 @@ from app.protocol import (
     ErrorCode,
     Message,
     ProtocolError,
+    Seen,
     Slap,
     ack,
 )
@@ -259,13 +260,11 @@ class Room:
         self.version += 1
         for event in events:
             event["version"] = self.version
-        seen: dict[int | None, dict[str, Any]] = {}  # state per seat, shared by recipients
+        seen: dict[int | None, Seen] = {}  # state per seat, shared by recipients
         await self._broadcast(events, seen)
         self._schedule(now, seen)
 
-    async def _broadcast(
-        self, events: list[EventDict], seen: dict[int | None, dict[str, Any]]
-    ) -> None:
+    async def _broadcast(self, events: list[EventDict], seen: dict[int | None, Seen]) -> None:
         """Each person's own state, then the events to all. Every send is queued on its
         connection before this returns, so the next change's messages come after these."""
         states = [
@@ -276,7 +275,7 @@ class Room:
         for event in events:
             await self.transport.emit(EVENT, event, to=self.code)
 
-    def _schedule(self, now: float, seen: dict[int | None, dict[str, Any]]) -> None:
+    def _schedule(self, now: float, seen: dict[int | None, Seen]) -> None:
         self._schedule_autopilot()
         self._schedule_tick()
         self._schedule_bots(seen)
@@ -315,7 +314,7 @@ class Room:
         else:
             self._timers.cancel("tick")
 
-    def _schedule_bots(self, seen: dict[int | None, dict[str, Any]] | None = None) -> None:
+    def _schedule_bots(self, seen: dict[int | None, Seen] | None = None) -> None:
         for seat, occupant in enumerate(self.seats):
             if not isinstance(occupant, Bot):
                 continue

@@ -10,33 +10,32 @@ from typing import TYPE_CHECKING, Any
 
 from app.bots import Bot
 from app.people import Person
+from app.protocol import Pile, SeatState, Seen, Spectator, State, You
 
 if TYPE_CHECKING:
     from app.rooms import Room
-
-EMPTY_PILE = {"id": 0, "count": 0, "top": []}
 
 
 def build_state(
     room: Room,
     person: Person | None,
     seat: int | None,
-    cache: dict[int | None, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    cache: dict[int | None, Seen] | None = None,
+) -> State:
     """What `person` (None: the bot in `seat`) may see of `room` right now. Everything but
     `you` depends only on the seat, so one broadcast builds it once per seat in `cache`."""
     cache = {} if cache is None else cache
     if seat not in cache:
         cache[seat] = _seen_from(room, seat)
-    you = {
-        "player": person.id if person is not None else None,
-        "seat": seat,
-        "host": person is not None and person is room.host,
-    }
-    return {**cache[seat], "you": you}
+    you = You(
+        player=person.id if person is not None else None,
+        seat=seat,
+        host=person is not None and person is room.host,
+    )
+    return State(**cache[seat], you=you)
 
 
-def _seen_from(room: Room, seat: int | None) -> dict[str, Any]:
+def _seen_from(room: Room, seat: int | None) -> Seen:
     game = room.game
     view = game.view(seat) if game is not None else None
     table = view["seats"] if view is not None else None
@@ -53,9 +52,9 @@ def _seen_from(room: Room, seat: int | None) -> dict[str, Any]:
             for i, occupant in enumerate(occupants)
         ],
         "spectators": [
-            {"player": p.id, "name": p.name, "connected": True} for p in room.spectators()
+            Spectator(player=p.id, name=p.name, connected=True) for p in room.spectators()
         ],
-        "pile": view["pile"] if view is not None else EMPTY_PILE,
+        "pile": view["pile"] if view is not None else Pile(id=0, count=0, top=[]),
         "next": view["next"] if view is not None else None,
         "slap_open": view["slap_open"] if view is not None else False,
         "trigger": view["trigger"] if view is not None else None,
@@ -68,7 +67,7 @@ def _seen_from(room: Room, seat: int | None) -> dict[str, Any]:
 
 def _seat(
     seat: int, occupant: Person | Bot | None, table: dict[str, Any] | None
-) -> dict[str, Any] | None:
+) -> SeatState | None:
     if occupant is None:
         return None
     bot = occupant if isinstance(occupant, Bot) else None
