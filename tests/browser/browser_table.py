@@ -91,6 +91,13 @@ class Person:
             "data-phase", phase, timeout=WAIT_MS
         )
 
+    async def fits_the_screen_width(self) -> bool:
+        """No sideways scrolling: nothing on the page is wider than the viewport."""
+        fits: bool = await self.page.evaluate(
+            "() => document.documentElement.scrollWidth <= window.innerWidth"
+        )
+        return fits
+
     async def seat_names(self) -> list[str]:
         names: list[str] = await self.page.locator(".seat-name").all_text_contents()
         return names

@@ -147,6 +147,7 @@ async def direct_the_game(phone: Person, bob: Person, cy: Person, shots: Path) -
     for person, shot in ((phone, "table-phone.png"), (bob, "table-desktop.png")):
         # A settled table for the picture: a fanned pile, nothing in flight.
         await person.page.wait_for_function(SETTLED_PILE, timeout=GAME_MS)
+        assert await person.fits_the_screen_width()
         await person.page.screenshot(path=shots / shot, animations="disabled")
     await slap_wrongly_and_see_the_freeze(bob, shots)
     await refresh_and_rejoin(cy, XSS_NAME)
@@ -173,6 +174,7 @@ async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
         await expect(person.page.locator(".seat-name", has_text=XSS_NAME)).to_have_count(1)
         assert await person.page.locator("#seats img").count() == 0
     await expect(phone.page.locator("#start")).to_have_text("Start game · 4 players")
+    assert await phone.fits_the_screen_width()
     await phone.page.screenshot(
         path=screenshots / "lobby-phone.png", full_page=True, animations="disabled"
     )

@@ -18,6 +18,9 @@ async def test_home_page_joins_by_code_and_unknown_rooms_get_a_friendly_page(
     answer = await page.goto(f"{base_url}/")
     assert answer is not None
     assert "default-src 'self'" in answer.headers["content-security-policy"]
+    await page.tap(".house-rules summary")
+    await expect(page.locator("select[name=time_limit]")).to_be_visible()
+    assert await person.fits_the_screen_width()
     await page.screenshot(path=screenshots / "home-phone.png", full_page=True)
 
     await page.fill("#join-code", "abc")
