@@ -160,3 +160,28 @@ async def test_a_room_nobody_is_in_closes() -> None:
                 await asyncio.sleep(0.05)
         reason = await refused(server, {"room": code, "name": "Ann"})
         assert reason["data"]["code"] == "no_room"
+
+
+async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_does_not() -> None:
+    async with serving(host_handover_seconds=0.4) as server:
+        code = await server.new_room()
+        ann, bob = await join(server, code, "Ann", "Bob")
+        await ann.sio.eio.disconnect(abort=True)
+        back = await Client(server, code, "Ann", token=ann.token).connect()
+        assert back.state["you"]["host"] is True
+        await back.sio.eio.disconnect(abort=True)
+        await bob.wait_state(lambda s: s["host"] == bob.player)
+        late = await Client(server, code, "Ann", token=ann.token).connect()
+        assert late.state["you"]["host"] is False
+        assert late.player != ann.player  # a gone spectator leaves no trace: a new person
+        await close_all([bob, late])
+
+
+async def test_the_first_person_back_in_an_empty_room_becomes_host(server: Server) -> None:
+    code = await server.new_room()
+    ann = await Client(server, code, "Ann").connect()
+    assert (await ann.call("leave"))["ok"]
+    await asyncio.wait_for(ann.disconnected.wait(), WAIT)
+    bob = await Client(server, code, "Bob").connect()
+    assert bob.state["you"]["host"] is True
+    await bob.close()

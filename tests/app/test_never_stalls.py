@@ -112,3 +112,15 @@ async def test_a_server_bug_still_answers_and_the_room_plays_on(server: Server) 
     room.act = act  # type: ignore[method-assign]
     assert (await ann.ok("sit", {"seat": 0}))["seat"] == 0
     await ann.close()
+
+
+async def test_leaving_mid_game_keeps_the_seat_for_the_autopilot() -> None:
+    async with serving(disconnected_autoflip_seconds=0.1) as server:
+        ann, bob = await seated_game(server, "Ann", "Bob")
+        assert (await ann.call("leave"))["ok"]  # Ann (seat 0) is first to flip
+        flips = await bob.wait_for(lambda: auto_flips(bob))
+        assert flips[0]["seat"] == 0
+        state = bob.state
+        assert state["seats"][0]["name"] == "Ann" and state["seats"][0]["connected"] is False
+        assert state["host"] == bob.player
+        await bob.close()
