@@ -11,11 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from app.bots import Bot
-from app.people import EventDict, Person
+from app.people import Person
 from app.protocol import (
     MAX_SEATS,
     AddBot,
     ErrorCode,
+    EventDict,
     Message,
     ProtocolError,
     Remove,

@@ -8,11 +8,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from app.protocol import ErrorCode, ProtocolError
-
-EventDict = dict[str, Any]
+from app.protocol import ErrorCode, EventDict, ProtocolError
 
 
 @dataclass(eq=False)

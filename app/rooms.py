@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 from app import lobby
 from app.bots import Bot, Plan
 from app.config import Settings
-from app.people import EventDict, People, Person
+from app.people import People, Person
 from app.protocol import (
     EVENT,
     MAX_SEATS,
@@ -27,6 +27,7 @@ from app.protocol import (
     WELCOME,
     Ack,
     ErrorCode,
+    EventDict,
     Message,
     ProtocolError,
     Seen,
