@@ -31,12 +31,16 @@ export function banner(text, tone = "") {
 export function toast(text) {
   announce(text);
   const node = el("div", "toast", text);
+  node.dir = "auto";
   byId("toasts").append(node);
   setTimeout(() => node.remove(), 3200);
 }
 
+// Browsers refuse (and complain about) vibration before the person has touched the page,
+// e.g. right after a refresh: only buzz once they have.
 function buzz(pattern) {
-  if (navigator.vibrate) navigator.vibrate(pattern);
+  const touched = navigator.userActivation ? navigator.userActivation.hasBeenActive : true;
+  if (navigator.vibrate && touched) navigator.vibrate(pattern);
 }
 
 function name(state, event) {
@@ -149,7 +153,10 @@ export function handleStateChange(state, previous) {
   const mine = mySeat(state);
   const myTurnNow = state.phase === "playing" && mine !== null && state.next === mine;
   const myTurnBefore = previous && previous.phase === "playing" && previous.next === mine;
-  if (myTurnNow && !myTurnBefore) play("turn");
+  if (myTurnNow && !myTurnBefore) {
+    play("turn");
+    buzz(15); // a nudge for a phone lying on the table
+  }
   const rulesChanged = previous && JSON.stringify(previous.rules) !== JSON.stringify(state.rules);
   if (rulesChanged && !state.you?.host) toast("The host changed the house rules");
 }

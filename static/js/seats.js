@@ -45,7 +45,9 @@ function takenSeat(state, entry, flags) {
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", "bot"));
   else if (flags.host) avatar.append(el("span", "seat-tag", "host"));
   if (flags.frozen) avatar.append(el("span", "seat-freeze"));
-  const parts = [avatar, el("span", "seat-name", flags.you ? `${entry.name} (you)` : entry.name)];
+  const nameTag = el("span", "seat-name", flags.you ? `${entry.name} (you)` : entry.name);
+  nameTag.dir = "auto"; // names in right-to-left scripts read correctly
+  const parts = [avatar, nameTag];
   if (state.phase !== "lobby") {
     const label = entry.out ? "out" : `${entry.cards} card${entry.cards === 1 ? "" : "s"}`;
     parts.push(el("span", "seat-cards", label));
