@@ -22,6 +22,7 @@ class Settings(BaseSettings):
     max_message_bytes: int = Field(default=4096, ge=256, le=65536)
     rate_per_second: float = Field(default=20.0, gt=0)
     rate_burst: int = Field(default=40, ge=1)
+    rooms_per_minute: float = Field(default=30.0, gt=0)  # new rooms per client address
     # Refused (rate-limited) events in a row before the connection is closed at the transport.
     flood_cutoff: int = Field(default=40, ge=1)
 

@@ -10,6 +10,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import pages, sockets, web
 from app.config import Settings, get_settings
+from app.limits import PerAddress
 from app.rooms import Rooms
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms
     api.state.settings = settings
+    api.state.room_limit = PerAddress(settings.rooms_per_minute / 60, settings.rooms_per_minute)
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

@@ -15,26 +15,11 @@ import socketio
 from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.config import Settings
+from app.limits import TokenBucket
 from app.protocol import Ack, ErrorCode, ProtocolError, ack, clean_name, parse, parse_auth, refusal
 from app.rooms import Room, Rooms
 
 log = logging.getLogger(__name__)
-
-
-class TokenBucket:
-    """`rate` events a second on average, `burst` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens, self.stamp = float(burst), time.monotonic()
-
-    def take(self, now: float) -> bool:
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 @dataclass(eq=False)

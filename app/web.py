@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
@@ -20,6 +21,7 @@ STATUS = {
     ErrorCode.NO_ROOM: 404,
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.TOO_MANY_ROOMS: 503,
+    ErrorCode.RATE_LIMITED: 429,
 }
 
 
@@ -30,7 +32,10 @@ def error_response(error: ProtocolError) -> JSONResponse:
 @router.post("/api/rooms", status_code=201)
 async def create_room(request: Request) -> Any:
     rooms: Rooms = request.app.state.rooms
+    address = request.client.host if request.client is not None else "?"
     try:
+        if not request.app.state.room_limit.take(address, time.monotonic()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
         rules = merged_rules(Rules(), wanted.rules) if wanted.rules else Rules()
         room = rooms.create(rules)

@@ -29,6 +29,7 @@ FAST = {
     # second. The flood tests use the real limit.
     "rate_per_second": 10_000.0,
     "rate_burst": 10_000,
+    "rooms_per_minute": 10_000.0,
 }
 
 

@@ -70,3 +70,13 @@ async def test_the_room_page_finds_rooms_through_the_registry(server: Server) ->
         assert (await http.get(f"/r/{code}")).status_code == 200
         assert (await http.get(f"/r/{code.lower()}")).status_code == 200
         assert (await http.get("/r/ZZZZZZ")).status_code == 404
+
+
+async def test_one_address_opening_room_after_room_is_slowed_down() -> None:
+    async with (
+        serving(rooms_per_minute=3) as server,
+        httpx.AsyncClient(base_url=server.url) as http,
+    ):
+        answers = [await http.post("/api/rooms") for _ in range(4)]
+        assert [a.status_code for a in answers] == [201, 201, 201, 429]
+        assert answers[-1].json()["error"]["code"] == "rate_limited"
