@@ -33,7 +33,11 @@ function rulesSummary(rules) {
   if (rules.freeze_seconds > 0) parts.push(`${rules.freeze_seconds} s freeze`);
   if (rules.decks === 2) parts.push("2 decks");
   if (rules.empty_deck === "last_chance") parts.push("last chance when empty");
-  if (rules.time_limit) parts.push(`${Math.round(rules.time_limit / 60)} min limit`);
+  if (rules.last_card_jack) parts.push("a last-card Jack takes the pile");
+  if (rules.time_limit) {
+    const limit = rules.time_limit % 60 === 0 ? `${rules.time_limit / 60} min` : `${rules.time_limit} s`;
+    parts.push(`${limit} limit`);
+  }
   return parts.join(" · ");
 }
 
