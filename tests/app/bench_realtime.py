@@ -5,10 +5,13 @@
 1. ack round trip of `flip`/`slap` for one client in a 2-seat game;
 2. fan-out: from a `flip` to the last of 40 people in the room holding that `state` (the 40
    clients share this process with the server, so this is mostly their own decoding), and
-   the server's share of it: one commit, 40 `state`s built and queued.
+   the server's share of it: one commit, 40 `state`s built and queued;
+3. the room alone, no network: a change seen by 40 people, their states built and encoded
+   as JSON, with a transport that only encodes.
 """
 
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -18,6 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app_harness import close_all, join, serving
+
+from app import protocol
+from app.config import Settings
+from app.rooms import Rooms
 
 
 def summary(label: str, seconds: list[float]) -> None:
@@ -73,7 +80,8 @@ async def fan_out(rounds: int, people: int) -> None:
             state = clients[0].state
             began = time.perf_counter()
             if state["slap_open"]:
-                reply = await clients[0].call("slap", {"pile_id": state["pile"]["id"]})
+                slapper = next(s["seat"] for s in state["seats"] if not s["out"])
+                reply = await by_seat[slapper].call("slap", {"pile_id": state["pile"]["id"]})
             else:
                 reply = await by_seat[state["next"]].call("flip", {})
             assert reply["ok"], reply
@@ -85,9 +93,41 @@ async def fan_out(rounds: int, people: int) -> None:
         await close_all(clients)
 
 
+class EncodeOnly:
+    async def emit(self, event: str, data: object = None, to: str | None = None) -> None:
+        json.dumps(data)
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+
+async def room_alone(people: int) -> None:
+    settings = Settings(allowed_origins=["http://127.0.0.1"], max_people_per_room=people)
+    rooms = Rooms(settings, EncodeOnly())
+    room = rooms.create()
+    for i in range(people):
+        await room.join(f"s{i}", f"P{i}", None)
+    for i in range(8):
+        await room.act(f"s{i}", "sit", protocol.Sit(seat=i), time.monotonic())
+    await room.act("s0", "start", protocol.Start(), time.monotonic())
+    times = []
+    while room.game is not None and not room.game.over:
+        game, now = room.game, time.monotonic()
+        began = time.perf_counter()
+        if game.slap_open:
+            slapper = next(seat for seat in range(game.players) if not game.is_out(seat))
+            await room.act(f"s{slapper}", "slap", protocol.Slap(pile_id=game.pile_id), now)
+        else:
+            await room.act(f"s{game.next_to_play}", "flip", protocol.Flip(), now)
+        times.append(time.perf_counter() - began)
+    summary(f"room alone: one change seen by {people} people, states built and encoded", times)
+    rooms.close_all()
+
+
 async def main() -> None:
     await round_trips(400)
     await fan_out(100, 40)
+    await room_alone(40)
 
 
 if __name__ == "__main__":
