@@ -31,10 +31,10 @@ COPY static static
 COPY --from=browser-client /build/vendor static/vendor
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
-    PYTHONDONTWRITEBYTECODE=1
+    PYTHONDONTWRITEBYTECODE=1 \
+    SLAPJACK_IN_CONTAINER=true
 USER slapjack
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "1", \
-     "--loop", "uvloop", "--http", "httptools", "--ws", "websockets", "--timeout-graceful-shutdown", "10"]
+CMD ["python", "-m", "app"]

@@ -1,24 +1,94 @@
-"""`python -m app`: serve the app and print the address to open on a phone."""
+"""`python -m app`: serve the app (the README's run command and the Docker image's).
+
+Prints the address to open on a phone, runs one uvicorn worker (uvloop, httptools,
+websockets), and on SIGTERM or Ctrl-C drains: every room is told the server is
+restarting and no new room or person is taken, then connections close within a bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from types import FrameType
 
 import uvicorn
+from pydantic import ValidationError
 
-from app.config import get_settings, lan_address
+from app.config import Settings, get_settings, lan_address
+from app.rooms import Rooms
 
-__all__ = ["lan_address", "main"]  # app.pages shares the LAN address too
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, with a drain step between the first stop signal and the close."""
+
+    def __init__(self, config: uvicorn.Config, rooms: Rooms, drain_seconds: float) -> None:
+        super().__init__(config)
+        self.rooms, self.drain_seconds = rooms, drain_seconds
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._draining = False
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().serve(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self._draining or self._loop is None:
+            super().handle_exit(sig, frame)  # a second signal: stop without waiting
+            return
+        self._draining = True
+        # A signal handler must not touch the loop directly: hand the drain to the loop.
+        self._loop.call_soon_threadsafe(self._loop.create_task, self._drain(sig, frame))
+
+    async def _drain(self, sig: int, frame: FrameType | None) -> None:
+        try:
+            await asyncio.wait_for(self.rooms.drain(), self.drain_seconds)
+            await asyncio.sleep(min(0.2, self.drain_seconds))  # let the notices leave
+        except (TimeoutError, OSError):
+            pass  # the bound is the promise: close anyway
+        finally:
+            super().handle_exit(sig, frame)
+
+
+def load_settings() -> Settings:
+    try:
+        return get_settings()
+    except ValidationError as error:
+        problems = "\n".join(
+            f"  SLAPJACK_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in error.errors()
+        )
+        sys.exit(f"slapjack: invalid settings, not starting:\n{problems}")
+
+
+def announce(settings: Settings) -> None:
+    if settings.in_container:
+        where = f"port {settings.port} inside a container: open the host's address"
+    else:
+        host = lan_address() if settings.host in ("0.0.0.0", "::") else settings.host
+        where = f"http://{host}:{settings.port}/"
+    print(f"\n  Slapjack is running: open {where}\n", flush=True)
 
 
 def main() -> None:
-    settings = get_settings()
-    host = lan_address() if settings.host in ("0.0.0.0", "::") else settings.host
-    print(f"\n  Slapjack is running: open http://{host}:{settings.port}/\n", flush=True)
-    uvicorn.run(
-        "app.main:app",
+    settings = load_settings()
+    from app.main import app  # built from the same cached settings
+
+    config = uvicorn.Config(
+        app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        proxy_headers=False,
+        loop="uvloop",
+        http="httptools",
+        ws="websockets-sansio",
         ws_max_size=settings.max_message_bytes,  # the same cap engine.io applies
+        proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
+        timeout_graceful_shutdown=settings.shutdown_seconds,
     )
+    rooms: Rooms = app.other_asgi_app.state.rooms
+    announce(settings)
+    DrainingServer(config, rooms, settings.drain_seconds).run()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from functools import lru_cache
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SLAPJACK_")
@@ -13,11 +15,20 @@ class Settings(BaseSettings):
     host: str = "0.0.0.0"
     port: int = Field(default=8000, ge=1, le=65535)
     log_level: str = "info"
+    # Set by the Docker image: the address seen inside a container is not the one to share.
+    in_container: bool = False
 
-    # Origins allowed to open a Socket.IO connection. None (the default) allows the page
-    # as served on localhost and on every address this machine has on the LAN, at `port`;
-    # set a JSON list (SLAPJACK_ALLOWED_ORIGINS='["https://slap.example"]') behind a proxy.
-    allowed_origins: list[str] | None = None
+    # A page may always connect to the server that served it (its Origin matches the Host
+    # it asked). List any other origin allowed to connect as JSON, for a page served from
+    # elsewhere: SLAPJACK_ALLOWED_ORIGINS='["https://slap.example"]'. "*" is refused.
+    allowed_origins: list[str] = []
+    # Addresses (comma-separated, "*" for any) whose X-Forwarded-For/-Proto headers are
+    # believed: the reverse proxy in front, if any. Others' are ignored.
+    trusted_proxies: str = "127.0.0.1"
+    # On SIGTERM: at most this long to tell every room and stop taking new ones, then at
+    # most shutdown_seconds more to close the connections.
+    drain_seconds: float = Field(default=2.0, ge=0, le=60)
+    shutdown_seconds: int = Field(default=8, ge=1, le=300)
 
     max_message_bytes: int = Field(default=4096, ge=256, le=65536)
     rate_per_second: float = Field(default=20.0, gt=0)
@@ -43,30 +54,18 @@ class Settings(BaseSettings):
 
     @field_validator("allowed_origins")
     @classmethod
-    def _origin_checks_stay_on(cls, origins: list[str] | None) -> list[str] | None:
-        # "*" or [] would switch python-socketio's Origin check off.
-        if origins is not None and (not origins or "*" in origins):
-            raise ValueError("allowed_origins must list origins; '*' and [] are refused")
+    def _origin_checks_stay_on(cls, origins: list[str]) -> list[str]:
+        # "*" would switch python-socketio's Origin check off.
+        if "*" in origins:
+            raise ValueError("list the origins allowed; '*' is refused")
         return origins
 
-    def origins(self) -> list[str]:
-        if self.allowed_origins is not None:
-            return self.allowed_origins
-        hosts = ["localhost", "127.0.0.1", "[::1]", *machine_addresses()]
-        return [f"http://{host}:{self.port}" for host in dict.fromkeys(hosts)]
-
-
-def machine_addresses() -> list[str]:
-    """This machine's names and IPv4 addresses, as a phone on the LAN would type them."""
-    names = [socket.gethostname()]
-    names.append(f"{names[0]}.local")
-    addresses = [lan_address()]
-    try:
-        for info in socket.getaddrinfo(names[0], None, socket.AF_INET):
-            addresses.append(str(info[4][0]))
-    except OSError:
-        pass
-    return [*names, *addresses]
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, level: str) -> str:
+        if level.lower() not in LOG_LEVELS:
+            raise ValueError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
+        return level.lower()
 
 
 def lan_address() -> str:

@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     NO_ROOM = "no_room"
     BAD_NAME = "bad_name"
     ROOM_FULL = "room_full"
+    SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
     # HTTP only.
     TOO_MANY_ROOMS = "too_many_rooms"
     TOO_LARGE = "too_large"

@@ -9,7 +9,6 @@ the timers that keep the game moving.
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -19,6 +18,8 @@ from typing import Any, Literal, Protocol
 from app import lobby
 from app.bots import Bot, Plan
 from app.config import Settings
+from app.logs import log_event
+from app.metrics import Metrics
 from app.people import People, Person
 from app.protocol import (
     EVENT,
@@ -37,8 +38,6 @@ from app.protocol import (
 from app.timers import Timers
 from app.views import build_state
 from engine import Event, FalseSlap, Flip, Game, IllegalAction, Rules
-
-log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
@@ -63,8 +62,10 @@ class Room:
         settings: Settings,
         transport: Transport,
         on_close: Callable[[str], None],
+        metrics: Metrics,
     ) -> None:
         self.code = code
+        self.metrics = metrics
         self.rules = rules
         self.settings = settings
         self.transport = transport
@@ -191,6 +192,9 @@ class Room:
         return await self._play(seat, action, pile_id, now)
 
     def _new_game(self, now: float) -> None:
+        self.metrics.games_started.inc()
+        players = sum(occupant is not None for occupant in self.seats)
+        log_event("game_started", room=self.code, game=self.games, players=players)
         self._turn_started_at = now
         self._bot_plans.clear()
         for occupant in self.seats:
@@ -214,9 +218,18 @@ class Room:
     async def _commit_game(
         self, happened: list[Event], now: float, *, auto: bool = False
     ) -> list[EventDict]:
-        assert self.game is not None
-        if self.game.over:
+        game = self.game
+        assert game is not None
+        if game.over and self.phase != "over":
             self.phase = "over"
+            self.metrics.games_finished.inc()
+            log_event(
+                "game_over",
+                room=self.code,
+                game=self.games,
+                winner=game.winner,
+                reason=game.win_reason,
+            )
         events = [event_dict(e, now, auto=auto) for e in happened]
         await self._commit(events, now)
         return events
@@ -355,20 +368,28 @@ def event_dict(event: Event, now: float, *, auto: bool = False) -> EventDict:
 class Rooms:
     """Every open room, by code."""
 
-    def __init__(self, settings: Settings, transport: Transport) -> None:
+    def __init__(
+        self, settings: Settings, transport: Transport, metrics: Metrics | None = None
+    ) -> None:
         self.settings = settings
         self.transport = transport
+        self.metrics = metrics or Metrics()
+        self.draining = False  # the server is shutting down: no new rooms or people
         self._rooms: dict[str, Room] = {}
+        self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
 
     def create(self, rules: Rules | None = None) -> Room:
+        if self.draining:
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
         if len(self._rooms) >= self.settings.max_rooms:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
         code = new_code()
         while code in self._rooms:
             code = new_code()
-        room = Room(code, rules or Rules(), self.settings, self.transport, self._closed)
+        rules = rules or Rules()
+        room = Room(code, rules, self.settings, self.transport, self._closed, self.metrics)
         self._rooms[code] = room
-        log.info("room %s opened", code)
+        log_event("room_opened", room=code, rules=rules.to_dict())
         return room
 
     def get(self, code: object) -> Room | None:
@@ -380,13 +401,23 @@ class Rooms:
     def __len__(self) -> int:
         return len(self._rooms)
 
+    def connected_count(self) -> int:
+        return sum(len(room.connected()) for room in self._rooms.values())
+
+    async def drain(self) -> None:
+        """Shutting down: no new rooms or people, and everyone is told why the table ends."""
+        self.draining = True
+        log_event("draining", rooms=len(self._rooms), connected=self.connected_count())
+        notice = {"kind": "restart", "message": "The server is restarting: this table will close."}
+        await self.transport.emit(EVENT, notice)  # no `to`: every connection
+
     def close_all(self) -> None:
         for room in list(self._rooms.values()):
             room.close()
 
     def _closed(self, code: str) -> None:
         self._rooms.pop(code, None)
-        log.info("room %s closed", code)
+        log_event("room_closed", room=code)
 
 
 def new_code() -> str:

@@ -16,16 +16,27 @@ from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.config import Settings
 from app.limits import TokenBucket
-from app.protocol import Ack, ErrorCode, ProtocolError, ack, clean_name, parse, parse_auth, refusal
+from app.logs import log_event
+from app.metrics import Metrics
+from app.protocol import (
+    CLIENT_EVENTS,
+    Ack,
+    ErrorCode,
+    ProtocolError,
+    ack,
+    clean_name,
+    parse,
+    parse_auth,
+    refusal,
+)
 from app.rooms import Room, Rooms
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
 class Connection:
     room: Room
     bucket: TokenBucket
+    address: str | None = None
     refused_in_a_row: int = 0
     cut_off: bool = False
 
@@ -35,13 +46,15 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
 
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
+            if rooms.draining:
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
             name = clean_name(wanted.name)
             room = rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
-            connections[sid] = Connection(room, bucket)
+            connections[sid] = Connection(room, bucket, environ.get("REMOTE_ADDR"))
             _, replaced = await room.join(sid, name, wanted.token)
         except ProtocolError as error:
             connections.pop(sid, None)
@@ -56,6 +69,11 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
 
     async def client_event(event: str, sid: str, *args: Any) -> Ack:
         now = time.monotonic()  # arrival: the time every time rule is judged by
+        answer = await handle(event, sid, args, now)
+        _count(rooms.metrics, event, answer, now)
+        return answer
+
+    async def handle(event: str, sid: str, args: tuple[Any, ...], now: float) -> Ack:
         connection = connections.get(sid)
         if connection is None or connection.cut_off:
             return ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
@@ -71,7 +89,7 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
                 return await _leave(sid, connection)
             return await connection.room.act(sid, event, message, now)
         except Exception:  # a bug of ours: the client still gets its answer
-            log.exception("event %r from %s failed", event, sid)
+            log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
             return ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
 
     async def _leave(sid: str, connection: Connection) -> Ack:
@@ -87,7 +105,13 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
         if connection.refused_in_a_row >= settings.flood_cutoff:
             connection.cut_off = True
             eio_sid = sio.manager.eio_sid_from_sid(sid, "/")
-            log.warning("closing flooding connection %s", sid)
+            log_event(
+                "rate_limited_cut_off",
+                level=logging.WARNING,
+                sid=sid,
+                room=connection.room.code,
+                address=connection.address,
+            )
             if eio_sid is not None:
                 # The transport, not just the namespace: a flooder must reconnect from scratch.
                 sio.start_background_task(sio.eio.disconnect, eio_sid)
@@ -96,3 +120,11 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
     sio.on("connect", connect)
     sio.on("disconnect", disconnect)
     sio.on("*", client_event)  # every client event; protocol.CLIENT_EVENTS says which exist
+
+
+def _count(metrics: Metrics, event: str, answer: Ack, arrived: float) -> None:
+    metrics.events.labels(event if event in CLIENT_EVENTS else "unknown").inc()
+    if not answer["ok"]:
+        metrics.rejected.labels(answer["error"]["code"]).inc()
+    elif event == "slap":
+        metrics.slap_judging.observe(time.monotonic() - arrived)

@@ -7,10 +7,11 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from app.lobby import merged_rules
+from app.metrics import CONTENT_TYPE
 from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
 from app.rooms import Rooms
 from engine import Rules
@@ -21,6 +22,7 @@ STATUS = {
     ErrorCode.NO_ROOM: 404,
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.TOO_MANY_ROOMS: 503,
+    ErrorCode.SHUTTING_DOWN: 503,
     ErrorCode.RATE_LIMITED: 429,
 }
 
@@ -55,6 +57,12 @@ async def room_summary(code: str, request: Request) -> Any:
 @router.get("/healthz")
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    rooms: Rooms = request.app.state.rooms
+    return Response(rooms.metrics.render(), media_type=CONTENT_TYPE)
 
 
 async def read_body(request: Request, limit: int) -> bytes:

@@ -127,6 +127,11 @@ const HANDLERS = {
   host(state, event) {
     if (event.player === state.you?.player) toast("You're the host now");
   },
+  restart(state, event) {
+    // The server is shutting down: its text says what happens to this table.
+    banner(event.message || "The server is restarting", "bad");
+    toast(event.message || "The server is restarting");
+  },
 };
 
 export function rememberNames(state) {

@@ -1,0 +1,55 @@
+"""Prometheus metrics, served at /metrics. The names are the contract with dashboards.
+
+Each app has its own registry, so two apps in one process (tests) count apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+SLAP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.rooms = Gauge("slapjack_rooms", "Rooms open now", registry=self.registry)
+        self.connected = Gauge(
+            "slapjack_connected_players", "People connected to a room now", registry=self.registry
+        )
+        self.games_started = Counter(
+            "slapjack_games_started", "Games started", registry=self.registry
+        )
+        self.games_finished = Counter(
+            "slapjack_games_finished", "Games played to a winner", registry=self.registry
+        )
+        self.events = Counter(
+            "slapjack_events_handled",
+            "Client events handled, by event name",
+            ["event"],
+            registry=self.registry,
+        )
+        self.rejected = Counter(
+            "slapjack_events_rejected",
+            "Client events refused, by error code",
+            ["code"],
+            registry=self.registry,
+        )
+        self.slap_judging = Histogram(
+            "slapjack_slap_judging_seconds",
+            "From a slap's arrival to its judgement applied and sent, room lock wait included",
+            buckets=SLAP_BUCKETS,
+            registry=self.registry,
+        )
+
+    def watch(self, rooms: Callable[[], int], connected: Callable[[], int]) -> None:
+        """Gauges read at scrape time, so they can never drift from the truth."""
+        self.rooms.set_function(rooms)
+        self.connected.set_function(connected)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
