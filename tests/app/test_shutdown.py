@@ -1,4 +1,4 @@
-"""SIGTERM on a real `python -m app` process: rooms are told, connections close, it exits."""
+"""The `python -m app` process: SIGTERM drains and exits; bad settings stop it at start."""
 
 import asyncio
 import json
@@ -71,3 +71,19 @@ async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
     logged = [json.loads(line) for line in output.decode().splitlines() if line.startswith("{")]
     draining = [line for line in logged if line["event"] == "draining"]
     assert draining and draining[0]["connected"] == 2
+
+
+def test_bad_settings_stop_the_server_at_start_with_the_variable_named() -> None:
+    env = {**os.environ, "SLAPJACK_PORT": "eighty", "SLAPJACK_DRAIN_SECONDS": "-1"}
+    finished = subprocess.run(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    assert finished.returncode != 0
+    assert "SLAPJACK_PORT" in finished.stderr
+    assert "SLAPJACK_DRAIN_SECONDS" in finished.stderr
+    assert "Traceback" not in finished.stderr
