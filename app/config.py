@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     rate_per_second: float = Field(default=20.0, gt=0)
     rate_burst: int = Field(default=40, ge=1)
     rooms_per_minute: float = Field(default=30.0, gt=0)  # new rooms per client address
+    # Connections per client address: a reconnect loop must not flood a room with states.
+    connects_per_minute: float = Field(default=120.0, gt=0)
     # Refused (rate-limited) events in a row before the connection is closed at the transport.
     flood_cutoff: int = Field(default=40, ge=1)
 
@@ -47,6 +49,8 @@ class Settings(BaseSettings):
     autoflip_pause_seconds: float = Field(default=1.0, ge=0)
     host_handover_seconds: float = Field(default=10.0, ge=0)
     room_expiry_seconds: float = Field(default=600.0, gt=0)
+    # A game whose every seat still in belongs to a person who is gone ends after this long.
+    abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02
 
     max_rooms: int = Field(default=1000, ge=1)

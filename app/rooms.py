@@ -81,7 +81,7 @@ class Room:
         self.lock = asyncio.Lock()
         self._turn_started_at = 0.0
         self._bot_plans: dict[int, Plan] = {}
-        self._timers = Timers()
+        self._timers = Timers(self.lock)
         self._timers.at("expiry", time.monotonic() + settings.room_expiry_seconds, self._expire)
 
     # ---- reading -----------------------------------------------------------------------
@@ -140,6 +140,7 @@ class Room:
             seat = self.seat_of(person)
             events: list[EventDict] = []
             if left and seat is not None and self.phase != "playing":
+                lobby.reopen(self)  # as `stand` does: the finished table is cleared
                 events += lobby.leave_seat(self, person, seat)
             events.append(
                 {"kind": "leave" if left else "disconnect", "player": person.id, "seat": seat}
@@ -153,12 +154,10 @@ class Room:
             self.people.forget_if_unneeded(person)
             await self._commit(events, now)
 
-    async def _host_timeout(self) -> None:
-        async with self.lock:
-            now = time.monotonic()
-            events = self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
-            if events and not self.closed:
-                await self._commit(events, now)
+    async def _host_timeout(self, now: float) -> None:
+        events = self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
+        if events and not self.closed:
+            await self._commit(events, now)
 
     # ---- what people do ----------------------------------------------------------------
 
@@ -189,6 +188,8 @@ class Room:
         if seat is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
         pile_id = message.pile_id if isinstance(message, Slap) else None
+        if pile_id is not None and self.game is not None and pile_id > self.game.pile_id:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "no such pile yet: send the pile you see")
         return await self._play(seat, action, pile_id, now)
 
     def _new_game(self, now: float) -> None:
@@ -234,39 +235,34 @@ class Room:
         await self._commit(events, now)
         return events
 
-    async def _bot_move(self, seat: int, bot: Bot, plan: Plan) -> None:
-        async with self.lock:
-            if self.closed or self.phase != "playing" or self.seats[seat] is not bot:
-                return
-            try:
-                await self._play(seat, plan.action, plan.pile_id, time.monotonic())
-            except (IllegalAction, ProtocolError):
-                bot.forget()  # the table moved on: look again
-                self._bot_plans.pop(seat, None)
-                self._schedule_bots()
+    async def _bot_move(self, seat: int, bot: Bot, plan: Plan, now: float) -> None:
+        if self.closed or self.phase != "playing" or self.seats[seat] is not bot:
+            return
+        try:
+            await self._play(seat, plan.action, plan.pile_id, now)
+        except (IllegalAction, ProtocolError):
+            bot.forget()  # the table moved on: look again
+            self._bot_plans.pop(seat, None)
+            self._schedule_bots()
 
-    async def _autoflip(self) -> None:
-        async with self.lock:
-            game = self.game
-            if self.closed or self.phase != "playing" or game is None:
+    async def _autoflip(self, now: float) -> None:
+        game = self.game
+        if self.closed or self.phase != "playing" or game is None:
+            return
+        seat = game.next_to_play
+        try:
+            if seat is None:
                 return
-            seat = game.next_to_play
-            now = time.monotonic()
-            try:
-                if seat is None:
-                    return
-                await self._play(seat, "flip", None, now, auto=True)
-            except IllegalAction:
-                when = now + max(self.settings.autoflip_pause_seconds, 0.05)
-                self._timers.at("autopilot", when, self._autoflip)
+            await self._play(seat, "flip", None, now, auto=True)
+        except IllegalAction:
+            when = now + max(self.settings.autoflip_pause_seconds, 0.05)
+            self._timers.at("autopilot", when, self._autoflip)
 
-    async def _tick(self) -> None:
+    async def _tick(self, now: float) -> None:
         """A freeze ended or the time limit came: let the engine's clock catch up."""
-        async with self.lock:
-            if self.closed or self.phase != "playing" or self.game is None:
-                return
-            now = time.monotonic()
-            await self._commit_game(self.game.tick(now), now)
+        if self.closed or self.phase != "playing" or self.game is None:
+            return
+        await self._commit_game(self.game.tick(now), now)
 
     # ---- after every change ------------------------------------------------------------
 
@@ -293,10 +289,36 @@ class Room:
         self._schedule_autopilot()
         self._schedule_tick()
         self._schedule_bots(seen)
+        self._schedule_abandon(now)
         if self.connected():
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
             self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
+
+    def _schedule_abandon(self, now: float) -> None:
+        """A game nobody at the table can play any more (every seat still in is a person who
+        is gone) ends after a while: the autopilot flips but never slaps, so it would stall
+        at the first Jack while spectators wait for the lobby."""
+        if self.phase == "playing" and not self._anyone_can_play():
+            if not self._timers.pending("abandon"):
+                self._timers.at("abandon", now + self.settings.abandon_seconds, self._abandon)
+        else:
+            self._timers.cancel("abandon")
+
+    def _anyone_can_play(self) -> bool:
+        game = self.game
+        return game is not None and any(
+            isinstance(occupant, Bot) or (isinstance(occupant, Person) and occupant.connected)
+            for seat, occupant in enumerate(self.seats[: game.players])
+            if not game.is_out(seat)
+        )
+
+    async def _abandon(self, now: float) -> None:
+        if self.closed or self.phase != "playing" or self._anyone_can_play():
+            return
+        log_event("game_abandoned", room=self.code, game=self.games)
+        lobby.reopen(self)
+        await self._commit([{"kind": "abandon", "game": self.games}], now)
 
     def _schedule_autopilot(self) -> None:
         """Flips for the seat to play once it is idle, or disconnected, for too long."""
@@ -342,10 +364,8 @@ class Room:
                 when = time.monotonic() + plan.delay
                 self._timers.at(timer, when, partial(self._bot_move, seat, occupant, plan))
 
-    async def _expire(self) -> None:
-        async with self.lock:
-            if self.connected() or self.closed:
-                return
+    async def _expire(self, now: float) -> None:
+        if not self.connected() and not self.closed:
             self.close()
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import socketio
 from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.config import Settings
-from app.limits import TokenBucket
+from app.limits import PerAddress, TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import (
@@ -36,25 +36,30 @@ from app.rooms import Room, Rooms
 class Connection:
     room: Room
     bucket: TokenBucket
-    address: str | None = None
+    address: str
     refused_in_a_row: int = 0
     cut_off: bool = False
 
 
 def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
     connections: dict[str, Connection] = {}
+    per_minute = settings.connects_per_minute
+    connects = PerAddress(per_minute / 60, per_minute)
 
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
             if rooms.draining:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
+            address = environ.get("REMOTE_ADDR") or "unknown"
+            if not connects.take(address, time.monotonic()):
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             wanted = parse_auth(auth)
             name = clean_name(wanted.name)
             room = rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
-            connections[sid] = Connection(room, bucket, environ.get("REMOTE_ADDR"))
+            connections[sid] = Connection(room, bucket, address)
             _, replaced = await room.join(sid, name, wanted.token)
         except ProtocolError as error:
             connections.pop(sid, None)

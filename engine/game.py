@@ -264,7 +264,7 @@ class Game:
         pile, top = self._pile, self._pile[-1]
         reaction_ms = None
         if reason == "slap" and self._trigger_since is not None:
-            reaction_ms = round((now - self._trigger_since) * 1000)
+            reaction_ms = max(0, round((now - self._trigger_since) * 1000))
         self._hands[seat].extend(pile)  # under the deck, the pile's bottom card first
         self._pile = []
         self._pile_id += 1

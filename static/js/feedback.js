@@ -127,6 +127,9 @@ const HANDLERS = {
   host(state, event) {
     if (event.player === state.you?.player) toast("You're the host now");
   },
+  abandon() {
+    toast("The players left, so that game is over. Sit down for the next one.");
+  },
   restart(state, event) {
     // The server is shutting down: its text says what happens to this table.
     banner(event.message || "The server is restarting", "bad");

@@ -11,12 +11,16 @@ let shownId = null;
 const handover = { previousId: null, at: -Infinity };
 
 // The pile a slap aims at. A person reacts to what they saw a moment ago: a tap landing
-// within a reaction time of the pile being taken was aimed at the taken pile, so it is
-// sent with that id and the server calls it late (free), not a slap on the new pile.
-const REACTION_MS = 250;
+// within a slow reaction time of the pile being taken, with no new trigger showing, was
+// aimed at the taken pile (a Jack someone else won first). It is sent with that pile's id
+// and the server calls it late: free, not a wrong slap on the new pile. With a trigger
+// showing, the tap is for that trigger. The server judges either way.
+const REACTION_MS = 700;
 export function aimedPileId(pileNode, now = performance.now()) {
   const onScreen = Number(pileNode.dataset.pileId);
-  return now - handover.at < REACTION_MS && handover.previousId !== null ? handover.previousId : onScreen;
+  const justTaken = handover.previousId !== null && now - handover.at < REACTION_MS;
+  const triggerShowing = pileNode.classList.contains("pile--trigger");
+  return justTaken && !triggerShowing ? handover.previousId : onScreen;
 }
 
 export function renderPile(state, pileNode, countNode) {

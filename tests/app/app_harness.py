@@ -30,6 +30,7 @@ FAST = {
     "rate_per_second": 10_000.0,
     "rate_burst": 10_000,
     "rooms_per_minute": 10_000.0,
+    "connects_per_minute": 100_000.0,
 }
 
 

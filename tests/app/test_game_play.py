@@ -104,3 +104,12 @@ async def test_a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed(
     second = await ann.call("slap", {"pile_id": thawed["pile"]["id"]})
     assert second["ok"], second
     await close_all([ann, bob])
+
+
+async def test_a_slap_at_a_pile_that_does_not_exist_yet_is_refused(server: Server) -> None:
+    ann, bob = await start_game(server, ["Ann", "Bob"])
+    before = ann.state
+    reply = await bob.call("slap", {"pile_id": before["pile"]["id"] + 1})
+    assert reply["error"]["code"] == "bad_request"
+    assert server.room(ann.room).version == before["version"]
+    await close_all([ann, bob])

@@ -185,3 +185,12 @@ async def test_the_first_person_back_in_an_empty_room_becomes_host(server: Serve
     bob = await Client(server, code, "Bob").connect()
     assert bob.state["you"]["host"] is True
     await bob.close()
+
+
+async def test_one_address_cannot_connect_in_a_loop() -> None:
+    async with serving(connects_per_minute=3) as server:
+        code = await server.new_room()
+        clients = [await Client(server, code, f"P{i}").connect() for i in range(3)]
+        reason = await refused(server, {"room": code, "name": "Flood"})
+        assert reason["data"]["code"] == "rate_limited"
+        await close_all(clients)

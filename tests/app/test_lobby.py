@@ -105,3 +105,18 @@ async def test_leaving_the_lobby_frees_the_seat(server: Server) -> None:
     kinds = [e["kind"] for e in ann.events]
     assert "stand" in kinds and "leave" in kinds
     await ann.close()
+
+
+async def test_leaving_after_a_game_reopens_the_lobby_as_standing_does(server: Server) -> None:
+    code = await server.new_room()
+    ann, bob = await join(server, code, "Ann", "Bob")
+    await ann.ok("sit", {"seat": None})
+    await bob.ok("sit", {"seat": None})
+    await ann.ok("start")
+    room = server.room(code)
+    room.phase = "over"  # as if the game had just ended; its table is still shown
+    await bob.ok("leave")
+    state = await ann.wait_state(lambda s: s["seats"][1] is None)
+    assert state["phase"] == "lobby"
+    assert state["pile"]["count"] == 0
+    await ann.close()

@@ -124,3 +124,32 @@ async def test_leaving_mid_game_keeps_the_seat_for_the_autopilot() -> None:
         assert state["seats"][0]["name"] == "Ann" and state["seats"][0]["connected"] is False
         assert state["host"] == bob.player
         await bob.close()
+
+
+async def test_a_game_whose_players_are_all_gone_is_abandoned_for_the_watchers() -> None:
+    settings = {"disconnected_autoflip_seconds": 0.05, "abandon_seconds": 0.3}
+    async with serving(**settings) as server:
+        ann, bob = await seated_game(server, "Ann", "Bob")
+        [cy] = await join(server, ann.room, "Cy")  # watches
+        await ann.ok("leave")
+        await bob.ok("leave")
+        # The autopilot flips for them but never slaps: a Jack would stall the table.
+        await cy.wait_for(lambda: any(e["kind"] == "abandon" for e in cy.events))
+        state = cy.state
+        assert state["phase"] == "lobby"
+        assert state["host"] == cy.player
+        assert (await cy.call("add_bot", {"level": "easy"}))["ok"]  # the room is usable again
+        await cy.close()
+
+
+async def test_a_game_with_a_bot_still_in_is_not_abandoned() -> None:
+    settings = {"disconnected_autoflip_seconds": 30.0, "abandon_seconds": 0.1}
+    async with serving(**settings) as server:
+        code = await server.new_room()
+        [ann] = await join(server, code, "Ann")
+        await ann.ok("sit", {"seat": None})
+        await ann.ok("add_bot", {"level": "easy"})
+        await ann.ok("start")
+        await ann.close()  # gone, but the bot can still play
+        await asyncio.sleep(0.5)
+        assert server.room(code).phase != "lobby"
