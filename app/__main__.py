@@ -16,6 +16,7 @@ import uvicorn
 from pydantic import ValidationError
 
 from app.config import Settings, get_settings, lan_address
+from app.logs import configure_logging
 from app.rooms import Rooms
 
 
@@ -85,7 +86,10 @@ def main() -> None:
         proxy_headers=True,
         forwarded_allow_ips=settings.trusted_proxies,
         timeout_graceful_shutdown=settings.shutdown_seconds,
+        log_config=None,  # uvicorn's own lines go through our JSON log too
+        access_log=False,  # one line per request is noise; metrics count what matters
     )
+    configure_logging(settings.log_level, server_too=True)
     rooms: Rooms = app.other_asgi_app.state.rooms
     announce(settings)
     DrainingServer(config, rooms, settings.drain_seconds).run()

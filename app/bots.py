@@ -54,8 +54,10 @@ class Bot:
     def plan(self, state: State) -> Plan | None:
         """What to do next, seen from `state` (the bot seat's own view), or None: wait.
 
-        The same situation gets the same decision (the same object), so a bot rolls its dice
-        once per card and does not false-slap again each time someone joins the room."""
+        The same situation gets the same decision (the same object), so a bot does not roll
+        its dice again each time someone joins the room. The situation includes the bot's own
+        card count and freeze, so after its own false slap, and when the freeze ends, it
+        looks at the same card afresh."""
         seat = state["you"]["seat"]
         if seat is None or state["phase"] != "playing":
             return None

@@ -49,6 +49,8 @@ class Settings(BaseSettings):
     autoflip_pause_seconds: float = Field(default=1.0, ge=0)
     host_handover_seconds: float = Field(default=10.0, ge=0)
     room_expiry_seconds: float = Field(default=600.0, gt=0)
+    # A room nobody ever joined: created by a script, or a link never opened.
+    unused_room_seconds: float = Field(default=120.0, gt=0)
     # A game whose every seat still in belongs to a person who is gone ends after this long.
     abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02

@@ -24,11 +24,11 @@ from app.protocol import (
     Sit,
 )
 from engine import Game, Rules
+from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 
 if TYPE_CHECKING:
     from app.rooms import Room
 
-MIN_PLAYERS = 2
 
 Outcome = tuple[list[EventDict], dict[str, Any]]
 Handler = Callable[["Room", Person, Message, float], Outcome]
@@ -114,8 +114,11 @@ def rematch(room: Room, person: Person, message: Message, now: float) -> Outcome
 
 def deal(room: Room, now: float, *, rematch: bool) -> Outcome:
     seated = [occupant for occupant in room.seats if occupant is not None]
-    if not MIN_PLAYERS <= len(seated) <= MAX_SEATS:
-        raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, "a game needs 2 to 8 seated")
+    try:
+        check_players(len(seated))  # the engine is the judge of how many can play
+    except ValueError:
+        message = f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} seated"
+        raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, message) from None
     room.seats = seated + [None] * (MAX_SEATS - len(seated))  # compact: game seat = room seat
     room.first = (room.first + 1) % len(seated) if room.games else 0
     seed = secrets.randbits(64)  # nobody can predict a deck

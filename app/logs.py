@@ -31,14 +31,17 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
-def configure_logging(level: str) -> None:
-    """The app's log goes to stdout as JSON lines (set up once; later calls set the level)."""
-    if not any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stdout)
-        handler.setFormatter(JsonFormatter())
-        logger.addHandler(handler)
-        logger.propagate = False
-    logger.setLevel(level.upper())
+def configure_logging(level: str, *, server_too: bool = False) -> None:
+    """The app's log (and with `server_too` uvicorn's) goes to stdout as JSON lines; set up
+    once, later calls only set the level."""
+    names = ["app", "uvicorn"] if server_too else ["app"]
+    for target in map(logging.getLogger, names):
+        if not any(isinstance(h.formatter, JsonFormatter) for h in target.handlers):
+            handler = logging.StreamHandler(sys.stdout)
+            handler.setFormatter(JsonFormatter())
+            target.addHandler(handler)
+            target.propagate = False
+        target.setLevel(level.upper())
 
 
 def log_event(

@@ -12,8 +12,9 @@ from typing import Annotated, Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
 from engine import ErrorCode as EngineCode
+from engine.rules import MAX_PLAYERS
 
-MAX_SEATS = 8
+MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 NAME_MAX = 20
 
 

@@ -82,7 +82,8 @@ class Room:
         self._turn_started_at = 0.0
         self._bot_plans: dict[int, Plan] = {}
         self._timers = Timers(self.lock)
-        self._timers.at("expiry", time.monotonic() + settings.room_expiry_seconds, self._expire)
+        # Until someone joins, a room lives only long enough for its creator to arrive.
+        self._timers.at("expiry", time.monotonic() + settings.unused_room_seconds, self._expire)
 
     # ---- reading -----------------------------------------------------------------------
 

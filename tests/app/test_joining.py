@@ -194,3 +194,11 @@ async def test_one_address_cannot_connect_in_a_loop() -> None:
         reason = await refused(server, {"room": code, "name": "Flood"})
         assert reason["data"]["code"] == "rate_limited"
         await close_all(clients)
+
+
+async def test_a_room_nobody_ever_joins_closes_sooner() -> None:
+    async with serving(unused_room_seconds=0.2, room_expiry_seconds=600) as server:
+        code = await server.new_room()
+        async with asyncio.timeout(WAIT):
+            while server.rooms.get(code) is not None:
+                await asyncio.sleep(0.05)
