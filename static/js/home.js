@@ -11,6 +11,15 @@ function fail(id, message) {
   show(byId(id), Boolean(message));
 }
 
+function refusal(error) {
+  if (!error || !error.message) return "The server could not open a table.";
+  if (error.code === "bad_rules") return `Those house rules won't work: ${error.message}`;
+  // The body holds only the rules: a malformed one is a choice the server cannot take
+  // (say no card ticked to slap on). Its message is a validator's, not for people.
+  if (error.code === "bad_request") return "The server refused these house rules: tick at least one card to slap on.";
+  return error.message;
+}
+
 async function createRoom(event) {
   event.preventDefault();
   const form = event.currentTarget;
@@ -32,12 +41,13 @@ async function createRoom(event) {
       body: JSON.stringify({ rules: readRules(form) }),
     });
     const body = await response.json().catch(() => ({}));
-    if (!response.ok || !body.url) throw new Error(body?.error?.message || (typeof body?.detail === "string" ? body.detail : "The server could not open a table."));
+    // Errors come as {"error": {"code", "message"}} (docs/protocol.md).
+    if (!response.ok || !body.url) throw new Error(refusal(body.error));
     window.location.assign(body.url);
   } catch (error) {
     fail("create-error", error.message || "Could not reach the server.");
     button.disabled = false;
-    setText(button, "Create table");
+    setText(button, "Create a table");
   }
 }
 
