@@ -6,16 +6,9 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 
 const ACK_TIMEOUT_MS = 5000;
 
-// A refusal's reason arrives as connect_error data ({code, message}); tolerate a
-// server that put it in the message instead.
+// A refusal's reason arrives as connect_error data ({code, message}).
 function refusalOf(error) {
   if (error && error.data && typeof error.data === "object") return error.data;
-  try {
-    const parsed = JSON.parse(error.message);
-    if (parsed && typeof parsed === "object") return parsed;
-  } catch {
-    // not JSON: a plain message
-  }
   return { code: "refused", message: (error && error.message) || "The server refused to connect." };
 }
 
