@@ -1,9 +1,9 @@
 // The lobby's and the game-over card's buttons: each sends one client event.
 
 import { byId } from "./dom.js";
-import { readRules } from "./rules.js";
+import { readRules, writeRules } from "./rules.js";
 
-export function wireLobby({ act, leave }) {
+export function wireLobby({ act, leave, getState }) {
   byId("start").addEventListener("click", () => act("start", {}));
   byId("sit").addEventListener("click", () => act("sit", { seat: null }));
   byId("stand").addEventListener("click", () => act("stand", {}));
@@ -12,7 +12,11 @@ export function wireLobby({ act, leave }) {
   // After a game any lobby action reopens the lobby; an empty rules change is the gentlest.
   byId("to-lobby").addEventListener("click", () => act("rules", {}));
   const rulesForm = byId("rules-form");
-  rulesForm.addEventListener("change", () => act("rules", readRules(rulesForm)));
+  rulesForm.addEventListener("change", async () => {
+    const ack = await act("rules", readRules(rulesForm));
+    // Refused (say no trigger ticked): the note says why, the form shows the room's rules again.
+    if (ack && !ack.ok) writeRules(rulesForm, getState()?.rules);
+  });
   rulesForm.addEventListener("submit", (event) => event.preventDefault());
   for (const button of document.querySelectorAll("[data-leave]")) button.addEventListener("click", leave);
   byId("bots").addEventListener("click", (event) => {

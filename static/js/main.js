@@ -9,7 +9,7 @@
 // No rule of the game is decided here: the server's state says whose turn it is, whether
 // a trigger shows and how long a freeze lasts.
 
-import { byId } from "./dom.js";
+import { byId, setText, show } from "./dom.js";
 import { handleEvent, handleStateChange, rememberNames, toast } from "./feedback.js";
 import { askName, fatal, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
@@ -75,10 +75,36 @@ async function send(name, payload) {
   return connection.send(name, payload);
 }
 
-// Lobby actions: the table's banner is hidden there, so a refusal is said in a note.
+// The server's refusal of a lobby action (too_few_players, bad_rules, ...) in its own
+// words, after a few of ours saying what was refused; a rules change's refusal is said
+// by the rules, the others under the lobby's buttons.
+const LOBBY_LEADS = { start: "Can't start yet", rules: "Those house rules won't work" };
+
+function refusalText(error, action) {
+  // The form sends only values it offers: a malformed rules change is no trigger ticked,
+  // and the validator's message for it is not for people.
+  if (action === "rules" && error.code === "bad_request") return `${LOBBY_LEADS.rules}: tick at least one card to slap on.`;
+  const message = error.message || "That didn't work";
+  return LOBBY_LEADS[action] ? `${LOBBY_LEADS[action]}: ${message}` : message;
+}
+
+function lobbyNote(error, action) {
+  for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
+  if (!error) return;
+  const note = byId(action === "rules" ? "rules-error" : "lobby-error");
+  setText(note, refusalText(error, action));
+  show(note, true);
+}
+
+// Lobby and game-over actions: the table's banner is hidden there, so a refusal is said
+// under the lobby's buttons (or in a note, after a game).
 async function act(name, payload) {
+  lobbyNote(null);
   const ack = await send(name, payload);
-  if (ack && !ack.ok) toast(ack.error?.message || "That didn't work");
+  if (ack && !ack.ok) {
+    if (store.get()?.phase === "lobby") lobbyNote(ack.error, name);
+    else toast(ack.error?.message || "That didn't work");
+  }
   return ack;
 }
 
@@ -113,7 +139,7 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && connection && !gateOpen()) connection.wake();
 });
 
-wireLobby({ act, leave });
+wireLobby({ act, leave, getState: () => store.get() });
 wirePreferences();
 wireGates();
 setupInput({ getState: () => store.get(), send });

@@ -1,9 +1,31 @@
-// The house rules form (home page and the host's lobby) to and from the server's rules object.
+// The house rules form (home page and the host's lobby) to and from the server's rules
+// object, and the words for a room's triggers. Which cards a trigger covers is the
+// server's business: these are only names to read.
 
+// In the order the server names them (docs/protocol.md): plural for a list, one for "when a ... shows".
+const TRIGGER_WORDS = {
+  jack: { many: "Jacks", one: "a Jack" },
+  face: { many: "face cards", one: "a face card" },
+  double: { many: "doubles", one: "a double" },
+  sandwich: { many: "sandwiches", one: "a sandwich" },
+};
+
+// ["jack", "double"] -> "Jacks, doubles" (form "many", joined by ", ") or "a Jack or a
+// double" (form "one"). A trigger this page has no words for is shown by its name.
+export function triggerWords(triggers, form = "many") {
+  const chosen = Array.isArray(triggers) ? triggers : [];
+  const known = Object.keys(TRIGGER_WORDS).filter((name) => chosen.includes(name));
+  const words = [...known, ...chosen.filter((name) => !TRIGGER_WORDS[name])].map((name) => TRIGGER_WORDS[name]?.[form] || name);
+  if (form === "many" || words.length < 2) return words.join(", ");
+  return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+}
+
+// Exactly what the form says: no trigger ticked is sent as none (the server refuses it
+// with bad_rules, and the page shows that message).
 export function readRules(form) {
   const data = new FormData(form);
-  const rules = {
-    triggers: ["jack", ...data.getAll("trigger")],
+  return {
+    triggers: data.getAll("trigger"),
     penalty: data.get("penalty"),
     freeze_seconds: Number(data.get("freeze_seconds")),
     empty_deck: data.get("empty_deck"),
@@ -11,7 +33,6 @@ export function readRules(form) {
     last_card_jack: data.get("last_card_jack") !== null,
     time_limit: data.get("time_limit") ? Number(data.get("time_limit")) : null,
   };
-  return rules;
 }
 
 function choose(select, value, unit) {
