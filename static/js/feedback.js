@@ -4,11 +4,13 @@
 import { cardLabel, cardName } from "./cards.js";
 import { byId, el, setText } from "./dom.js";
 import { noteFlip, slidePileTo } from "./motion.js";
+import { triggerWords } from "./rules.js";
 import { play } from "./sound.js";
-import { mySeat, people, seatName } from "./state.js";
+import { isMyTurn, mySeat, people, seatAt, seatName } from "./state.js";
 
 const BANNER_MS = 2600;
 let bannerTimer = 0;
+let bannerAbout = ""; // "freeze": the banner tells why you are frozen, and goes when it ends
 let lastTaker = null;
 const knownNames = new Map(); // player id -> name, kept after they leave for "Sam left"
 
@@ -19,21 +21,37 @@ export function announce(text) {
   requestAnimationFrame(() => setText(region, text));
 }
 
-export function banner(text, tone = "") {
+export function banner(text, tone = "", about = "") {
+  bannerAbout = about;
   const node = byId("banner");
   node.className = `banner banner--fresh${tone ? ` banner--${tone}` : ""}`;
   setText(node, text);
   void node.offsetWidth; // restart the pop animation for back-to-back messages
   clearTimeout(bannerTimer);
-  bannerTimer = setTimeout(() => setText(node, ""), BANNER_MS);
+  bannerTimer = setTimeout(clearBanner, BANNER_MS);
 }
 
-export function toast(text) {
+// A banner tells what just happened; once the table has moved on it would only mislead.
+function clearBanner() {
+  clearTimeout(bannerTimer);
+  bannerAbout = "";
+  const node = byId("banner");
+  node.className = "banner";
+  setText(node, "");
+}
+
+// `game`: a note about the game in progress, dropped as soon as the phase changes.
+export function toast(text, { game = false } = {}) {
   announce(text);
   const node = el("div", "toast", text);
   node.dir = "auto";
+  if (game) node.dataset.scope = "game";
   byId("toasts").append(node);
   setTimeout(() => node.remove(), 3200);
+}
+
+function dropGameToasts() {
+  for (const node of byId("toasts").querySelectorAll('[data-scope="game"]')) node.remove();
 }
 
 // Browsers refuse (and complain about) vibration before the person has touched the page,
@@ -52,8 +70,8 @@ const HANDLERS = {
   flip(state, event) {
     noteFlip(event.seat);
     play("flip");
-    if (event.auto && event.seat !== mySeat(state)) toast(`Flipped for ${name(state, event)} (away)`);
-    else if (event.auto) toast("Flipped for you: it was your turn");
+    if (event.auto && event.seat !== mySeat(state)) toast(`Flipped for ${name(state, event)} (away)`, { game: true });
+    else if (event.auto) toast("Flipped for you: it was your turn", { game: true });
     if (!state.trigger && event.card) announce(`${name(state, event)} flipped the ${cardName(event.card)}`);
   },
   take(state, event) {
@@ -75,7 +93,7 @@ const HANDLERS = {
     if (event.card) penalty = `${cardLabel(event.card)} burned`;
     else if (event.to !== null && event.to !== undefined) penalty = `a card goes to ${seatName(state, event.to)}`;
     const text = mine ? `Wrong slap! ${penalty}` : `${name(state, event)} slapped wrong: ${penalty}`;
-    banner(text, mine ? "bad" : "");
+    banner(text, mine ? "bad" : "", mine ? "freeze" : "");
     announce(mine ? `${text}. You are frozen for a moment.` : text);
     if (mine) {
       setText(byId("freeze-burn"), penalty);
@@ -92,9 +110,9 @@ const HANDLERS = {
   },
   out(state, event) {
     const mine = event.seat === mySeat(state);
-    const text = mine ? "You're out of cards. Keep watching!" : `${name(state, event)} is out`;
-    toast(text);
-    announce(text);
+    // The last one out ends the game: the game-over card says the rest.
+    if (state.phase !== "playing") return;
+    toast(mine ? "You're out of cards. Keep watching!" : `${name(state, event)} is out`, { game: true });
   },
   win(state, event) {
     const mine = event.seat === mySeat(state);
@@ -103,7 +121,10 @@ const HANDLERS = {
     if (mine) buzz([50, 40, 50, 40, 120]);
   },
   start(state, event) {
-    banner(event.rematch ? "New game! Slap when a Jack shows" : "Cards dealt! Slap when a Jack shows", "good");
+    // The room's own triggers, as the server lists them: words to read, not a rule to apply.
+    const when = triggerWords(state.rules?.triggers, "one");
+    const hint = when ? ` Slap when ${when} shows` : "";
+    banner(`${event.rematch ? "New game!" : "Cards dealt!"}${hint}`, "good");
     announce(`Game ${event.game ?? ""} starts. ${seatName(state, state.next)} flips first.`);
   },
   join(state, event) {
@@ -141,18 +162,27 @@ export function rememberNames(state) {
   for (const [player, person] of people(state)) knownNames.set(player, person.name);
 }
 
+// One `event` message is one object with a `kind` (docs/protocol.md).
 export function handleEvent(state, event) {
-  const list = Array.isArray(event) ? event : Array.isArray(event?.events) ? event.events : [event];
-  for (const item of list) {
-    const kind = item && (item.kind || item.type);
-    if (HANDLERS[kind]) HANDLERS[kind](state, item);
-  }
+  const handler = event && HANDLERS[event.kind];
+  if (handler) handler(state, event);
 }
 
+const frozenIn = (state) => Boolean(state && seatAt(state, mySeat(state))?.frozen_ms > 0);
+const freezeEnded = (state, previous) => frozenIn(previous) && !frozenIn(state);
+// Your turn coming round (a freeze still running keeps its "wrong slap" banner).
+const turnCame = (state, previous) => isMyTurn(state) && !isMyTurn(previous) && !frozenIn(state);
+
 // Changes visible in the state alone: a trigger appearing, your turn coming round.
+// A state arrives before the events it led to, so a banner cleared here can be replaced
+// by the event's own at once.
 export function handleStateChange(state, previous) {
   const triggerNow = Boolean(state.trigger || state.slap_open);
   const triggerBefore = Boolean(previous && (previous.trigger || previous.slap_open));
+  const phaseChanged = Boolean(previous && previous.phase !== state.phase);
+  if (phaseChanged) dropGameToasts();
+  if (phaseChanged || (triggerNow && !triggerBefore) || turnCame(state, previous)) clearBanner();
+  else if (bannerAbout === "freeze" && freezeEnded(state, previous)) clearBanner();
   if (state.phase === "playing" && triggerNow && !triggerBefore) {
     const top = state.pile?.top?.at(-1);
     announce(top ? `${cardName(top)}! Slap!` : "Slap!");
