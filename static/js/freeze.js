@@ -8,6 +8,8 @@ const deadlines = new Map(); // seat -> performance.now() when its freeze ends
 let mine = null;
 let ticking = false;
 
+// Called right after the seats are drawn: paints the countdowns at once, so a seat that
+// has just frozen (or was just redrawn) never shows an empty frozen avatar for a frame.
 export function noteFreezes(state) {
   deadlines.clear();
   mine = mySeat(state);
@@ -15,17 +17,14 @@ export function noteFreezes(state) {
   (state.seats || []).forEach((entry, seat) => {
     if (entry && entry.frozen_ms > 0) deadlines.set(seat, now + entry.frozen_ms);
   });
-  if (!ticking) {
-    ticking = true;
-    requestAnimationFrame(tick);
-  }
+  paint();
 }
 
 function seconds(ms) {
   return (Math.max(0, ms) / 1000).toFixed(1);
 }
 
-function tick() {
+function paint() {
   const now = performance.now();
   for (const [seat, end] of deadlines) {
     const label = document.querySelector(`.seat[data-seat="${seat}"] .seat-freeze`);
@@ -37,6 +36,13 @@ function tick() {
   show(byId("freeze"), frozen);
   document.body.classList.toggle("is-frozen", frozen);
   if (frozen) setText(byId("freeze-seconds"), seconds(myEnd - now));
-  ticking = deadlines.size > 0;
-  if (ticking) requestAnimationFrame(tick);
+  if (deadlines.size > 0 && !ticking) {
+    ticking = true;
+    requestAnimationFrame(tick);
+  }
+}
+
+function tick() {
+  ticking = false;
+  paint();
 }

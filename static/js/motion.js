@@ -4,6 +4,14 @@
 import { byId } from "./dom.js";
 
 const calm = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+let sliding = 0; // taken piles still on their way
+
+// While a taken pile flies off, the pile stays marked: the CSS hides the "Empty pile"
+// outline there, which would otherwise show through the card as it leaves.
+function markSliding(change) {
+  sliding = Math.max(0, sliding + change);
+  byId("pile").classList.toggle("pile--sliding", sliding > 0);
+}
 
 // The taken pile slides to the taker's seat, so everyone sees who won the slap.
 export function slidePileTo(seat) {
@@ -21,13 +29,20 @@ export function slidePileTo(seat) {
   flying.classList.remove("card--new");
   Object.assign(flying.style, { left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px` });
   document.body.append(flying);
+  markSliding(1);
   const dx = to.left + to.width / 2 - (from.left + from.width / 2);
   const dy = to.top + to.height / 2 - (from.top + from.height / 2);
   const motion = flying.animate(
     [{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.25) rotate(20deg)`, opacity: 0.2 }],
     { duration: 380, easing: "cubic-bezier(.4,0,.6,1)" },
   );
-  motion.onfinish = () => flying.remove();
+  let landed = false;
+  motion.onfinish = motion.oncancel = () => {
+    if (landed) return;
+    landed = true;
+    flying.remove();
+    markSliding(-1);
+  };
 }
 
 const lastFlip = { seat: null, at: -Infinity };

@@ -1,10 +1,9 @@
 // Everything around the table that is not a seat or the pile: your controls, the lobby, the end.
 
 import { byId, el, setText, show } from "./dom.js";
-import { writeRules } from "./rules.js";
+import { triggerWords, writeRules } from "./rules.js";
+import { nameTag } from "./seats.js";
 import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
-
-const TRIGGER_NAMES = { jack: "Jacks", face: "face cards", double: "doubles", sandwich: "sandwiches" };
 
 export function renderControls(state) {
   const seat = mySeat(state);
@@ -25,10 +24,7 @@ export function renderControls(state) {
 
 function rulesSummary(rules) {
   if (!rules) return "";
-  const chosen = rules.triggers || ["jack"];
-  const known = Object.keys(TRIGGER_NAMES).filter((t) => chosen.includes(t)); // Jacks first
-  const triggers = [...known, ...chosen.filter((t) => !TRIGGER_NAMES[t])].map((t) => TRIGGER_NAMES[t] || t);
-  const parts = [`Slap ${triggers.join(", ")}`];
+  const parts = [`Slap ${triggerWords(rules.triggers)}`];
   parts.push(rules.penalty === "give" ? "wrong slap gives a card" : "wrong slap burns a card");
   if (rules.freeze_seconds > 0) parts.push(`${rules.freeze_seconds} s freeze`);
   if (rules.decks === 2) parts.push("2 decks");
@@ -47,7 +43,7 @@ function lobbyStatus(state, seated, freeSeats) {
     return freeSeats ? "Pick a seat to play, or just watch." : "The table is full: you're watching.";
   }
   if (amHost(state)) {
-    if (seated < 2) return "You need at least 2 players: invite a friend or add a bot.";
+    if (seated === 1) return "It's just you so far: add a bot or invite a friend.";
     return `${seated} players seated. Start when everyone's in.`;
   }
   const host = hostName(state);
@@ -67,9 +63,10 @@ export function renderLobby(state) {
   const host = amHost(state);
   const mine = mySeat(state);
   setText(byId("lobby-status"), lobbyStatus(state, seated, freeSeats));
-  show(byId("start"), host);
-  byId("start").disabled = seated < 2;
-  setText(byId("start"), seated >= 2 ? `Start game · ${seated} players` : "Start game");
+  // Seat first: no Start while nobody sits. Whether enough people sit to deal is the
+  // server's call: `start` may come back too_few_players, and the lobby note says so.
+  show(byId("start"), host && seated > 0);
+  setText(byId("start"), `Start game · ${seated} player${seated === 1 ? "" : "s"}`);
   show(byId("sit"), mine === null && freeSeats > 0);
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
@@ -86,7 +83,9 @@ export function renderLobby(state) {
 function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
-  row.append(el("td", "", seatName(state, stat.seat) === "You" ? `${entry?.name ?? "You"} (you)` : seatName(state, stat.seat)));
+  const cell = el("td");
+  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
+  row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
   row.append(el("td", "", typeof stat.best_ms === "number" ? `${Math.round(stat.best_ms)} ms` : "–"));
   if (stat.seat === winner) row.classList.add("is-winner");

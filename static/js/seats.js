@@ -39,15 +39,29 @@ function emptySeat(index, canSit) {
   return parts;
 }
 
+// The name keeps all the room it can; your own seat adds a small "you" tag after it. The
+// text still reads "Sam (you)" (screen readers, copy and paste): the brackets are hidden.
+export function nameTag(name, you, className = "seat-name") {
+  const tag = el("span", className);
+  const text = el("span", "name-text", name);
+  text.dir = "auto"; // names in right-to-left scripts read correctly
+  tag.append(text);
+  if (you) {
+    const mark = el("span", "you-tag");
+    mark.append(el("span", "visually-hidden", " ("), "you", el("span", "visually-hidden", ")"));
+    tag.append(mark);
+  }
+  return tag;
+}
+
 function takenSeat(state, entry, flags) {
   const avatar = el("span", "seat-avatar", initialOf(entry.name));
   avatar.style.setProperty("--hue", String(hueOf(entry.name)));
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", "bot"));
   else if (flags.host) avatar.append(el("span", "seat-tag", "host"));
+  // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
   if (flags.frozen) avatar.append(el("span", "seat-freeze"));
-  const nameTag = el("span", "seat-name", flags.you ? `${entry.name} (you)` : entry.name);
-  nameTag.dir = "auto"; // names in right-to-left scripts read correctly
-  const parts = [avatar, nameTag];
+  const parts = [avatar, nameTag(entry.name, flags.you)];
   if (state.phase !== "lobby") {
     const label = entry.out ? "out" : `${entry.cards} card${entry.cards === 1 ? "" : "s"}`;
     parts.push(el("span", "seat-cards", label));
@@ -101,7 +115,9 @@ function updateSeat(state, index, list) {
   const entry = state.seats[index];
   const flags = seatFlags(state, index, entry);
   const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
-  const signature = JSON.stringify([entry, flags, canSit, state.phase]);
+  // frozen_ms changes with every state during a freeze: the countdown ticks in freeze.js, so
+  // only being frozen or not rebuilds the seat (a rebuilt seat would lose its countdown).
+  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase]);
   let record = cache.get(index);
   if (!record) {
     record = { node: el("li"), signature: "" };
