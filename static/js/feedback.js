@@ -204,7 +204,6 @@ const ERROR_TEXT = {
   no_cards: "No cards left to flip",
   rate_limited: "Whoa, easy! Too many taps",
   wrong_phase: "Not right now",
-  game_over: "The game is over",
   not_seated: "Take a seat to play",
   not_your_turn: "Not your turn yet",
   slap_pending: "Slap first! The pile is up for grabs",
@@ -212,7 +211,8 @@ const ERROR_TEXT = {
 };
 
 export function actionFailed(error) {
-  if (!error) return;
+  // A tap that crossed the winning one: the game-over card already says it all.
+  if (!error || error.code === "game_over") return;
   if (error.code === "frozen") {
     // The countdown already says it; a nudge keeps the "wrong slap" banner readable.
     const freeze = byId("freeze");
