@@ -97,7 +97,7 @@ function lobbyNote(error, action) {
 }
 
 // Lobby and game-over actions: the table's banner is hidden there, so a refusal is said
-// under the lobby's buttons (or in a note, after a game).
+// under the lobby's buttons (or in a toast, after a game).
 async function act(name, payload) {
   lobbyNote(null);
   const ack = await send(name, payload);
