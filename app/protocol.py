@@ -113,7 +113,8 @@ class RulesUpdate(Message):
     freeze_seconds: Annotated[Seconds, Field(ge=0, le=10)] | None = None
     penalty: Literal["burn", "give"] | None = None
     empty_deck: Literal["out", "last_chance"] | None = None
-    triggers: Annotated[list[Trigger], Field(min_length=1, max_length=4)] | None = None
+    # An empty list passes here so the engine refuses it as bad_rules, in its own words.
+    triggers: Annotated[list[Trigger], Field(max_length=4)] | None = None
     decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
     last_card_jack: StrictBool | None = None
     time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None

@@ -48,7 +48,7 @@ async def test_bad_bodies_are_refused(server: Server) -> None:
             (b"not json", 422, "bad_request"),
             (b"[]", 422, "bad_request"),
             (b'{"rules": {"decks": 3}}', 422, "bad_request"),
-            (b'{"rules": {"triggers": []}}', 422, "bad_request"),
+            (b'{"rules": {"triggers": []}}', 422, "bad_rules"),  # the engine's words
             (b'{"rules": {"colour": "red"}}', 422, "bad_request"),
             (b'{"room": "K7PQRX"}', 422, "bad_request"),
             (b'{"rules": {}}' + b" " * 10_000, 413, "too_large"),

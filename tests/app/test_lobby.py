@@ -58,7 +58,12 @@ async def test_rules_change_in_the_lobby_and_bad_rules_are_refused(server: Serve
     assert reply["rules"]["freeze_seconds"] == 1.5  # untouched fields stay
     state = await ann.wait_state(lambda s: s["rules"]["penalty"] == "give")
     version = state["version"]
-    for bad in ({"triggers": []}, {"decks": 3}, {"freeze_seconds": -1}, {"penalty": None}):
+    empty = await ann.call("rules", {"triggers": []})
+    assert empty["error"] == {
+        "code": "bad_rules",
+        "message": "triggers must name at least one trigger",
+    }
+    for bad in ({"decks": 3}, {"freeze_seconds": -1}, {"penalty": None}):
         reply = await ann.call("rules", bad)
         assert reply["error"]["code"] in ("bad_request", "bad_rules"), (bad, reply)
     assert (await ann.ok("rules", {"time_limit": None}))["rules"]["time_limit"] is None
