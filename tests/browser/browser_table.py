@@ -3,7 +3,6 @@ and driven only by real taps, clicks and key presses."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,19 +19,41 @@ PHONE = {
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "color_scheme": "light"}
 CALM_DESKTOP = {**DESKTOP, "reduced_motion": "reduce"}
 WAIT_MS = 20_000  # generous for a shared 2-core machine: waits end on what they wait for
+# The issue's `<img src=x onerror=alert(1)>` is 28 characters and names stop at 20, so the
+# same attack in 20: it would run if a page ever built HTML from a name.
+XSS_NAME = "<svg onload=alert()>"
 
+# What a person sees of the table. `frozen` is the freeze overlay counting down, or the
+# server still marking the seat frozen (it may lag the countdown by a tick).
 READ_TABLE = """() => {
   const body = document.body;
   const you = document.querySelector('.seat--you');
+  const cards = you && you.querySelector('.seat-cards');
+  const pile = document.getElementById('pile');
   return {
     phase: body.dataset.phase,
     myTurn: body.dataset.turn === 'mine',
     trigger: body.dataset.trigger || null,
-    frozen: !document.getElementById('freeze').hidden,
-    pileCards: document.querySelectorAll('#pile .card').length,
+    frozen: !document.getElementById('freeze').hidden
+      || (!!you && you.classList.contains('seat--frozen')),
+    out: !!you && you.classList.contains('seat--out'),
+    cards: cards && /^\\d+ cards?$/.test(cards.textContent) ? parseInt(cards.textContent) : null,
+    pileCards: pile.querySelectorAll('.card').length,  // the top few, fanned
+    pileCount: parseInt(document.getElementById('pile-count').textContent) || 0,
+    pileId: pile.dataset.pileId,
+    top: pile.dataset.top || null,
     seat: you ? you.dataset.seat : null,
   };
 }"""
+# The flipper's own count went down (or they are out, or the game ended). Not "the turn
+# moved on": when the turn comes straight back, a page may draw only the newest state.
+FLIP_LANDED = f"""(cardsBefore) => {{
+  const table = ({READ_TABLE})();
+  return table.phase !== 'playing' || table.cards !== cardsBefore;
+}}"""
+# A table quiet enough to photograph: a fanned pile, no trigger, nothing in flight.
+SETTLED_PILE = """() => document.querySelectorAll('#pile .card').length >= 2
+  && !document.body.dataset.trigger && !document.querySelector('.flying-card')"""
 
 
 @dataclass
@@ -41,16 +62,17 @@ class Person:
     context: BrowserContext
     page: Page
     touch: bool
-    slaps: bool = False  # whether keep_playing slaps triggers for this person
+    flip_key: str | None = None  # None: tap the deck button; else this key flips
     problems: list[str] = field(default_factory=list)
-    # Held by whoever drives the page for a step, so a reload never cuts a step in half.
-    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @classmethod
-    async def open(cls, browser: Browser, label: str, device: dict[str, Any]) -> Person:
+    async def open(
+        cls, browser: Browser, label: str, device: dict[str, Any], flip_key: str | None = None
+    ) -> Person:
         context = await browser.new_context(**device)
         page = await context.new_page()
-        person = cls(label, context, page, touch=bool(device.get("has_touch")))
+        touch = bool(device.get("has_touch"))
+        person = cls(label, context, page, touch=touch, flip_key=flip_key)
         page.on("console", person._console)
         page.on("pageerror", lambda error: person.problems.append(f"page error: {error}"))
         page.on("dialog", person._dialog)
@@ -76,6 +98,25 @@ class Person:
         else:
             await self.page.click(selector)
 
+    async def flip(self) -> None:
+        """Turns the top card over (a tap on the deck, or the person's flip key) and waits
+        until the card has left this person's deck."""
+        cards = (await self.table())["cards"]
+        if self.flip_key is None:
+            await self.press("#flip")
+        else:
+            await self.page.keyboard.press(self.flip_key)
+        await self.page.wait_for_function(FLIP_LANDED, arg=cards, timeout=WAIT_MS)
+
+    async def slap(self) -> None:
+        """A finger on the felt on a phone, the space bar on a desktop."""
+        if not self.touch:
+            await self.page.keyboard.press("Space")
+            return
+        box = await self.page.locator("#felt").bounding_box()
+        assert box is not None
+        await self.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)
+
     async def join(self, url: str, name: str) -> None:
         await self.page.goto(url)
         await self.page.fill("#name-input", name)
@@ -98,9 +139,32 @@ class Person:
         )
         return fits
 
-    async def seat_names(self) -> list[str]:
-        names: list[str] = await self.page.locator(".seat-name").all_text_contents()
-        return names
+
+async def open_table_from_home(
+    host: Person, base_url: str, name: str, rules: dict[str, str]
+) -> str:
+    """The host opens a table through the home page with these house rules (select name to
+    option value) and sits; returns the table's link from the share panel."""
+    page = host.page
+    await page.goto(f"{base_url}/")
+    await page.fill("#create-name", name)
+    await host.press(".house-rules summary")
+    for select, value in rules.items():
+        await page.select_option(f"select[name={select}]", value)
+    await host.press("#create-button")
+    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
+    await host.sit()
+    link = await page.input_value("#share-url")
+    assert link == page.url  # the share panel's link is this very table
+    return link
+
+
+async def start_the_game(host: Person, people: list[Person], players: int) -> None:
+    start = host.page.locator("#start")
+    await expect(start).to_have_text(f"Start game · {players} players", timeout=WAIT_MS)
+    await host.press("#start")
+    for person in people:
+        await person.wait_phase("playing")
 
 
 def seconds_text(text: str) -> bool:

@@ -27,6 +27,11 @@ CHROMIUM_ARGS = [
 FAST_SETTINGS = {
     "SLAPJACK_BOT_TIME_SCALE": "0.25",
     "SLAPJACK_AUTOFLIP_PAUSE_SECONDS": "0",
+    # The tests press every flip a person makes: the server's idle autopilot (covered in
+    # tests/app) must not flip for someone while a test sets up a moment on a busy machine.
+    "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
+    # Every page of every test connects from 127.0.0.1: no per-address connection limit.
+    "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
     "SLAPJACK_LOG_LEVEL": "warning",
 }
 

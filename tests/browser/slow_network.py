@@ -1,0 +1,68 @@
+"""A page's connection to the server passed through the test, to play a slow network on
+cue: what the server sends can be held back for a moment, and what the page sends is seen
+on its way. Nothing is changed, dropped or made up; held messages arrive late, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+
+from playwright.async_api import BrowserContext, WebSocketRoute
+
+SOCKET_IO = re.compile(r"/socket\.io/")
+# Socket.IO events with an ack id: the page sends 42<id>["slap",{...}], the server answers
+# with 43<id>[{...}].
+SLAP_MESSAGE = re.compile(r'^42(\d+)\["slap"')
+
+
+@dataclass
+class SlowNetwork:
+    holding: bool = False
+    _held: list[tuple[WebSocketRoute, str | bytes]] = field(default_factory=list)
+    _slap_answer: str | None = None  # the start of the answer to the page's last slap
+    _slap_answered: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @classmethod
+    async def under(cls, context: BrowserContext) -> SlowNetwork:
+        """Every Socket.IO connection the context's pages open from now on goes through it."""
+        network = cls()
+        await context.route_web_socket(SOCKET_IO, network._connect)
+        return network
+
+    def _connect(self, page_side: WebSocketRoute) -> None:
+        server_side = page_side.connect_to_server()
+        server_side.on_message(lambda message: self._to_page(page_side, message))
+        page_side.on_message(lambda message: self._to_server(server_side, message))
+
+    def _to_page(self, page_side: WebSocketRoute, message: str | bytes) -> None:
+        if not self.holding:
+            page_side.send(message)
+            return
+        self._held.append((page_side, message))
+        if self._slap_answer and isinstance(message, str) and message.startswith(self._slap_answer):
+            self._slap_answered.set()
+
+    def _to_server(self, server_side: WebSocketRoute, message: str | bytes) -> None:
+        slap = SLAP_MESSAGE.match(message) if isinstance(message, str) else None
+        if slap:
+            self._slap_answer = f"43{slap.group(1)}["
+        server_side.send(message)
+
+    def hold(self) -> None:
+        """From now on the page hears nothing new from the server (until `release`)."""
+        self._slap_answer = None
+        self._slap_answered.clear()
+        self.holding = True
+
+    async def slap_answered(self, timeout_ms: float) -> None:
+        """Waits until the server has answered a slap the page sent since `hold`: the
+        server has judged it, and the page has not heard how."""
+        await asyncio.wait_for(self._slap_answered.wait(), timeout_ms / 1000)
+
+    def release(self) -> None:
+        """Delivers everything held, in the order the server sent it, and stops holding."""
+        held, self._held = self._held, []
+        self.holding = False
+        for page_side, message in held:
+            page_side.send(message)

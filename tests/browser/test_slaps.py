@@ -1,0 +1,271 @@
+"""The moments of a game, each set up by the test itself at a long table (two decks, no time
+limit, three people, no bot): nobody flips or slaps unless the test presses for them, so a
+Jack stays on the pile until the test's own slaps, and no step waits on luck."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+from browser_table import (
+    CALM_DESKTOP,
+    DESKTOP,
+    PHONE,
+    READ_TABLE,
+    SETTLED_PILE,
+    WAIT_MS,
+    XSS_NAME,
+    Person,
+    open_table_from_home,
+    seconds_text,
+    start_the_game,
+)
+from playwright.async_api import Browser, expect
+from slow_network import SlowNetwork
+
+# A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine.
+LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": ""}
+MOST_FLIPS = 104  # two decks: eight Jacks show long before the cards run out
+
+# Every text the banner showed, in order: it clears itself after a few seconds, so the
+# test reads this log rather than racing the banner.
+BANNER_LOG = """
+window.bannerLog = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const banner = document.getElementById('banner');
+  if (!banner) return;
+  new MutationObserver(() => {
+    if (banner.textContent) window.bannerLog.push(banner.textContent);
+  }).observe(banner, { childList: true, characterData: true, subtree: true });
+});
+"""
+READY_TO_FLIP = f"""() => {{
+  const table = ({READ_TABLE})();
+  return table.phase === 'playing' && table.myTurn && !table.trigger && !table.frozen;
+}}"""
+SAME_PILE = f"""(pile) => {{
+  const table = ({READ_TABLE})();
+  return table.pileId === pile.pileId && table.pileCount === pile.pileCount
+    && table.top === pile.top;
+}}"""
+A_JACK_SHOWS = "() => document.body.dataset.trigger === 'jack'"
+NO_TRIGGER = "() => !document.body.dataset.trigger"
+FREE_TO_SLAP = f"""() => {{
+  const table = ({READ_TABLE})();
+  return !!table.trigger && !table.frozen;
+}}"""
+PILE_WITHOUT_TRIGGER = f"""() => {{
+  const table = ({READ_TABLE})();
+  return table.pileCards > 0 && !table.trigger && !table.frozen;
+}}"""
+
+
+async def sit_at_a_long_table(base_url: str, phone: Person, bob: Person, cy: Person) -> None:
+    link = await open_table_from_home(phone, base_url, "Ann", LONG_GAME)
+    summary = phone.page.locator("#rules-summary")
+    await expect(summary).to_contain_text("3 s freeze · 2 decks", timeout=WAIT_MS)
+    await expect(summary).not_to_contain_text("limit")
+    for person, name in ((bob, "Bob"), (cy, XSS_NAME)):
+        await person.join(link, name)
+        await person.sit()
+
+
+async def whose_turn(people: list[Person]) -> Person:
+    """The one person whose own page says it is their turn to flip (pages catch up with
+    the server at their own pace, so ask until exactly one says so)."""
+    async with asyncio.timeout(WAIT_MS / 1000):
+        while True:
+            tables = [await person.table() for person in people]
+            turns = [p for p, table in zip(people, tables, strict=True) if table["myTurn"]]
+            if len(turns) == 1:
+                return turns[0]
+            await asyncio.sleep(0.05)
+
+
+async def flip_once(people: list[Person]) -> None:
+    """Whoever is to flip flips (once any freeze of theirs is over), and everyone sees the
+    card land."""
+    flipper = await whose_turn(people)
+    await flipper.page.wait_for_function(READY_TO_FLIP, timeout=WAIT_MS)
+    await flipper.flip()
+    await everyone_sees_the_pile_of(flipper, people)
+
+
+async def everyone_sees_the_pile_of(source: Person, people: list[Person]) -> None:
+    """Every page shows the pile `source` shows (the newest, when `source` just played)."""
+    table = await source.table()
+    pile = {key: table[key] for key in ("pileId", "pileCount", "top")}
+    for person in people:
+        await person.page.wait_for_function(SAME_PILE, arg=pile, timeout=WAIT_MS)
+
+
+async def everyone_sees(people: list[Person], condition: str) -> None:
+    for person in people:
+        await person.page.wait_for_function(condition, timeout=WAIT_MS)
+
+
+async def flip_to_a_settled_pile(people: list[Person], taker: Person) -> None:
+    """Flips turn by turn until a pile of two or more shows no trigger; a Jack on the way
+    is slapped by `taker`, and the flipping starts again."""
+    for _flip in range(MOST_FLIPS):
+        table = await taker.table()
+        if table["trigger"]:
+            await taker.slap()
+            await everyone_sees(people, NO_TRIGGER)
+        elif table["pileCards"] >= 2:
+            return
+        else:
+            await flip_once(people)
+    raise AssertionError("no settled pile in a whole deck's worth of flips")
+
+
+async def flip_until_a_jack(people: list[Person]) -> None:
+    for _flip in range(MOST_FLIPS):
+        if (await people[0].table())["trigger"]:
+            await everyone_sees(people, A_JACK_SHOWS)
+            return
+        await flip_once(people)
+    raise AssertionError("no Jack in a whole deck's worth of flips")
+
+
+async def photograph_the_table(phone: Person, desktop: Person, shots: Path) -> None:
+    for person, shot in ((phone, "table-phone.png"), (desktop, "table-desktop.png")):
+        await person.page.wait_for_function(SETTLED_PILE, timeout=WAIT_MS)
+        assert await person.fits_the_screen_width()
+        await person.page.screenshot(path=shots / shot, animations="disabled")
+
+
+async def banners(person: Person) -> list[str]:
+    shown: list[str] = await person.page.evaluate("() => window.bannerLog")
+    return shown
+
+
+async def what_the_slap_earned(person: Person, banners_before: int) -> str:
+    """The first banner since `banners_before` that answers a slap."""
+    answer = await person.page.wait_for_function(
+        """(seen) => window.bannerLog.slice(seen)
+              .find(text => /^(You take|Too late!|Wrong slap!)/.test(text)) || null""",
+        arg=banners_before,
+        timeout=WAIT_MS,
+    )
+    text: str = await answer.json_value()
+    return text
+
+
+async def slap_wrongly_and_see_the_freeze(person: Person, shots: Path) -> None:
+    """A slap while no trigger shows burns a card and freezes the slapper, with a visible
+    countdown, photographed."""
+    page = person.page
+    for _attempt in range(3):
+        await page.wait_for_function(PILE_WITHOUT_TRIGGER, timeout=WAIT_MS)
+        cards = (await person.table())["cards"]
+        seen = len(await banners(person))
+        await person.slap()
+        earned = await what_the_slap_earned(person, seen)
+        assert re.fullmatch(r"Wrong slap! \S+ burned", earned), earned
+        await expect(page.locator(".seat--you .seat-cards")).to_have_text(f"{cards - 1} cards")
+        if await photograph_the_freeze(person, shots):
+            return
+        # The machine was so busy that the 3 s freeze ended before the picture: again.
+    raise AssertionError("the freeze never lasted as long as a screenshot")
+
+
+async def photograph_the_freeze(person: Person, shots: Path) -> bool:
+    """Whether the freeze showed, counting down, from before the picture until after it."""
+    freeze = person.page.locator("#freeze")
+    if not await freeze.is_visible():
+        return False
+    assert seconds_text(await person.page.text_content("#freeze-seconds") or "")
+    await expect(person.page.locator("#freeze-burn")).to_contain_text("burned")
+    await person.page.screenshot(path=shots / "freeze-desktop.png", animations="disabled")
+    return await freeze.is_visible()
+
+
+async def refresh_and_rejoin(person: Person, name: str) -> None:
+    """A refresh mid-game comes back to the same seat, with the same name and cards, and
+    the Jack still waiting on the pile."""
+    before = await person.table()
+    assert before["seat"] is not None and before["trigger"] == "jack"
+    await person.page.reload()
+    you = person.page.locator(".seat--you")
+    await expect(you).to_have_attribute("data-seat", before["seat"], timeout=WAIT_MS)
+    await expect(you.locator(".seat-name")).to_have_text(f"{name} (you)")
+    await person.page.wait_for_function(A_JACK_SHOWS, timeout=WAIT_MS)
+    after = await person.table()
+    assert (after["phase"], after["cards"], after["top"]) == (
+        "playing",
+        before["cards"],
+        before["top"],
+    )
+
+
+async def slap_together(desktops: list[tuple[Person, SlowNetwork]]) -> None:
+    """Both press at once, on a network slow enough that neither hears of the other's slap
+    until the server has judged both: both slaps aim at the Jack's pile."""
+    for _person, network in desktops:
+        network.hold()
+    try:
+        await asyncio.gather(*(person.slap() for person, _network in desktops))
+        for _person, network in desktops:
+            await network.slap_answered(WAIT_MS)
+    finally:
+        for _person, network in desktops:
+            network.release()
+
+
+async def one_takes_the_jack_and_the_other_is_too_late(
+    desktops: list[tuple[Person, SlowNetwork]], names: dict[str, str]
+) -> None:
+    """The first slap to reach the server takes the pile; the other is told "too late" and
+    pays nothing: no card lost, no freeze."""
+    people = [person for person, _network in desktops]
+    await everyone_sees(people, FREE_TO_SLAP)  # a freeze from the false slap has ended
+    before = [await person.table() for person in people]
+    seen = [len(await banners(person)) for person in people]
+    pile = before[0]["pileCount"]
+    await slap_together(desktops)
+    earned = [await what_the_slap_earned(p, n) for p, n in zip(people, seen, strict=True)]
+
+    winner = 0 if earned[0].startswith("You take") else 1
+    taker, late = people[winner], people[1 - winner]
+    assert earned[winner].startswith(f"You take {pile} cards!"), earned
+    assert earned[1 - winner] == f"Too late! {names[taker.label]} was faster. No penalty."
+    await everyone_sees(people, NO_TRIGGER)
+    taker_cards = before[winner]["cards"] + pile
+    await expect(taker.page.locator(".seat--you .seat-cards")).to_have_text(f"{taker_cards} cards")
+    after = await late.table()
+    assert (after["cards"], after["frozen"]) == (before[1 - winner]["cards"], False)
+    assert await late.page.locator("#freeze").is_hidden()
+
+
+@pytest.mark.timeout(240)
+async def test_a_false_slap_a_refresh_and_a_late_slap_at_a_long_table(
+    base_url: str, browser: Browser, screenshots: Path
+) -> None:
+    phone = await Person.open(browser, "phone", PHONE)
+    bob = await Person.open(browser, "desktop Bob", DESKTOP, flip_key="f")
+    cy = await Person.open(browser, "desktop Cy", CALM_DESKTOP, flip_key="Enter")
+    people = [phone, bob, cy]
+    for person in people:
+        await person.context.add_init_script(script=BANNER_LOG)
+    desktops = [
+        (bob, await SlowNetwork.under(bob.context)),
+        (cy, await SlowNetwork.under(cy.context)),
+    ]
+
+    await sit_at_a_long_table(base_url, phone, bob, cy)
+    await start_the_game(phone, people, players=3)
+
+    await flip_to_a_settled_pile(people, taker=phone)
+    await photograph_the_table(phone, bob, screenshots)
+    await slap_wrongly_and_see_the_freeze(bob, screenshots)
+    await flip_until_a_jack(people)
+    await refresh_and_rejoin(cy, XSS_NAME)
+    await one_takes_the_jack_and_the_other_is_too_late(
+        desktops, {bob.label: "Bob", cy.label: XSS_NAME}
+    )
+
+    for person in people:
+        assert person.problems == [], f"{person.label}: {person.problems}"
