@@ -140,6 +140,15 @@ class Person:
         return fits
 
 
+async def open_three(browser: Browser) -> list[Person]:
+    """A phone that flips by tapping and two desktops that flip with F and with Enter."""
+    return [
+        await Person.open(browser, "phone", PHONE),
+        await Person.open(browser, "desktop Bob", DESKTOP, flip_key="f"),
+        await Person.open(browser, "desktop Cy", CALM_DESKTOP, flip_key="Enter"),
+    ]
+
+
 async def open_table_from_home(
     host: Person, base_url: str, name: str, rules: dict[str, str]
 ) -> str:

@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 from browser_table import (
-    CALM_DESKTOP,
-    DESKTOP,
-    PHONE,
     READ_TABLE,
     WAIT_MS,
     XSS_NAME,
     Person,
     open_table_from_home,
+    open_three,
     start_the_game,
 )
 from playwright.async_api import Browser, expect
@@ -95,10 +93,7 @@ async def everyone_sees_the_summary(host: Person, guests: list[Person], host_nam
 async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:
-    phone = await Person.open(browser, "phone", PHONE)
-    bob = await Person.open(browser, "desktop Bob", DESKTOP, flip_key="f")
-    cy = await Person.open(browser, "desktop Cy", CALM_DESKTOP, flip_key="Enter")
-    people = [phone, bob, cy]
+    people = phone, bob, cy = await open_three(browser)
 
     link = await open_table_from_home(phone, base_url, "Ann", SHORT_GAME)
     summary = phone.page.locator("#rules-summary")

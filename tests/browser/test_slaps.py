@@ -10,15 +10,13 @@ from pathlib import Path
 
 import pytest
 from browser_table import (
-    CALM_DESKTOP,
-    DESKTOP,
-    PHONE,
     READ_TABLE,
     SETTLED_PILE,
     WAIT_MS,
     XSS_NAME,
     Person,
     open_table_from_home,
+    open_three,
     seconds_text,
     start_the_game,
 )
@@ -244,10 +242,7 @@ async def one_takes_the_jack_and_the_other_is_too_late(
 async def test_a_false_slap_a_refresh_and_a_late_slap_at_a_long_table(
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:
-    phone = await Person.open(browser, "phone", PHONE)
-    bob = await Person.open(browser, "desktop Bob", DESKTOP, flip_key="f")
-    cy = await Person.open(browser, "desktop Cy", CALM_DESKTOP, flip_key="Enter")
-    people = [phone, bob, cy]
+    people = phone, bob, cy = await open_three(browser)
     for person in people:
         await person.context.add_init_script(script=BANNER_LOG)
     desktops = [
