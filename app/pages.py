@@ -9,8 +9,9 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.config import get_settings, lan_address
+from app.config import Settings, lan_address
 from app.qr import qr_svg
+from app.rooms import Room, Rooms
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
@@ -19,17 +20,17 @@ PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5}
 router = APIRouter()
 
 
-def find_room(request: Request, code: str) -> object | None:
-    """The room with this code (case-insensitive), or None; rooms live on app.state."""
-    rooms = getattr(request.app.state, "rooms", None)
-    return None if rooms is None else rooms.get(code.upper())
+def find_room(request: Request, code: str) -> Room | None:
+    """The open room with this code (any case), or None."""
+    rooms: Rooms = request.app.state.rooms
+    return rooms.get(code)
 
 
 def share_url(request: Request, code: str) -> str:
     """The room's link for friends. A page opened on loopback of a server listening on
     every interface shares the LAN address instead: a phone cannot open "localhost"."""
     url = request.url_for("room_page", code=code)
-    settings = getattr(request.app.state, "settings", None) or get_settings()
+    settings: Settings = request.app.state.settings
     if url.hostname in LOOPBACK_HOSTS and settings.host in ("0.0.0.0", "::"):
         url = url.replace(hostname=lan_address())
     return str(url)
