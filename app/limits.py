@@ -29,6 +29,11 @@ class PerAddress:
         self.rate, self.burst, self.limit = rate, burst, limit
         self._buckets: dict[str, TokenBucket] = {}
 
+    @classmethod
+    def per_minute(cls, count: float) -> PerAddress:
+        """`count` a minute per address, all of them at once if it likes."""
+        return cls(count / 60, count)
+
     def take(self, address: str, now: float) -> bool:
         bucket = self._buckets.get(address)
         if bucket is None:

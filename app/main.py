@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms
     api.state.settings = settings
-    api.state.room_limit = PerAddress(settings.rooms_per_minute / 60, settings.rooms_per_minute)
+    api.state.room_limit = PerAddress.per_minute(settings.rooms_per_minute)
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

@@ -43,8 +43,7 @@ class Connection:
 
 def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
     connections: dict[str, Connection] = {}
-    per_minute = settings.connects_per_minute
-    connects = PerAddress(per_minute / 60, per_minute)
+    connects = PerAddress.per_minute(settings.connects_per_minute)
 
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
