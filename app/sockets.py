@@ -71,11 +71,21 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
         if connection is not None:
             await connection.room.drop(sid, left=reason == sio.reason.CLIENT_DISCONNECT)
 
-    async def client_event(event: str, sid: str, *args: Any) -> Ack:
+    async def client_event(*received: Any) -> Ack:
         now = time.monotonic()  # arrival: the time every time rule is judged by
+        event, sid, args = split_catch_all(received)
         answer = await handle(event, sid, args, now)
         _count(rooms.metrics, event, answer, now)
         return answer
+
+    def split_catch_all(received: tuple[Any, ...]) -> tuple[str, str, tuple[Any, ...]]:
+        """python-socketio calls the catch-all with (event, sid, *args), except for an event
+        literally named "*", which it calls with (sid, *args). A sid is never an event name
+        we know, and a client knows no sid but its own, so a first argument that is a live
+        sid means the "*" case, from that sid."""
+        if received and received[0] in connections:
+            return "*", received[0], received[1:]
+        return received[0], received[1], received[2:]
 
     async def handle(event: str, sid: str, args: tuple[Any, ...], now: float) -> Ack:
         connection = connections.get(sid)

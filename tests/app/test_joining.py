@@ -202,3 +202,13 @@ async def test_a_room_nobody_ever_joins_closes_sooner() -> None:
         async with asyncio.timeout(WAIT):
             while server.rooms.get(code) is not None:
                 await asyncio.sleep(0.05)
+
+
+async def test_an_event_named_star_is_unknown_not_a_crash(server: Server) -> None:
+    # python-socketio calls the catch-all handler differently for an event named "*".
+    code = await server.new_room()
+    ann = await Client(server, code, "Ann").connect()
+    reply = await ann.call("*", {"pile_id": 0})
+    assert reply["error"]["code"] == "unknown_event"
+    assert (await ann.call("sit", {"seat": None}))["ok"]
+    await ann.close()
