@@ -54,6 +54,8 @@ FREE_TO_SLAP = f"""() => {{
   const table = ({READ_TABLE})();
   return !!table.trigger && !table.frozen;
 }}"""
+AIM_AT_TAKEN_PILE_MS = 700 + 100  # static/js/pile.js REACTION_MS, and a margin
+
 PILE_WITHOUT_TRIGGER = f"""() => {{
   const table = ({READ_TABLE})();
   return table.pileCards > 0 && !table.trigger && !table.frozen;
@@ -156,6 +158,8 @@ async def slap_wrongly_and_see_the_freeze(person: Person, shots: Path) -> None:
     """A slap while no trigger shows burns a card and freezes the slapper, with a visible
     countdown, photographed."""
     page = person.page
+    # A tap soon after a take aims at the taken pile (late, free): let that window pass.
+    await asyncio.sleep(AIM_AT_TAKEN_PILE_MS / 1000)
     for _attempt in range(3):
         await page.wait_for_function(PILE_WITHOUT_TRIGGER, timeout=WAIT_MS)
         cards = (await person.table())["cards"]
