@@ -4,27 +4,29 @@
 import { byId, setText, show } from "./dom.js";
 import { mySeat } from "./state.js";
 
-const deadlines = new Map(); // seat -> performance.now() when its freeze ends
-let mine = null;
-let ticking = false;
+// `freezeView` is store.view.freeze: seat -> performance.now() when its freeze ends
+// (`deadlines`), your seat (`mine`), and whether a frame is already asked for (`ticking`).
 
 // Called right after the seats are drawn: paints the countdowns at once, so a seat that
 // has just frozen (or was just redrawn) never shows an empty frozen avatar for a frame.
-export function noteFreezes(state) {
+export function noteFreezes(freezeView, state) {
+  const { deadlines } = freezeView;
   deadlines.clear();
-  mine = mySeat(state);
+  freezeView.mine = mySeat(state);
   const now = performance.now();
   (state.seats || []).forEach((entry, seat) => {
     if (entry && entry.frozen_ms > 0) deadlines.set(seat, now + entry.frozen_ms);
   });
-  paint();
+  paint(freezeView);
 }
 
-function seconds(ms) {
+// 1234 ms -> "1.2": the countdown's text.
+export function seconds(ms) {
   return (Math.max(0, ms) / 1000).toFixed(1);
 }
 
-function paint() {
+function paint(freezeView) {
+  const { deadlines, mine } = freezeView;
   const now = performance.now();
   for (const [seat, end] of deadlines) {
     const label = document.querySelector(`.seat[data-seat="${seat}"] .seat-freeze`);
@@ -36,13 +38,11 @@ function paint() {
   show(byId("freeze"), frozen);
   document.body.classList.toggle("is-frozen", frozen);
   if (frozen) setText(byId("freeze-seconds"), seconds(myEnd - now));
-  if (deadlines.size > 0 && !ticking) {
-    ticking = true;
-    requestAnimationFrame(tick);
+  if (deadlines.size > 0 && !freezeView.ticking) {
+    freezeView.ticking = true;
+    requestAnimationFrame(() => {
+      freezeView.ticking = false;
+      paint(freezeView);
+    });
   }
-}
-
-function tick() {
-  ticking = false;
-  paint();
 }

@@ -2,13 +2,12 @@
 // Also the connection dot and its words in the top bar.
 
 import { byId, setText, show } from "./dom.js";
+import { hasMessage, say } from "./messages.js";
 import { loadName } from "./storage.js";
-
-const STATUS_WORDS = { connected: "connected", reconnecting: "reconnecting...", connecting: "connecting..." };
 
 export function setStatus(status) {
   byId("conn").dataset.status = status;
-  setText(byId("conn-text"), STATUS_WORDS[status] || status);
+  setText(byId("conn-text"), hasMessage(`status.${status}`) ? say(`status.${status}`) : status);
 }
 
 export function showGate(which) {
@@ -37,7 +36,13 @@ export function askName(error) {
 export function refused(reason) {
   setStatus("disconnected");
   if (reason.code === "bad_name") askName(reason.message);
-  else if (reason.code === "no_room") fatal("This table is closed", "It may have closed after everyone left. Start a new one from the home page.");
-  else if (reason.code === "room_full") fatal("This table is full", reason.message || "Too many people are in this room right now.");
-  else fatal("Could not join", reason.message || "The server refused the connection.");
+  else if (reason.code === "no_room") fatal(say("refused.no_room.title"), say("refused.no_room.message"));
+  else if (reason.code === "room_full") fatal(say("refused.room_full.title"), reason.message || say("refused.room_full.message"));
+  else fatal(say("refused.other.title"), reason.message || say("refused.other.message"));
+}
+
+// The server (or another tab holding our token) closed the connection.
+export function closed() {
+  setStatus("disconnected");
+  fatal(say("closed.title"), say("closed.message"));
 }

@@ -1,6 +1,7 @@
 // The home page: create a table (with optional house rules) or join one by its code.
 
 import { byId, setText, show } from "./dom.js";
+import { say } from "./messages.js";
 import { readRules } from "./rules.js";
 import { loadName, saveName } from "./storage.js";
 
@@ -12,11 +13,11 @@ function fail(id, message) {
 }
 
 function refusal(error) {
-  if (!error || !error.message) return "The server could not open a table.";
-  if (error.code === "bad_rules") return `Those house rules won't work: ${error.message}`;
+  if (!error || !error.message) return say("home.create_failed");
+  if (error.code === "bad_rules") return say("lobby.refused.rules", { reason: error.message });
   // The body holds only the rules: a malformed one is a choice the server cannot take
   // (say no card ticked to slap on). Its message is a validator's, not for people.
-  if (error.code === "bad_request") return "The server refused these house rules: tick at least one card to slap on.";
+  if (error.code === "bad_request") return say("home.bad_request");
   return error.message;
 }
 
@@ -25,7 +26,7 @@ async function createRoom(event) {
   const form = event.currentTarget;
   const name = byId("create-name").value.trim();
   if (!name) {
-    fail("create-error", "Type your name first: it's how the table knows you.");
+    fail("create-error", say("home.name_missing"));
     byId("create-name").focus();
     return;
   }
@@ -33,7 +34,7 @@ async function createRoom(event) {
   fail("create-error", "");
   const button = byId("create-button");
   button.disabled = true;
-  setText(button, "Creating...");
+  setText(button, say("home.creating"));
   try {
     const response = await fetch("/api/rooms", {
       method: "POST",
@@ -45,9 +46,9 @@ async function createRoom(event) {
     if (!response.ok || !body.url) throw new Error(refusal(body.error));
     window.location.assign(body.url);
   } catch (error) {
-    fail("create-error", error.message || "Could not reach the server.");
+    fail("create-error", error.message || say("home.no_server"));
     button.disabled = false;
-    setText(button, "Create a table");
+    setText(button, say("home.create"));
   }
 }
 
@@ -56,7 +57,7 @@ function joinRoom(event) {
   const raw = byId("join-code").value.trim().toUpperCase();
   const code = raw.replace(/^.*\/R\//, "").replace(/[^A-Z0-9]/g, "");
   if (!CODE_PATTERN.test(code)) {
-    fail("join-error", "Room codes have 6 letters and digits, like K7PQRX.");
+    fail("join-error", say("home.bad_code"));
     return;
   }
   window.location.assign(`/r/${code}`);

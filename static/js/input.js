@@ -1,10 +1,8 @@
 // Taps and keys become actions. Slaps fire on pointerdown (not click): no 300 ms wait,
 // no double-tap zoom (touch-action: manipulation in the CSS). Space slaps; F or Enter flips.
 
+import { aimedPileId } from "./aim.js";
 import { byId, el } from "./dom.js";
-import { actionFailed } from "./feedback.js";
-import { aimedPileId } from "./pile.js";
-import { play, unlockAudio } from "./sound.js";
 import { mySeat } from "./state.js";
 
 const TYPING = new Set(["INPUT", "SELECT", "TEXTAREA"]);
@@ -23,27 +21,29 @@ function markSlap(x, y) {
   setTimeout(() => button.classList.remove("is-hit"), 120);
 }
 
-export function setupInput({ getState, send }) {
+// `store` is the page's store, `send` sends a client event and resolves to its ack,
+// `feedback` says why one was refused, `sound` plays the slap at once.
+export function setupInput({ store, send, feedback, sound }) {
   const playing = () => {
-    const state = getState();
+    const state = store.get();
     return Boolean(state && state.phase === "playing" && mySeat(state) !== null);
   };
 
   async function slap(x, y) {
     if (!playing()) return;
     // Aim at the pile on screen (or just taken): if it is gone by now, the server says late.
-    const pileId = aimedPileId(byId("pile"));
+    const pileId = aimedPileId(store.view.pile, performance.now());
     markSlap(x, y);
-    play("slap");
+    sound.play("slap");
     const ack = await send("slap", { pile_id: pileId });
-    if (ack && !ack.ok) actionFailed(ack.error);
+    if (ack && !ack.ok) feedback.actionFailed(ack.error);
   }
 
   async function flip() {
     if (!playing()) return;
     if (navigator.vibrate) navigator.vibrate(8); // a tick under the thumb
     const ack = await send("flip", {});
-    if (ack && !ack.ok) actionFailed(ack.error);
+    if (ack && !ack.ok) feedback.actionFailed(ack.error);
   }
 
   const primary = (event) => event.isPrimary !== false && (event.pointerType !== "mouse" || event.button === 0);
@@ -77,6 +77,6 @@ export function setupInput({ getState, send }) {
 
   // Audio may only start after a gesture: the first tap or key unlocks it.
   for (const type of ["pointerdown", "keydown"]) {
-    document.addEventListener(type, unlockAudio, { capture: true, passive: true });
+    document.addEventListener(type, () => sound.unlock(), { capture: true, passive: true });
   }
 }

@@ -3,18 +3,20 @@
 
 import { byId } from "./dom.js";
 
+// `motionView` is store.view.motion: taken piles still on their way, and the last flip.
+
 const calm = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-let sliding = 0; // taken piles still on their way
+const FLIP_FRESH_MS = 600;
 
 // While a taken pile flies off, the pile stays marked: the CSS hides the "Empty pile"
 // outline there, which would otherwise show through the card as it leaves.
-function markSliding(change) {
-  sliding = Math.max(0, sliding + change);
-  byId("pile").classList.toggle("pile--sliding", sliding > 0);
+function markSliding(motionView, change) {
+  motionView.sliding = Math.max(0, motionView.sliding + change);
+  byId("pile").classList.toggle("pile--sliding", motionView.sliding > 0);
 }
 
 // The taken pile slides to the taker's seat, so everyone sees who won the slap.
-export function slidePileTo(seat) {
+export function slidePileTo(motionView, seat) {
   const seatNode = document.querySelector(`.seat[data-seat="${seat}"]`);
   if (!seatNode) return;
   seatNode.classList.remove("seat--took");
@@ -29,7 +31,7 @@ export function slidePileTo(seat) {
   flying.classList.remove("card--new");
   Object.assign(flying.style, { left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px` });
   document.body.append(flying);
-  markSliding(1);
+  markSliding(motionView, 1);
   const dx = to.left + to.width / 2 - (from.left + from.width / 2);
   const dy = to.top + to.height / 2 - (from.top + from.height / 2);
   const motion = flying.animate(
@@ -41,23 +43,20 @@ export function slidePileTo(seat) {
     if (landed) return;
     landed = true;
     flying.remove();
-    markSliding(-1);
+    markSliding(motionView, -1);
   };
 }
 
-const lastFlip = { seat: null, at: -Infinity };
-const FLIP_FRESH_MS = 600;
-
-export function noteFlip(seat) {
-  lastFlip.seat = seat;
-  lastFlip.at = performance.now();
+export function noteFlip(motionView, seat, now) {
+  motionView.flipSeat = seat;
+  motionView.flipAt = now;
 }
 
 // A new top card flies in from the seat that flipped it (or simply drops in).
-export function dealIn(card) {
+export function dealIn(motionView, card) {
   if (calm()) return;
-  const fresh = performance.now() - lastFlip.at < FLIP_FRESH_MS;
-  const avatar = fresh && document.querySelector(`.seat[data-seat="${lastFlip.seat}"] .seat-avatar`);
+  const fresh = performance.now() - motionView.flipAt < FLIP_FRESH_MS;
+  const avatar = fresh && document.querySelector(`.seat[data-seat="${motionView.flipSeat}"] .seat-avatar`);
   if (!avatar) {
     card.classList.add("card--new");
     return;

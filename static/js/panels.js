@@ -22,7 +22,7 @@ export function renderControls(state) {
   setText(byId("watching"), out ? "You're out of cards. Stay and see who wins!" : "You're watching this game. Take a seat when it ends.");
 }
 
-function rulesSummary(rules) {
+export function rulesSummary(rules) {
   if (!rules) return "";
   const parts = [`Slap ${triggerWords(rules.triggers)}`];
   parts.push(rules.penalty === "give" ? "wrong slap gives a card" : "wrong slap burns a card");
@@ -50,7 +50,7 @@ function lobbyStatus(state, seated, freeSeats) {
   return host ? `Waiting for ${host} to start...` : "Waiting for the host to start...";
 }
 
-function watchersText(state) {
+export function watchersText(state) {
   const names = (state.spectators || []).filter((person) => person.player !== state.you?.player).map((person) => person.name);
   if (!names.length) return "";
   const shown = names.slice(0, 4).join(", ");

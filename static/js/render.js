@@ -23,14 +23,15 @@ function renderPage(state) {
   show(byId("play"), true);
 }
 
-export function draw(state) {
+// `view` is the store's view state: the seats' nodes, the pile on screen, the freezes.
+export function draw(state, view) {
   renderPage(state);
-  renderSeats(state, byId("seats"));
-  renderPile(state, byId("pile"), byId("pile-count"));
+  renderSeats(view.seats, state, byId("seats"));
+  renderPile(view, state, byId("pile"), byId("pile-count"));
   renderControls(state);
   if (state.phase === "lobby") renderLobby(state);
   renderGameOver(state);
-  noteFreezes(state);
+  noteFreezes(view.freeze, state);
 }
 
 export function createRenderer(store) {
@@ -38,7 +39,7 @@ export function createRenderer(store) {
   function frame() {
     pending = false;
     const state = store.get();
-    if (state) draw(state);
+    if (state) draw(state, store.view);
   }
   return function schedule() {
     if (pending) return;

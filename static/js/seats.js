@@ -3,8 +3,6 @@
 import { el } from "./dom.js";
 import { amHost, mySeat } from "./state.js";
 
-const cache = new Map(); // seat index -> { node, signature }
-
 function hueOf(name) {
   let hash = 0;
   for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 360;
@@ -111,7 +109,7 @@ function describeSeat(entry, flags, index) {
   return bits.join(", ");
 }
 
-function updateSeat(state, index, list) {
+function updateSeat(cache, state, index, list) {
   const entry = state.seats[index];
   const flags = seatFlags(state, index, entry);
   const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
@@ -136,11 +134,13 @@ function updateSeat(state, index, list) {
   return record.node;
 }
 
-export function renderSeats(state, list) {
+// `cache` is store.view.seats: seat index -> { node, signature }, so a seat is rebuilt only
+// when what it shows changes.
+export function renderSeats(cache, state, list) {
   const order = ringOrder(state);
   const visible = new Set(order);
   order.forEach((index, position) => {
-    const node = updateSeat(state, index, list);
+    const node = updateSeat(cache, state, index, list);
     // Position 0 (you) at the bottom, then clockwise round the ellipse.
     const angle = Math.PI / 2 + (position * 2 * Math.PI) / order.length;
     const cos = Math.cos(angle);
@@ -154,8 +154,4 @@ export function renderSeats(state, list) {
   for (const [index, record] of cache) {
     if (!visible.has(index) || index >= state.seats.length) record.node.remove();
   }
-}
-
-export function seatFreezeLabels(list) {
-  return list.querySelectorAll(".seat-freeze");
 }

@@ -9,7 +9,7 @@ const ACK_TIMEOUT_MS = 5000;
 // A refusal's reason arrives as connect_error data ({code, message}).
 function refusalOf(error) {
   if (error && error.data && typeof error.data === "object") return error.data;
-  return { code: "refused", message: (error && error.message) || "The server refused to connect." };
+  return { code: "refused", message: error && error.message };
 }
 
 export function openRoomSocket({ room, getName, getToken, on }) {
@@ -41,15 +41,16 @@ export function openRoomSocket({ room, getName, getToken, on }) {
   socket.on("state", (data) => on.state(data));
   socket.on("event", (data) => on.event(data));
 
-  // Every action resolves to the server's ack, or a timeout error shaped like one.
+  // Every action resolves to the server's ack, or an error shaped like one (its words are
+  // messages.js's, by code).
   async function send(name, payload = {}) {
     if (!socket.connected) {
-      return { ok: false, error: { code: "offline", message: "Not connected, retrying..." } };
+      return { ok: false, error: { code: "offline" } };
     }
     try {
       return await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(name, payload);
     } catch {
-      return { ok: false, error: { code: "timeout", message: "The server did not answer." } };
+      return { ok: false, error: { code: "timeout" } };
     }
   }
 

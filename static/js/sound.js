@@ -3,26 +3,7 @@
 
 import { load, save } from "./storage.js";
 
-let context = null;
-let muted = load("muted", false);
-
-export const isMuted = () => muted;
-
-export function setMuted(value) {
-  muted = Boolean(value);
-  save("muted", muted);
-}
-
-export function unlockAudio() {
-  if (context) {
-    if (context.state === "suspended") context.resume();
-    return;
-  }
-  const AudioContext = window.AudioContext || window.webkitAudioContext;
-  if (AudioContext) context = new AudioContext();
-}
-
-function tone({ type = "sine", from, to = from, duration, volume = 0.2, delay = 0 }) {
+function tone(context, { type = "sine", from, to = from, duration, volume = 0.2, delay = 0 }) {
   const start = context.currentTime + delay;
   const osc = context.createOscillator();
   const gain = context.createGain();
@@ -36,7 +17,7 @@ function tone({ type = "sine", from, to = from, duration, volume = 0.2, delay = 
   osc.stop(start + duration + 0.02);
 }
 
-function noise({ duration, volume = 0.3, frequency = 1800, delay = 0 }) {
+function noise(context, { duration, volume = 0.3, frequency = 1800, delay = 0 }) {
   const start = context.currentTime + delay;
   const length = Math.ceil(context.sampleRate * duration);
   const buffer = context.createBuffer(1, length, context.sampleRate);
@@ -54,29 +35,50 @@ function noise({ duration, volume = 0.3, frequency = 1800, delay = 0 }) {
 }
 
 const SOUNDS = {
-  flip: () => noise({ duration: 0.07, volume: 0.35, frequency: 2500 }),
-  slap: () => {
-    noise({ duration: 0.12, volume: 0.6, frequency: 900 });
-    tone({ type: "triangle", from: 180, to: 60, duration: 0.12, volume: 0.35 });
+  flip: (context) => noise(context, { duration: 0.07, volume: 0.35, frequency: 2500 }),
+  slap: (context) => {
+    noise(context, { duration: 0.12, volume: 0.6, frequency: 900 });
+    tone(context, { type: "triangle", from: 180, to: 60, duration: 0.12, volume: 0.35 });
   },
-  jack: () => tone({ type: "square", from: 880, to: 1320, duration: 0.09, volume: 0.08 }),
-  take: () => {
-    tone({ from: 523, duration: 0.09, volume: 0.15 });
-    tone({ from: 784, duration: 0.14, volume: 0.15, delay: 0.08 });
+  jack: (context) => tone(context, { type: "square", from: 880, to: 1320, duration: 0.09, volume: 0.08 }),
+  take: (context) => {
+    tone(context, { from: 523, duration: 0.09, volume: 0.15 });
+    tone(context, { from: 784, duration: 0.14, volume: 0.15, delay: 0.08 });
   },
-  wrong: () => tone({ type: "sawtooth", from: 160, to: 90, duration: 0.3, volume: 0.12 }),
-  late: () => tone({ from: 440, to: 330, duration: 0.15, volume: 0.1 }),
-  turn: () => tone({ from: 660, duration: 0.06, volume: 0.08 }),
-  win: () => {
-    [523, 659, 784, 1047].forEach((f, i) => tone({ type: "triangle", from: f, duration: 0.22, volume: 0.16, delay: i * 0.11 }));
+  wrong: (context) => tone(context, { type: "sawtooth", from: 160, to: 90, duration: 0.3, volume: 0.12 }),
+  late: (context) => tone(context, { from: 440, to: 330, duration: 0.15, volume: 0.1 }),
+  turn: (context) => tone(context, { from: 660, duration: 0.06, volume: 0.08 }),
+  win: (context) => {
+    [523, 659, 784, 1047].forEach((f, i) => tone(context, { type: "triangle", from: f, duration: 0.22, volume: 0.16, delay: i * 0.11 }));
   },
 };
 
-export function play(name) {
-  if (muted || !context || context.state !== "running" || !SOUNDS[name]) return;
-  try {
-    SOUNDS[name]();
-  } catch {
-    // audio is a nicety; never let it break the game
-  }
+// The page's sounds: muted or not (remembered on this device), and the audio context, which
+// exists only once a tap or key press has allowed it.
+export function createSound() {
+  let context = null;
+  let muted = load("muted", false);
+  return {
+    isMuted: () => muted,
+    setMuted(value) {
+      muted = Boolean(value);
+      save("muted", muted);
+    },
+    unlock() {
+      if (context) {
+        if (context.state === "suspended") context.resume();
+        return;
+      }
+      const AudioContext = window.AudioContext || window.webkitAudioContext;
+      if (AudioContext) context = new AudioContext();
+    },
+    play(name) {
+      if (muted || !context || context.state !== "running" || !SOUNDS[name]) return;
+      try {
+        SOUNDS[name](context);
+      } catch {
+        // audio is a nicety; never let it break the game
+      }
+    },
+  };
 }

@@ -1,29 +1,5 @@
-// The latest state the server sent, kept by version, plus read-only questions about it.
+// Read-only questions about a state the server sent (store.js keeps the states).
 // Nothing here decides a rule: turn, trigger and freezes are the server's answers.
-
-export function createStore() {
-  let current = null;
-  const listeners = new Set();
-  return {
-    get: () => current,
-    // Returns true when `next` is newer than what we hold (out-of-order states are dropped).
-    receive(next) {
-      if (!next || typeof next !== "object") return false;
-      const sameRoom = current && current.room === next.room;
-      if (sameRoom && typeof next.version === "number" && next.version < current.version) {
-        return false;
-      }
-      const previous = current;
-      current = next;
-      for (const listener of listeners) listener(current, previous);
-      return true;
-    },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
 
 export const mySeat = (state) => (state && state.you ? state.you.seat ?? null : null);
 export const amHost = (state) => Boolean(state && state.you && state.you.host);

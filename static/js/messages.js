@@ -1,0 +1,107 @@
+// Every sentence the room and home pages' scripts show or say, keyed by id, with the error
+// texts keyed by the server's error codes (docs/protocol.md). One place to reword, and the
+// one file a translation replaces. `{name}` marks a value filled in by say().
+
+const MESSAGES = {
+  // What the server refused, by error code: an action's ack, or a refused connection.
+  "error.out": "You're out of this game",
+  "error.no_cards": "No cards left to flip",
+  "error.rate_limited": "Whoa, easy! Too many taps",
+  "error.wrong_phase": "Not right now",
+  "error.not_seated": "Take a seat to play",
+  "error.not_your_turn": "Not your turn yet",
+  "error.slap_pending": "Slap first! The pile is up for grabs",
+  "error.offline": "Not connected, retrying...",
+  "error.timeout": "The server did not answer.",
+  "error.unknown": "That didn't work",
+  // Refusals of a connection: a title and what the person can do.
+  "refused.no_room.title": "This table is closed",
+  "refused.no_room.message": "It may have closed after everyone left. Start a new one from the home page.",
+  "refused.room_full.title": "This table is full",
+  "refused.room_full.message": "Too many people are in this room right now.",
+  "refused.other.title": "Could not join",
+  "refused.other.message": "The server refused the connection.",
+  "closed.title": "Disconnected",
+  "closed.message": "This seat is open in another tab or window, or the server closed the connection.",
+  "name.missing": "Type a name so the table knows who you are.",
+  // A lobby action's refusal, led by what was refused.
+  "lobby.refused.start": "Can't start yet: {reason}",
+  "lobby.refused.rules": "Those house rules won't work: {reason}",
+  // The form sends only values it offers: a malformed rules change is no trigger ticked.
+  "rules.no_trigger": "tick at least one card to slap on.",
+  // Home page.
+  "home.name_missing": "Type your name first: it's how the table knows you.",
+  "home.bad_code": "Room codes have 6 letters and digits, like K7PQRX.",
+  "home.no_server": "Could not reach the server.",
+  "home.create_failed": "The server could not open a table.",
+  "home.bad_request": "The server refused these house rules: tick at least one card to slap on.",
+  "home.creating": "Creating...",
+  "home.create": "Create a table",
+  // The connection's words in the top bar.
+  "status.connected": "connected",
+  "status.reconnecting": "reconnecting...",
+  "status.connecting": "connecting...",
+  "status.disconnected": "disconnected",
+  // What just happened at the table (narration.js).
+  "you": "You",
+  "cards.one": "{count} card",
+  "cards.other": "{count} cards",
+  "flip.auto.other": "Flipped for {name} (away)",
+  "flip.auto.mine": "Flipped for you: it was your turn",
+  "flip.said": "{name} flipped the {card}",
+  "take.the_pile": "the pile",
+  "take.speed": " · {ms} ms",
+  "take.last_card": " with a last-card Jack",
+  "take.mine": "You take {count}{how}!{speed}",
+  "take.other": "{name} takes {count}{how}{speed}",
+  "false_slap.burned": "{card} burned",
+  "false_slap.given": "a card goes to {name}",
+  "false_slap.mine": "Wrong slap! {penalty}",
+  "false_slap.mine.said": "Wrong slap! {penalty}. You are frozen for a moment.",
+  "false_slap.other": "{name} slapped wrong: {penalty}",
+  "late.beaten": "Too late! {name} was faster. No penalty.",
+  "late.plain": "Too late! No penalty.",
+  "out.mine": "You're out of cards. Keep watching!",
+  "out.other": "{name} is out",
+  "win.mine": "You win the game!",
+  "win.other": "{name} wins the game",
+  "start.rematch": "New game!",
+  "start.first": "Cards dealt!",
+  "start.hint": " Slap when {when} shows",
+  "start.said": "Game {game} starts. {name} flips first.",
+  "join": "{name} joined",
+  "leave": "{name} left",
+  "disconnect": "{name} lost connection",
+  "reconnect": "{name} is back",
+  "remove.mine": "The host freed your seat: you're watching",
+  "host.mine": "You're the host now",
+  "abandon": "The players left, so that game is over. Sit down for the next one.",
+  "restart": "The server is restarting",
+  "trigger.said": "{card}! Slap!",
+  "trigger.plain": "Slap!",
+  "rules.changed": "The host changed the house rules",
+};
+
+const PLURALS = new Intl.PluralRules("en");
+
+// The sentence for `id`, with each {name} replaced by params[name]. An unknown id is shown
+// as itself, so a missing sentence is visible rather than silent.
+export function say(id, params = {}) {
+  const text = MESSAGES[id] ?? id;
+  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
+}
+
+// "1 card", "3 cards": the form the language wants for this count.
+export function countOf(prefix, count) {
+  return say(`${prefix}.${PLURALS.select(count)}`, { count });
+}
+
+// The words for an error the server (or the connection) gave: ours for a code we know,
+// else the server's own message, else a plain "That didn't work".
+export function errorText(error) {
+  const code = error?.code;
+  if (code && `error.${code}` in MESSAGES) return say(`error.${code}`);
+  return error?.message || say("error.unknown");
+}
+
+export const hasMessage = (id) => id in MESSAGES;

@@ -1,0 +1,132 @@
+// What the server's `event` messages mean to a person: each event becomes a list of
+// effects (words for the banner, a toast or the screen reader, a sound, a buzz, a pile
+// sliding to its taker). Pure: feedback.js carries the effects out, and tests read them.
+//
+// Effects are [kind, value] pairs, in the order they happen:
+//   ["banner", {text, tone, about}]  the line under the table ("about: freeze" ends with the freeze)
+//   ["announce", text]               the aria-live announcer only
+//   ["toast", {text, game}]          a short note (also announced); `game` ones go when the phase changes
+//   ["sound", name] ["buzz", pattern] ["flipped", seat] ["slide", seat] ["burn", text]
+//   ["taker", name]                  remember who took the last pile, for "Too late! Sam was faster"
+
+import { cardLabel, cardName } from "./cards.js";
+import { countOf, say } from "./messages.js";
+import { triggerWords } from "./rules.js";
+import { mySeat, seatName } from "./state.js";
+
+// "You" for your own seat, else the name the event carries or the seat's.
+function nameOf(state, event) {
+  if (event.seat === mySeat(state)) return say("you");
+  return event.name || seatName(state, event.seat);
+}
+
+const given = (value) => value !== null && value !== undefined;
+
+const HANDLERS = {
+  flip(state, event) {
+    const effects = [["flipped", event.seat], ["sound", "flip"]];
+    if (event.auto && event.seat !== mySeat(state)) {
+      effects.push(["toast", { text: say("flip.auto.other", { name: nameOf(state, event) }), game: true }]);
+    } else if (event.auto) {
+      effects.push(["toast", { text: say("flip.auto.mine"), game: true }]);
+    }
+    if (!state.trigger && event.card) {
+      effects.push(["announce", say("flip.said", { name: nameOf(state, event), card: cardName(event.card) })]);
+    }
+    return effects;
+  },
+  take(state, event) {
+    const mine = event.seat === mySeat(state);
+    const taker = nameOf(state, event);
+    const count = event.count ? countOf("cards", event.count) : say("take.the_pile");
+    const speed = typeof event.reaction_ms === "number" ? say("take.speed", { ms: Math.round(event.reaction_ms) }) : "";
+    const how = event.reason === "last_card" ? say("take.last_card") : "";
+    const text = mine ? say("take.mine", { count, how, speed }) : say("take.other", { name: taker, count, how, speed });
+    const effects = [["slide", event.seat], ["taker", taker], ["banner", { text, tone: mine ? "good" : "", about: "" }]];
+    effects.push(["announce", text], ["sound", mine ? "take" : "slap"]);
+    if (mine) effects.push(["buzz", 40]);
+    return effects;
+  },
+  false_slap(state, event) {
+    const mine = event.seat === mySeat(state);
+    let penalty = "";
+    if (event.card) penalty = say("false_slap.burned", { card: cardLabel(event.card) });
+    else if (given(event.to)) penalty = say("false_slap.given", { name: seatName(state, event.to) });
+    const text = mine ? say("false_slap.mine", { penalty }) : say("false_slap.other", { name: nameOf(state, event), penalty });
+    const effects = [["banner", { text, tone: mine ? "bad" : "", about: mine ? "freeze" : "" }]];
+    effects.push(["announce", mine ? say("false_slap.mine.said", { penalty }) : text]);
+    if (mine) effects.push(["burn", penalty], ["sound", "wrong"], ["buzz", [70, 50, 70]]);
+    return effects;
+  },
+  late(state, event, memory) {
+    if (event.seat !== mySeat(state)) return [];
+    const beaten = memory.lastTaker && memory.lastTaker !== say("you");
+    const text = beaten ? say("late.beaten", { name: memory.lastTaker }) : say("late.plain");
+    return [["banner", { text, tone: "", about: "" }], ["announce", text], ["sound", "late"]];
+  },
+  out(state, event) {
+    // The last one out ends the game: the game-over card says the rest.
+    if (state.phase !== "playing") return [];
+    const mine = event.seat === mySeat(state);
+    const text = mine ? say("out.mine") : say("out.other", { name: nameOf(state, event) });
+    return [["toast", { text, game: true }]];
+  },
+  win(state, event) {
+    const mine = event.seat === mySeat(state);
+    const effects = [["announce", mine ? say("win.mine") : say("win.other", { name: nameOf(state, event) })], ["sound", "win"]];
+    if (mine) effects.push(["buzz", [50, 40, 50, 40, 120]]);
+    return effects;
+  },
+  start(state, event) {
+    // The room's own triggers, as the server lists them: words to read, not a rule to apply.
+    const when = triggerWords(state.rules?.triggers, "one");
+    const hint = when ? say("start.hint", { when }) : "";
+    const text = `${say(event.rematch ? "start.rematch" : "start.first")}${hint}`;
+    return [
+      ["banner", { text, tone: "good", about: "" }],
+      ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
+    ];
+  },
+  join(state, event) {
+    if (event.player === state.you?.player || !event.name) return [];
+    return [["toast", { text: say("join", { name: event.name }), game: false }]];
+  },
+  leave(state, event, memory) {
+    const who = memory.names.get(event.player);
+    if (!who || event.player === state.you?.player) return [];
+    return [["toast", { text: say("leave", { name: who }), game: false }]];
+  },
+  disconnect(state, event, memory) {
+    const who = memory.names.get(event.player);
+    if (!who || !given(event.seat)) return [];
+    return [["toast", { text: say("disconnect", { name: who }), game: false }]];
+  },
+  reconnect(state, event, memory) {
+    const who = memory.names.get(event.player);
+    if (!who || event.player === state.you?.player || !given(event.seat)) return [];
+    return [["toast", { text: say("reconnect", { name: who }), game: false }]];
+  },
+  remove(state, event) {
+    if (!event.player || event.player !== state.you?.player) return [];
+    return [["toast", { text: say("remove.mine"), game: false }]];
+  },
+  host(state, event) {
+    if (event.player !== state.you?.player) return [];
+    return [["toast", { text: say("host.mine"), game: false }]];
+  },
+  abandon() {
+    return [["toast", { text: say("abandon"), game: false }]];
+  },
+  restart(state, event) {
+    // The server is shutting down: its text says what happens to this table.
+    const text = event.message || say("restart");
+    return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
+  },
+};
+
+// One `event` message is one object with a `kind` (docs/protocol.md). `memory` is the
+// page's view state: names of people who have left, and who took the last pile.
+export function narrate(state, event, memory) {
+  const handler = event && HANDLERS[event.kind];
+  return handler ? handler(state, event, memory) : [];
+}

@@ -1,0 +1,57 @@
+// The one owner of the room page's state: the newest state the server sent, the one before
+// it, and the page's own view state (banner, freeze countdowns, the pile on screen and what
+// a slap aims at, animations in flight, the seats' drawn nodes). Modules keep nothing of
+// their own: they are handed the store, or the part of its view they draw.
+
+// The page's own state, beside the server's. Every field is described where it is used.
+export function createViewState() {
+  return {
+    // The banner on screen: what it is about ("freeze": it goes when your freeze ends),
+    // and the timer that clears it.
+    banner: { about: "", timer: 0 },
+    // Player id -> name, kept after they leave for "Sam left".
+    names: new Map(),
+    // Who took the last pile ("You" or a name), for "Too late! Sam was faster".
+    lastTaker: null,
+    // Freeze countdowns: seat -> performance.now() when its freeze ends, and your seat.
+    freeze: { deadlines: new Map(), mine: null, ticking: false },
+    // The pile on screen (aim.js): its id, whether a trigger shows, and the pile it replaced.
+    pile: { id: null, trigger: false, previousId: null, changedAt: -Infinity, key: "", top: null },
+    // Movement in flight (motion.js): taken piles still sliding, and the last flip.
+    motion: { sliding: 0, flipSeat: null, flipAt: -Infinity },
+    // Seat index -> { node, signature }: seats are redrawn only when they change.
+    seats: new Map(),
+  };
+}
+
+export function createStore() {
+  let current = null;
+  let previous = null;
+  const listeners = new Set();
+  return {
+    view: createViewState(),
+    get: () => current,
+    previous: () => previous,
+    // Returns true when `next` is newer than what we hold (out-of-order states are dropped).
+    receive(next) {
+      if (!next || typeof next !== "object") return false;
+      const sameRoom = current && current.room === next.room;
+      if (sameRoom && typeof next.version === "number" && next.version < current.version) {
+        return false;
+      }
+      previous = current;
+      current = next;
+      for (const listener of listeners) listener(current, previous);
+      return true;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+// Everyone's names, remembered for events about people who have since left.
+export function rememberNames(view, people) {
+  for (const [player, person] of people) view.names.set(player, person.name);
+}
