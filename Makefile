@@ -1,18 +1,25 @@
 # Two commands matter: `make run` serves the app, `make test` runs every check.
-# Both create or refresh .venv and the browser's Socket.IO client as needed.
+# Both create or refresh .venv and node_modules (the browser's Socket.IO client, and
+# ESLint and Stylelint for the page) as needed. `make check` is the fast lane: every
+# check but the browser tests.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 VENDOR := static/vendor/socket.io.esm.min.js
+NODE_STAMP := node_modules/.installed
+NPX := node_modules/.bin
 
-.PHONY: run test lint typecheck pytest simulate bench clean
+.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench clean
 
 run: $(STAMP) $(VENDOR)
 	$(BIN)/python -m app
 
-test: lint typecheck pytest
+test: lint typecheck jslint jstest pytest
+
+# The inner loop: lint, types and unit tests (Python and JS), no browser.
+check: lint typecheck jslint jstest unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -24,6 +31,18 @@ typecheck: $(STAMP)
 pytest: $(STAMP) $(VENDOR)
 	$(BIN)/python -m pytest
 
+unit: $(STAMP)
+	$(BIN)/python -m pytest --ignore=tests/browser -q
+
+# The page's scripts and styles (eslint.config.js, stylelint.config.js).
+jslint: $(NODE_STAMP)
+	$(NPX)/eslint .
+	$(NPX)/stylelint "static/css/**/*.css"
+
+# Unit tests of the page's pure parts (tests/js): node's own test runner, no browser.
+jstest: $(NODE_STAMP)
+	node --test tests/js/
+
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1
 
@@ -33,10 +52,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The official Socket.IO browser client, pinned by package-lock.json and
-# served by the app from a git-ignored folder (no CDN: LAN play works offline).
-$(VENDOR): package.json package-lock.json
+# Everything package-lock.json pins: the browser's Socket.IO client, and the dev tools.
+$(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The official Socket.IO browser client, served by the app from a git-ignored folder
+# (no CDN: LAN play works offline).
+$(VENDOR): $(NODE_STAMP)
 	mkdir -p static/vendor
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js $@
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js.map static/vendor/ 2>/dev/null || true

@@ -1,0 +1,38 @@
+// The page's sentences and error texts (static/js/messages.js).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { countOf, errorText, hasMessage, say } from "../../static/js/messages.js";
+
+test("fills in the named values", () => {
+  assert.equal(say("take.other", { name: "Sam", count: "3 cards", how: "", speed: "" }), "Sam takes 3 cards");
+  assert.equal(say("join", {}), "{name} joined"); // a missing value stays visible
+  assert.equal(say("no.such.id"), "no.such.id");
+});
+
+test("counts take the plural the language wants", () => {
+  assert.equal(countOf("cards", 1), "1 card");
+  assert.equal(countOf("cards", 0), "0 cards");
+  assert.equal(countOf("cards", 12), "12 cards");
+});
+
+test("error texts: ours by code, else the server's message, else a plain one", () => {
+  assert.equal(errorText({ code: "rate_limited", message: "too many events" }), "Whoa, easy! Too many taps");
+  assert.equal(errorText({ code: "offline" }), "Not connected, retrying...");
+  assert.equal(errorText({ code: "seat_taken", message: "That seat is taken" }), "That seat is taken");
+  assert.equal(errorText({ code: "mystery" }), "That didn't work");
+  assert.equal(errorText(undefined), "That didn't work");
+});
+
+test("every error code with a text is one the protocol documents (or the page's own)", () => {
+  const protocol = readFileSync(new URL("../../docs/protocol.md", import.meta.url), "utf8");
+  const section = protocol.slice(protocol.indexOf("## Error codes"), protocol.indexOf("## Server events"));
+  const documented = new Set([...section.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
+  const pageOwn = new Set(["offline", "timeout", "unknown"]); // no answer, or no code at all
+  const source = readFileSync(new URL("../../static/js/messages.js", import.meta.url), "utf8");
+  const codes = [...source.matchAll(/"error\.([a-z_]+)"/g)].map((match) => match[1]);
+  assert.ok(codes.length > 5);
+  for (const code of codes) assert.ok(documented.has(code) || pageOwn.has(code), `error.${code} is not in docs/protocol.md`);
+  assert.ok(hasMessage("error.rate_limited"));
+});

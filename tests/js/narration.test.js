@@ -1,0 +1,101 @@
+// Events -> words, sounds and buzzes (static/js/narration.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { narrate } from "../../static/js/narration.js";
+import { createViewState } from "../../static/js/store.js";
+
+// Ana (you) in seat 0, Sam in seat 1, Bo in seat 2.
+const table = (extra = {}) => ({
+  phase: "playing",
+  next: 1,
+  you: { player: "pa", seat: 0, host: true },
+  seats: [
+    { player: "pa", name: "Ana", cards: 10 },
+    { player: "ps", name: "Sam", cards: 10 },
+    { player: "pb", name: "Bo", cards: 10 },
+  ],
+  rules: { triggers: ["jack", "double"] },
+  ...extra,
+});
+const kinds = (effects) => effects.map(([kind]) => kind);
+const find = (effects, kind) => effects.find(([name]) => name === kind)?.[1];
+
+test("you taking the pile: your words, a cheer, a buzz, the pile slides to you", () => {
+  const effects = narrate(table(), { kind: "take", seat: 0, count: 7, reaction_ms: 231.6 }, createViewState());
+  assert.deepEqual(find(effects, "banner"), { text: "You take 7 cards! · 232 ms", tone: "good", about: "" });
+  assert.equal(find(effects, "announce"), "You take 7 cards! · 232 ms");
+  assert.equal(find(effects, "sound"), "take");
+  assert.equal(find(effects, "buzz"), 40);
+  assert.equal(find(effects, "slide"), 0);
+  assert.equal(find(effects, "taker"), "You");
+});
+
+test("someone else taking one card with a last-card Jack", () => {
+  const effects = narrate(table(), { kind: "take", seat: 1, count: 1, reason: "last_card" }, createViewState());
+  assert.equal(find(effects, "banner").text, "Sam takes 1 card with a last-card Jack");
+  assert.equal(find(effects, "sound"), "slap");
+  assert.equal(find(effects, "buzz"), undefined);
+  assert.equal(find(effects, "taker"), "Sam");
+});
+
+test("your wrong slap: the banner stays while you are frozen, the burned card is shown", () => {
+  const effects = narrate(table(), { kind: "false_slap", seat: 0, card: "10H" }, createViewState());
+  assert.deepEqual(find(effects, "banner"), { text: "Wrong slap! 10♥ burned", tone: "bad", about: "freeze" });
+  assert.equal(find(effects, "announce"), "Wrong slap! 10♥ burned. You are frozen for a moment.");
+  assert.equal(find(effects, "burn"), "10♥ burned");
+  assert.deepEqual(kinds(effects), ["banner", "announce", "burn", "sound", "buzz"]);
+});
+
+test("someone else's wrong slap that gives a card", () => {
+  const effects = narrate(table(), { kind: "false_slap", seat: 2, to: 1 }, createViewState());
+  assert.deepEqual(effects, [
+    ["banner", { text: "Bo slapped wrong: a card goes to Sam", tone: "", about: "" }],
+    ["announce", "Bo slapped wrong: a card goes to Sam"],
+  ]);
+});
+
+test("too late: names who was faster, unless it was you", () => {
+  const memory = createViewState();
+  memory.lastTaker = "Sam";
+  assert.equal(find(narrate(table(), { kind: "late", seat: 0 }, memory), "banner").text, "Too late! Sam was faster. No penalty.");
+  memory.lastTaker = "You";
+  assert.equal(find(narrate(table(), { kind: "late", seat: 0 }, memory), "banner").text, "Too late! No penalty.");
+  assert.deepEqual(narrate(table(), { kind: "late", seat: 1 }, memory), []);
+});
+
+test("a flip is heard and said, and an automatic one is noted for the game", () => {
+  const effects = narrate(table(), { kind: "flip", seat: 1, card: "QS", auto: true }, createViewState());
+  assert.deepEqual(effects, [
+    ["flipped", 1],
+    ["sound", "flip"],
+    ["toast", { text: "Flipped for Sam (away)", game: true }],
+    ["announce", "Sam flipped the Queen of spades"],
+  ]);
+  const mine = narrate(table(), { kind: "flip", seat: 0, auto: true }, createViewState());
+  assert.deepEqual(find(mine, "toast"), { text: "Flipped for you: it was your turn", game: true });
+});
+
+test("a game starting names the room's own triggers", () => {
+  const effects = narrate(table(), { kind: "start", game: 2, rematch: true }, createViewState());
+  assert.equal(find(effects, "banner").text, "New game! Slap when a Jack or a double shows");
+  assert.equal(find(effects, "announce"), "Game 2 starts. Sam flips first.");
+});
+
+test("people leaving are named from memory", () => {
+  const memory = createViewState();
+  memory.names.set("px", "Cy");
+  assert.deepEqual(narrate(table(), { kind: "leave", player: "px" }, memory), [["toast", { text: "Cy left", game: false }]]);
+  assert.deepEqual(narrate(table(), { kind: "leave", player: "unknown" }, memory), []);
+  assert.deepEqual(narrate(table(), { kind: "disconnect", player: "px", seat: 3 }, memory), [["toast", { text: "Cy lost connection", game: false }]]);
+});
+
+test("the last one out ends the game: no toast then", () => {
+  assert.deepEqual(narrate(table({ phase: "over" }), { kind: "out", seat: 1 }, createViewState()), []);
+  assert.deepEqual(narrate(table(), { kind: "out", seat: 1 }, createViewState()), [["toast", { text: "Sam is out", game: true }]]);
+});
+
+test("an event of a kind the page does not know says nothing", () => {
+  assert.deepEqual(narrate(table(), { kind: "something_new" }, createViewState()), []);
+  assert.deepEqual(narrate(table(), null, createViewState()), []);
+});

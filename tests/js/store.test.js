@@ -1,0 +1,66 @@
+// The store: the one owner of the page's state (static/js/store.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { createStore, createViewState, rememberNames } from "../../static/js/store.js";
+
+const state = (version, extra = {}) => ({ room: "ABCDEF", version, phase: "lobby", ...extra });
+
+test("keeps the newest state and the one before it", () => {
+  const store = createStore();
+  assert.equal(store.get(), null);
+  assert.equal(store.receive(state(1)), true);
+  assert.equal(store.receive(state(2)), true);
+  assert.equal(store.get().version, 2);
+  assert.equal(store.previous().version, 1);
+});
+
+test("drops a state older than the one it holds", () => {
+  const store = createStore();
+  store.receive(state(5));
+  assert.equal(store.receive(state(4)), false);
+  assert.equal(store.get().version, 5);
+  assert.equal(store.previous(), null);
+});
+
+test("takes any version from another room (a new table starts counting again)", () => {
+  const store = createStore();
+  store.receive(state(9));
+  assert.equal(store.receive({ room: "ZZZZZZ", version: 1 }), true);
+  assert.equal(store.get().room, "ZZZZZZ");
+});
+
+test("refuses what is not a state", () => {
+  const store = createStore();
+  assert.equal(store.receive(null), false);
+  assert.equal(store.receive("state"), false);
+});
+
+test("tells listeners the new state and the previous one, until they unsubscribe", () => {
+  const store = createStore();
+  const heard = [];
+  const stop = store.subscribe((current, previous) => heard.push([current.version, previous?.version ?? null]));
+  store.receive(state(1));
+  store.receive(state(2));
+  stop();
+  store.receive(state(3));
+  assert.deepEqual(heard, [[1, null], [2, 1]]);
+});
+
+test("each store has its own view state", () => {
+  const one = createStore();
+  const two = createStore();
+  one.view.lastTaker = "Sam";
+  one.view.names.set("p1", "Sam");
+  assert.equal(two.view.lastTaker, null);
+  assert.equal(two.view.names.size, 0);
+  assert.deepEqual(Object.keys(createViewState()).sort(), ["banner", "freeze", "lastTaker", "motion", "names", "pile", "seats"]);
+});
+
+test("remembers names, keeping those who have left", () => {
+  const view = createViewState();
+  rememberNames(view, new Map([["p1", { name: "Sam" }]]));
+  rememberNames(view, new Map([["p2", { name: "Ana" }]]));
+  assert.equal(view.names.get("p1"), "Sam");
+  assert.equal(view.names.get("p2"), "Ana");
+});
