@@ -1,8 +1,8 @@
 // Card text from the server ("10H", "JS") to what a person reads. Display only, no rules.
 
+import { hasMessage, say } from "./messages.js";
+
 const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_NAME = { A: "Ace", J: "Jack", Q: "Queen", K: "King" };
 const FACE_RANKS = new Set(["J", "Q", "K"]);
 
 export function parseCard(text) {
@@ -18,7 +18,8 @@ export function cardLabel(text) {
 
 export function cardName(text) {
   const { rank, suit } = parseCard(text);
-  return `${RANK_NAME[rank] || rank} of ${SUIT_NAME[suit] || suit}`;
+  const word = (kind, value) => (hasMessage(`${kind}.${value}`) ? say(`${kind}.${value}`) : value);
+  return say("card.name", { rank: word("rank", rank), suit: word("suit", suit) });
 }
 
 function corner(rank, symbol, position) {

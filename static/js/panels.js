@@ -1,6 +1,7 @@
 // Everything around the table that is not a seat or the pile: your controls, the lobby, the end.
 
 import { byId, el, setText, show } from "./dom.js";
+import { countOf, say } from "./messages.js";
 import { triggerWords, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
@@ -11,50 +12,52 @@ export function renderControls(state) {
   const flip = byId("flip");
   const myTurn = isMyTurn(state);
   flip.disabled = !myTurn;
-  setText(byId("my-count"), me ? (me.out ? "You're out" : `${me.cards} card${me.cards === 1 ? "" : "s"}`) : "");
+  setText(byId("my-count"), me ? (me.out ? say("controls.out") : countOf("cards", me.cards)) : "");
   let hint = "";
   if (state.phase === "playing" && me && !me.out) {
-    hint = myTurn ? "Your turn!" : `${seatName(state, state.next)}'s turn`;
+    hint = myTurn ? say("controls.your_turn") : say("controls.their_turn", { name: seatName(state, state.next) });
   }
   setText(byId("flip-hint"), hint);
   const out = Boolean(me && me.out);
   document.body.classList.toggle("is-out", out && state.phase === "playing");
-  setText(byId("watching"), out ? "You're out of cards. Stay and see who wins!" : "You're watching this game. Take a seat when it ends.");
+  setText(byId("watching"), say(out ? "controls.out.watching" : "controls.watching"));
 }
 
 export function rulesSummary(rules) {
   if (!rules) return "";
-  const parts = [`Slap ${triggerWords(rules.triggers)}`];
-  parts.push(rules.penalty === "give" ? "wrong slap gives a card" : "wrong slap burns a card");
-  if (rules.freeze_seconds > 0) parts.push(`${rules.freeze_seconds} s freeze`);
-  if (rules.decks === 2) parts.push("2 decks");
-  if (rules.empty_deck === "last_chance") parts.push("last chance when empty");
-  if (rules.last_card_jack) parts.push("a last-card Jack takes the pile");
+  const parts = [say("summary.slap", { triggers: triggerWords(rules.triggers) })];
+  parts.push(say(rules.penalty === "give" ? "summary.give" : "summary.burn"));
+  if (rules.freeze_seconds > 0) parts.push(say("summary.freeze", { seconds: rules.freeze_seconds }));
+  if (rules.decks === 2) parts.push(say("summary.two_decks"));
+  if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
+  if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
   if (rules.time_limit) {
-    const limit = rules.time_limit % 60 === 0 ? `${rules.time_limit / 60} min` : `${rules.time_limit} s`;
-    parts.push(`${limit} limit`);
+    const limit = rules.time_limit % 60 === 0
+      ? say("summary.minutes", { minutes: rules.time_limit / 60 })
+      : say("summary.seconds", { seconds: rules.time_limit });
+    parts.push(limit);
   }
-  return parts.join(" · ");
+  return parts.join(say("summary.joiner"));
 }
 
 function lobbyStatus(state, seated, freeSeats) {
   const mine = mySeat(state);
   if (mine === null) {
-    return freeSeats ? "Pick a seat to play, or just watch." : "The table is full: you're watching.";
+    return say(freeSeats ? "lobby.pick_seat" : "lobby.full");
   }
   if (amHost(state)) {
-    if (seated === 1) return "It's just you so far: add a bot or invite a friend.";
-    return `${seated} players seated. Start when everyone's in.`;
+    if (seated === 1) return say("lobby.alone");
+    return say("lobby.seated", { count: seated });
   }
   const host = hostName(state);
-  return host ? `Waiting for ${host} to start...` : "Waiting for the host to start...";
+  return host ? say("lobby.waiting_for", { name: host }) : say("lobby.waiting");
 }
 
 export function watchersText(state) {
   const names = (state.spectators || []).filter((person) => person.player !== state.you?.player).map((person) => person.name);
   if (!names.length) return "";
-  const shown = names.slice(0, 4).join(", ");
-  return `Watching: ${shown}${names.length > 4 ? ` and ${names.length - 4} more` : ""}`;
+  const shown = names.slice(0, 4).join(say("list.and"));
+  return names.length > 4 ? say("lobby.watchers.more", { names: shown, more: names.length - 4 }) : say("lobby.watchers", { names: shown });
 }
 
 export function renderLobby(state) {
@@ -66,7 +69,7 @@ export function renderLobby(state) {
   // Seat first: no Start while nobody sits. Whether enough people sit to deal is the
   // server's call: `start` may come back too_few_players, and the lobby note says so.
   show(byId("start"), host && seated > 0);
-  setText(byId("start"), `Start game · ${seated} player${seated === 1 ? "" : "s"}`);
+  setText(byId("start"), countOf("lobby.start", seated));
   show(byId("sit"), mine === null && freeSeats > 0);
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
@@ -87,7 +90,7 @@ function statRow(state, stat, winner, fastest) {
   cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
-  row.append(el("td", "", typeof stat.best_ms === "number" ? `${Math.round(stat.best_ms)} ms` : "–"));
+  row.append(el("td", "", typeof stat.best_ms === "number" ? say("over.ms", { ms: Math.round(stat.best_ms) }) : say("over.no_time")));
   if (stat.seat === winner) row.classList.add("is-winner");
   if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
   return row;
@@ -100,11 +103,11 @@ export function renderGameOver(state) {
   if (!over) return;
   const winner = state.winner;
   const title = winner === null || winner === undefined
-    ? "Game over"
-    : winner === mySeat(state) ? "You win!" : `${seatName(state, winner)} wins!`;
+    ? say("over.title")
+    : winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: seatName(state, winner) });
   setText(byId("over-title"), title);
-  const reasons = { cards: "Last player holding cards.", time: "Most cards when the time ran out." };
-  setText(byId("over-reason"), reasons[state.win_reason] || "");
+  const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
+  setText(byId("over-reason"), reason);
   const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
   const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
   const fastest = times.length ? Math.min(...times) : null;
@@ -113,7 +116,7 @@ export function renderGameOver(state) {
   show(byId("sit-next"), mySeat(state) === null);
   show(byId("to-lobby"), amHost(state));
   const host = hostName(state);
-  setText(byId("over-wait"), amHost(state) ? "" : `Waiting for ${host || "the host"} to deal again...`);
+  setText(byId("over-wait"), amHost(state) ? "" : say("over.waiting_for", { name: host || say("over.the_host") }));
   // Keyboard and screen reader users land on the result, the host on "Play again".
   if (opening) (amHost(state) ? byId("rematch") : byId("over")).focus({ preventScroll: true });
 }

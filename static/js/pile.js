@@ -3,6 +3,7 @@
 import { notePileShown } from "./aim.js";
 import { cardElement, cardName } from "./cards.js";
 import { el, setText } from "./dom.js";
+import { say } from "./messages.js";
 import { dealIn } from "./motion.js";
 
 // `view` is the store's whole view: the pile on screen is recorded in view.pile (what a
@@ -15,7 +16,7 @@ export function renderPile(view, state, pileNode, countNode) {
   // Shown on the page too, for people and tests reading it; a slap aims from the store.
   pileNode.dataset.pileId = String(pileView.id);
   pileNode.classList.toggle("pile--trigger", pileView.trigger);
-  setText(countNode, pile.count > 0 ? `${pile.count} in the pile` : "");
+  setText(countNode, pile.count > 0 ? say("pile.count", { count: pile.count }) : "");
 
   const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}`;
   if (key === pileView.key) return;
@@ -25,14 +26,14 @@ export function renderPile(view, state, pileNode, countNode) {
   pileView.top = topCard;
 
   if (!top.length) {
-    pileNode.replaceChildren(el("div", "pile-empty", "Empty pile"));
+    pileNode.replaceChildren(el("div", "pile-empty", say("pile.empty")));
     pileNode.removeAttribute("data-top");
-    pileNode.setAttribute("aria-label", "The pile is empty");
+    pileNode.setAttribute("aria-label", say("pile.empty.label"));
     return;
   }
   const cards = top.map((text) => cardElement(text));
   pileNode.replaceChildren(...cards);
   if (isNewTop) dealIn(view.motion, cards[cards.length - 1]);
   pileNode.dataset.top = topCard;
-  pileNode.setAttribute("aria-label", `Top card: ${cardName(topCard)}`);
+  pileNode.setAttribute("aria-label", say("pile.top.label", { card: cardName(topCard) }));
 }

@@ -2,14 +2,15 @@
 // always of the newest state (older ones in between are simply skipped).
 
 import { byId, setText, show } from "./dom.js";
+import { hasMessage, say } from "./messages.js";
 import { noteFreezes } from "./freeze.js";
 import { renderControls, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
 import { isMyTurn, mySeat } from "./state.js";
 
-// What the table shouts when a trigger shows (the server names the trigger).
-const CALLS = { jack: "SLAP!", face: "FACE! SLAP!", double: "DOUBLE!", sandwich: "SANDWICH!" };
+// What the table shouts when a trigger shows (the server names the trigger): "call.jack"...
+const call = (trigger) => say(hasMessage(`call.${trigger}`) ? `call.${trigger}` : "call.slap");
 
 function renderPage(state) {
   const body = document.body;
@@ -18,7 +19,7 @@ function renderPage(state) {
   const trigger = state.trigger || (state.slap_open ? "slap" : "");
   if (trigger) body.dataset.trigger = trigger;
   else delete body.dataset.trigger;
-  setText(byId("slap-call"), CALLS[trigger] || "SLAP!");
+  setText(byId("slap-call"), call(trigger));
   body.classList.toggle("spectating", mySeat(state) === null);
   show(byId("play"), true);
 }

@@ -2,22 +2,21 @@
 // object, and the words for a room's triggers. Which cards a trigger covers is the
 // server's business: these are only names to read.
 
-// In the order the server names them (docs/protocol.md): plural for a list, one for "when a ... shows".
-const TRIGGER_WORDS = {
-  jack: { many: "Jacks", one: "a Jack" },
-  face: { many: "face cards", one: "a face card" },
-  double: { many: "doubles", one: "a double" },
-  sandwich: { many: "sandwiches", one: "a sandwich" },
-};
+import { hasMessage, say } from "./messages.js";
+
+// In the order the server names them (docs/protocol.md); their words are messages.js's
+// ("trigger.jack.many": plural for a list, "trigger.jack.one" for "when a ... shows").
+const TRIGGERS = ["jack", "face", "double", "sandwich"];
 
 // ["jack", "double"] -> "Jacks, doubles" (form "many", joined by ", ") or "a Jack or a
 // double" (form "one"). A trigger this page has no words for is shown by its name.
 export function triggerWords(triggers, form = "many") {
   const chosen = Array.isArray(triggers) ? triggers : [];
-  const known = Object.keys(TRIGGER_WORDS).filter((name) => chosen.includes(name));
-  const words = [...known, ...chosen.filter((name) => !TRIGGER_WORDS[name])].map((name) => TRIGGER_WORDS[name]?.[form] || name);
-  if (form === "many" || words.length < 2) return words.join(", ");
-  return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+  const known = TRIGGERS.filter((name) => chosen.includes(name));
+  const word = (name) => (hasMessage(`trigger.${name}.${form}`) ? say(`trigger.${name}.${form}`) : name);
+  const words = [...known, ...chosen.filter((name) => !TRIGGERS.includes(name))].map(word);
+  if (form === "many" || words.length < 2) return words.join(say("list.and"));
+  return say("list.or", { first: words.slice(0, -1).join(say("list.and")), last: words.at(-1) });
 }
 
 // Exactly what the form says: no trigger ticked is sent as none (the server refuses it

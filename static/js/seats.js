@@ -1,6 +1,7 @@
 // The seats around the table: placed on an ellipse with you at the bottom, like a real table.
 
 import { el } from "./dom.js";
+import { countOf, say } from "./messages.js";
 import { amHost, mySeat } from "./state.js";
 
 function hueOf(name) {
@@ -26,13 +27,13 @@ function ringOrder(state) {
 function emptySeat(index, canSit) {
   const parts = [el("span", "seat-empty", "+")];
   if (canSit) {
-    const sit = el("button", "seat-sit", "Sit here");
+    const sit = el("button", "seat-sit", say("seat.sit"));
     sit.type = "button";
     sit.dataset.sit = String(index);
-    sit.setAttribute("aria-label", `Sit in seat ${index + 1}`);
+    sit.setAttribute("aria-label", say("seat.sit.label", { number: index + 1 }));
     parts.push(sit);
   } else {
-    parts.push(el("span", "seat-name", `Seat ${index + 1}`));
+    parts.push(el("span", "seat-name", say("seat.number", { number: index + 1 })));
   }
   return parts;
 }
@@ -46,7 +47,7 @@ export function nameTag(name, you, className = "seat-name") {
   tag.append(text);
   if (you) {
     const mark = el("span", "you-tag");
-    mark.append(el("span", "visually-hidden", " ("), "you", el("span", "visually-hidden", ")"));
+    mark.append(el("span", "visually-hidden", " ("), say("seat.you.tag"), el("span", "visually-hidden", ")"));
     tag.append(mark);
   }
   return tag;
@@ -55,20 +56,20 @@ export function nameTag(name, you, className = "seat-name") {
 function takenSeat(state, entry, flags) {
   const avatar = el("span", "seat-avatar", initialOf(entry.name));
   avatar.style.setProperty("--hue", String(hueOf(entry.name)));
-  if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", "bot"));
-  else if (flags.host) avatar.append(el("span", "seat-tag", "host"));
+  if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
+  else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
   // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
   if (flags.frozen) avatar.append(el("span", "seat-freeze"));
   const parts = [avatar, nameTag(entry.name, flags.you)];
   if (state.phase !== "lobby") {
-    const label = entry.out ? "out" : `${entry.cards} card${entry.cards === 1 ? "" : "s"}`;
+    const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
   }
   if (flags.removable) {
     const remove = el("button", "seat-remove", "×");
     remove.type = "button";
     remove.dataset.remove = String(entry.seat);
-    remove.setAttribute("aria-label", `Remove ${entry.name} from the table`);
+    remove.setAttribute("aria-label", say("seat.remove.label", { name: entry.name }));
     parts.push(remove);
   }
   return parts;
@@ -97,16 +98,16 @@ function seatClass(entry, flags) {
 }
 
 function describeSeat(entry, flags, index) {
-  if (!entry) return `Seat ${index + 1}: empty`;
-  const bits = [flags.you ? `${entry.name}, you` : entry.name];
-  if (entry.bot) bits.push("bot");
-  if (flags.host) bits.push("host");
-  if (flags.turn) bits.push("to flip");
-  if (entry.out) bits.push("out");
-  else if (typeof entry.cards === "number") bits.push(`${entry.cards} cards`);
-  if (flags.frozen) bits.push("frozen");
-  if (!entry.bot && entry.connected === false) bits.push("away");
-  return bits.join(", ");
+  if (!entry) return say("seat.empty.label", { number: index + 1 });
+  const bits = [flags.you ? say("seat.you.label", { name: entry.name }) : entry.name];
+  if (entry.bot) bits.push(say("seat.bot"));
+  if (flags.host) bits.push(say("seat.host"));
+  if (flags.turn) bits.push(say("seat.to_flip"));
+  if (entry.out) bits.push(say("seat.out"));
+  else if (typeof entry.cards === "number") bits.push(countOf("cards", entry.cards));
+  if (flags.frozen) bits.push(say("seat.frozen"));
+  if (!entry.bot && entry.connected === false) bits.push(say("seat.away"));
+  return bits.join(say("list.and"));
 }
 
 function updateSeat(cache, state, index, list) {

@@ -1,6 +1,7 @@
 // The share panel: copy the link, the system share sheet where there is one, the QR code.
 
 import { byId, setText, show } from "./dom.js";
+import { say } from "./messages.js";
 
 async function copyLink(url) {
   try {
@@ -44,12 +45,12 @@ export function setupShare({ url, room }) {
     if (event.target === panel) byId("share-close").click(); // tap outside the card closes it
   });
   byId("copy-link").addEventListener("click", async () => {
-    setText(byId("share-done"), (await copyLink(url)) ? "Link copied!" : "Select the link and copy it.");
+    setText(byId("share-done"), say((await copyLink(url)) ? "share.copied" : "share.copy_by_hand"));
   });
   const nativeShare = byId("native-share");
   show(nativeShare, typeof navigator.share === "function");
   nativeShare.addEventListener("click", () => {
-    navigator.share({ title: "Slapjack", text: `Join my Slapjack table ${room}`, url }).catch(() => {});
+    navigator.share({ title: say("share.title"), text: say("share.text", { room }), url }).catch(() => {});
   });
 
   return {

@@ -1,6 +1,8 @@
 // Read-only questions about a state the server sent (store.js keeps the states).
 // Nothing here decides a rule: turn, trigger and freezes are the server's answers.
 
+import { say } from "./messages.js";
+
 export const mySeat = (state) => (state && state.you ? state.you.seat ?? null : null);
 export const amHost = (state) => Boolean(state && state.you && state.you.host);
 export const seatAt = (state, seat) => (state && state.seats ? state.seats[seat] || null : null);
@@ -8,8 +10,8 @@ export const seatedCount = (state) => (state && state.seats ? state.seats.filter
 
 export function seatName(state, seat) {
   const entry = seatAt(state, seat);
-  if (!entry) return `Seat ${Number(seat) + 1}`;
-  return seat === mySeat(state) ? "You" : entry.name;
+  if (!entry) return say("seat.number", { number: Number(seat) + 1 });
+  return seat === mySeat(state) ? say("you") : entry.name;
 }
 
 export function isMyTurn(state) {
@@ -27,6 +29,6 @@ export function people(state) {
 
 export function hostName(state) {
   if (!state) return null;
-  if (amHost(state)) return "you";
+  if (amHost(state)) return say("host.you");
   return people(state).get(state.host)?.name ?? null;
 }

@@ -1,6 +1,6 @@
 // The page's sentences and error texts (static/js/messages.js).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { countOf, errorText, hasMessage, say } from "../../static/js/messages.js";
@@ -35,4 +35,18 @@ test("every error code with a text is one the protocol documents (or the page's 
   assert.ok(codes.length > 5);
   for (const code of codes) assert.ok(documented.has(code) || pageOwn.has(code), `error.${code} is not in docs/protocol.md`);
   assert.ok(hasMessage("error.rate_limited"));
+});
+
+test("every sentence id the page's scripts name exists", () => {
+  const folder = new URL("../../static/js/", import.meta.url);
+  const ids = new Set();
+  for (const name of readdirSync(folder)) {
+    if (!name.endsWith(".js")) continue;
+    const source = readFileSync(new URL(name, folder), "utf8");
+    for (const match of source.matchAll(/\bsay\(\s*"([^"]+)"/g)) ids.add(match[1]);
+    for (const match of source.matchAll(/\bcountOf\(\s*"([^"]+)"/g)) ids.add(`${match[1]}.one`).add(`${match[1]}.other`);
+  }
+  assert.ok(ids.size > 50, `only ${ids.size} ids found`);
+  const missing = [...ids].filter((id) => !hasMessage(id));
+  assert.deepEqual(missing, []);
 });
