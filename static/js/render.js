@@ -2,8 +2,8 @@
 // always of the newest state (older ones in between are simply skipped).
 
 import { byId, setText, show } from "./dom.js";
-import { hasMessage, say } from "./messages.js";
 import { noteFreezes } from "./freeze.js";
+import { hasMessage, say } from "./messages.js";
 import { renderControls, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
