@@ -101,6 +101,8 @@ def parse_store_url(url: str) -> StoreUrl:
             port = -1
         db = parts.path.strip("/")
         if not parts.hostname or port == -1 or (db and not db.isdigit()):
+            if parts.password:  # never echo a password into a log
+                url = url.replace(f":{parts.password}@", ":***@", 1)
             raise ValueError(
                 f"{url!r}: expected redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0"
             )
