@@ -101,16 +101,23 @@ def parse_store_url(url: str) -> StoreUrl:
             port = -1
         db = parts.path.strip("/")
         if not parts.hostname or port == -1 or (db and not db.isdigit()):
-            if parts.password:  # never echo a password into a log
-                url = url.replace(f":{parts.password}@", ":***@", 1)
             raise ValueError(
-                f"{url!r}: expected redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0"
+                f"{_shown(url)!r}: expected redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0"
             )
         return StoreUrl("redis", url)
     raise ValueError(
-        f"{url!r} is not a store: use memory, sqlite:///PATH (sqlite:////ABSOLUTE/PATH) "
+        f"{_shown(url)!r} is not a store: use memory, sqlite:///PATH (sqlite:////ABSOLUTE/PATH) "
         "or redis://HOST:PORT/DB"
     )
+
+
+def _shown(url: str) -> str:
+    """The URL without its password, for an error line or a log."""
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    return url.replace(f":{password}@", ":***@", 1) if password else url
 
 
 def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA) -> Store:
