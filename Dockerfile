@@ -21,7 +21,8 @@ RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/pyproject
     && /opt/venv/bin/pip install -r /tmp/requirements.txt
 
 FROM python:3.12-slim
-RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin slapjack
+RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin slapjack \
+    && mkdir /data && chown slapjack:slapjack /data
 COPY --from=python-deps /opt/venv /opt/venv
 WORKDIR /srv/slapjack
 COPY engine engine
@@ -32,7 +33,10 @@ COPY --from=browser-client /build/vendor static/vendor
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
-    SLAPJACK_IN_CONTAINER=true
+    SLAPJACK_IN_CONTAINER=true \
+    SLAPJACK_STORE=sqlite:////data/slapjack.db
+# Tables in progress survive a restart or a new image: mount a volume here (compose does).
+VOLUME /data
 USER slapjack
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

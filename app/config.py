@@ -6,6 +6,8 @@ from functools import lru_cache
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.stores import parse_store_url
+
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
@@ -55,6 +57,12 @@ class Settings(BaseSettings):
     abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02
 
+    # Where tables are kept across restarts (app/stores): memory, sqlite:///PATH (relative to
+    # the working directory; sqlite:////PATH absolute) or redis://HOST:PORT/DB.
+    store: str = "sqlite:///slapjack.db"
+    # A changed table is saved at most this long after the change (at once on a phase change).
+    save_seconds: float = Field(default=0.5, gt=0, le=60)
+
     max_rooms: int = Field(default=1000, ge=1)
     max_people_per_room: int = Field(default=40, ge=1)
 
@@ -65,6 +73,12 @@ class Settings(BaseSettings):
         if "*" in origins:
             raise ValueError("list the origins allowed; '*' is refused")
         return origins
+
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, url: str) -> str:
+        parse_store_url(url)  # ValueError naming the value
+        return url.strip()
 
     @field_validator("log_level")
     @classmethod

@@ -1,0 +1,189 @@
+"""Where tables are kept between restarts: one `SLAPJACK_STORE` URL picks memory, SQLite or Redis.
+
+    store = open_store("sqlite:///slapjack.db")   # or "redis://127.0.0.1:6379/0", or "memory"
+    await store.open()
+    await store.save("ABCD", table.to_dict())     # one atomic write: never a half-written table
+    snapshots = await restore_all(store, expiry_seconds=600)
+
+Every store keeps, per room code, the latest snapshot (a JSON-able dict carrying its schema
+version under `SCHEMA_KEY`), the wall-clock time it was saved and the wall-clock time someone
+was last connected to it (`seen_at`, for expiry). A snapshot that cannot be read back (bad
+JSON, not a table, a schema newer than this code) is logged and skipped, never fatal.
+`Saver` (app/stores/saver.py) coalesces a room's saves and retries them while a store is down.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from app.logs import log_event
+
+Snapshot = dict[str, Any]
+
+# The key under which Table.to_dict() writes its schema version, and the newest version this
+# code can read. A snapshot written by a newer release (a rollback after a deploy) is skipped
+# rather than misread.
+SCHEMA_KEY = "schema"
+NEWEST_SCHEMA = 1
+
+
+class RoomStore(Protocol):
+    """What a Room needs from a store (the same seam as app/store.py's, which it satisfies)."""
+
+    async def save(self, code: str, snapshot: Snapshot) -> None: ...
+
+    async def load(self, code: str) -> Snapshot | None: ...
+
+    async def delete(self, code: str) -> None: ...
+
+    async def codes(self) -> list[str]: ...
+
+
+class Store(Protocol):
+    """A store as the server opens it: the seam, plus opening, expiry and `seen_at`."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None: ...
+
+    async def load(self, code: str) -> Snapshot | None: ...
+
+    async def delete(self, code: str) -> None: ...
+
+    async def codes(self) -> list[str]: ...
+
+    async def purge_expired(self, older_than_seconds: float) -> list[str]:
+        """Deletes the tables nobody was connected to for this long; returns their codes."""
+        ...
+
+
+class StoreError(Exception):
+    """The store could not be reached or written: retried by the Saver, never fatal to a game."""
+
+
+class LeaseLost(StoreError):
+    """A fenced save refused: another node holds (or took over) the table's lease."""
+
+
+@dataclass(frozen=True)
+class StoreUrl:
+    kind: str  # "memory" | "sqlite" | "redis"
+    url: str
+    path: Path | None = None  # sqlite only
+
+
+def parse_store_url(url: str) -> StoreUrl:
+    """The store a `SLAPJACK_STORE` value names; ValueError (naming the value) if none.
+
+    SQLite paths follow SQLAlchemy: `sqlite:///x.db` is relative to the working directory,
+    `sqlite:////var/lib/x.db` absolute (the path is what follows the third slash)."""
+    url = url.strip()
+    if url == "memory":
+        return StoreUrl("memory", url)
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        if not path or path.endswith("/") or path == ":memory:":
+            raise ValueError(f"{url!r}: name a database file, e.g. sqlite:///slapjack.db")
+        return StoreUrl("sqlite", url, Path(path))
+    parts = urlsplit(url)
+    if parts.scheme in ("redis", "rediss"):
+        try:
+            port = parts.port  # raises on a port that is not a number
+        except ValueError:
+            port = -1
+        db = parts.path.strip("/")
+        if not parts.hostname or port == -1 or (db and not db.isdigit()):
+            raise ValueError(
+                f"{_shown(url)!r}: expected redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0"
+            )
+        return StoreUrl("redis", url)
+    raise ValueError(
+        f"{_shown(url)!r} is not a store: use memory, sqlite:///PATH (sqlite:////ABSOLUTE/PATH) "
+        "or redis://HOST:PORT/DB"
+    )
+
+
+def _shown(url: str) -> str:
+    """The URL without its password, for an error line or a log."""
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        password = None
+    return url.replace(f":{password}@", ":***@", 1) if password else url
+
+
+def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA) -> Store:
+    """The store for a `SLAPJACK_STORE` value (not yet opened: `await store.open()`)."""
+    where = parse_store_url(url)
+    if where.kind == "memory":
+        from app.stores.memory import MemoryStore
+
+        return MemoryStore(newest_schema=newest_schema)
+    if where.kind == "sqlite":
+        from app.stores.sqlite import SqliteStore
+
+        assert where.path is not None
+        return SqliteStore(where.path, newest_schema=newest_schema)
+    from app.stores.redis import RedisStore
+
+    return RedisStore(where.url, newest_schema=newest_schema)
+
+
+def encode_snapshot(code: str, snapshot: Snapshot) -> tuple[str, int]:
+    """The snapshot as compact JSON, and its schema version (refused here if it has none:
+    an unversioned snapshot could never be told apart from a newer one)."""
+    schema = snapshot.get(SCHEMA_KEY)
+    if not isinstance(schema, int) or isinstance(schema, bool):
+        raise ValueError(f"table {code}: a snapshot carries an int {SCHEMA_KEY!r}")
+    return json.dumps(snapshot, separators=(",", ":"), allow_nan=False), schema
+
+
+def decode_snapshot(code: str, raw: str | bytes | None, newest_schema: int) -> Snapshot | None:
+    """A stored snapshot back as a dict, or None (logged) when it cannot be used."""
+    if raw is None:
+        return None
+    try:
+        snapshot = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=str(error)[:200])
+        return None
+    if not isinstance(snapshot, dict):
+        log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason="not a table")
+        return None
+    schema = snapshot.get(SCHEMA_KEY)
+    if not isinstance(schema, int) or isinstance(schema, bool):
+        log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason="no schema")
+        return None
+    if schema > newest_schema:
+        log_event(
+            "snapshot_too_new", level=logging.ERROR, room=code, schema=schema, newest=newest_schema
+        )
+        return None
+    return snapshot
+
+
+async def restore_all(store: Store, expiry_seconds: float) -> dict[str, Snapshot]:
+    """At start: drop the tables nobody was connected to for `expiry_seconds` (wall clock),
+    then load every other one. An unreadable snapshot is logged and left out; it never stops
+    the server from starting."""
+    for code in await store.purge_expired(expiry_seconds):
+        log_event("room_expired_in_store", room=code)
+    restored: dict[str, Snapshot] = {}
+    for code in await store.codes():
+        snapshot = await store.load(code)
+        if snapshot is not None:
+            restored[code] = snapshot
+    return restored
+
+
+def wall_clock() -> float:
+    """Seconds since the epoch: stored times must mean the same after a restart."""
+    return time.time()

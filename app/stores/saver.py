@@ -1,0 +1,156 @@
+"""Saver: keeps one room's latest snapshot flowing to its store, off the game's hot path.
+
+    saver = Saver(store, room.code, room.table.to_dict, delay=settings.save_seconds)
+    ...
+    saver.changed(urgent=phase_changed)   # after every change, once it is judged and sent
+
+A burst of changes costs one write: the first change starts a `delay` (SLAPJACK_SAVE_SECONDS)
+clock and the write takes the snapshot as it is *then*, so the latest state wins and at most
+`delay` of play is unsaved. An urgent change (a phase change) is written at once. A write
+that fails (Redis restarting, a full disk) is logged and retried with backoff while the game
+goes on from memory; the next write carries whatever is latest by then. A fenced write
+refused because another process owns the table stops the saver and tells `on_lease_lost`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from app.logs import log_event
+from app.stores import LeaseLost, Snapshot
+
+FIRST_RETRY_SECONDS = 0.2
+LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down
+
+
+class SavingStore(Protocol):
+    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> Any: ...
+
+    async def delete(self, code: str) -> Any: ...
+
+
+class Saver:
+    def __init__(
+        self,
+        store: SavingStore,
+        code: str,
+        snapshot: Callable[[], Snapshot],
+        *,
+        delay: float = 0.5,
+        seen_at: Callable[[], float | None] | None = None,
+        on_lease_lost: Callable[[], Awaitable[None] | None] | None = None,
+        first_retry: float = FIRST_RETRY_SECONDS,
+        last_retry: float = LAST_RETRY_SECONDS,
+    ) -> None:
+        """`snapshot` returns the room's current snapshot (called on the loop, at write time);
+        `seen_at` the wall-clock time someone was last connected (None: someone is now)."""
+        self.store, self.code, self.snapshot = store, code, snapshot
+        self.delay, self.seen_at, self.on_lease_lost = delay, seen_at, on_lease_lost
+        self.first_retry, self.last_retry = first_retry, last_retry
+        self.saves = 0  # writes that landed
+        self.failures = 0  # writes that failed (each retried)
+        self._due: float | None = None  # monotonic time the pending change must be written by
+        self._wake = asyncio.Event()
+        self._saved = asyncio.Event()  # set while nothing is pending
+        self._saved.set()
+        self._task: asyncio.Task[None] | None = None
+        self._stopped = False
+
+    @property
+    def pending(self) -> bool:
+        """A change not yet written (or being written)."""
+        return not self._saved.is_set()
+
+    def changed(self, *, urgent: bool = False) -> None:
+        """The room changed: write it within `delay`, or at once if `urgent`. Never waits."""
+        if self._stopped:
+            return
+        now = time.monotonic()
+        due = now if urgent else now + self.delay
+        self._due = due if self._due is None else min(self._due, due)
+        self._saved.clear()
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"saver:{self.code}"
+            )
+
+    async def flush(self) -> None:
+        """Writes any pending change now and returns once it has landed (a shutdown bounds
+        this with a timeout: while the store is down it keeps retrying)."""
+        if self.pending:
+            self.changed(urgent=True)
+            await self._saved.wait()
+
+    async def close(self) -> None:
+        """Stops saving (the room is handed over or the process is leaving): pending
+        changes are dropped; `flush` first to keep them."""
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self._saved.set()
+
+    async def discard(self) -> None:
+        """The room is closed for good: stop saving and delete its stored table (a pending
+        write must not bring it back after the delete)."""
+        await self.close()
+        await self.store.delete(self.code)
+
+    async def _run(self) -> None:
+        backoff = self.first_retry
+        not_before = 0.0  # after a failure: no write before the backoff is over
+        while self._due is not None:
+            wait = max(self._due, not_before) - time.monotonic()
+            if wait > 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)  # an urgent change cuts it
+                continue
+            self._due = None
+            try:
+                if self.seen_at is None:
+                    await self.store.save(self.code, self.snapshot())
+                else:
+                    await self.store.save(self.code, self.snapshot(), self.seen_at())
+            except LeaseLost as lost:
+                log_event(
+                    "save_fenced_off", level=logging.WARNING, room=self.code, reason=str(lost)
+                )
+                self._stopped = True
+                self._due = None
+                self._saved.set()
+                if self.on_lease_lost is not None:
+                    outcome = self.on_lease_lost()
+                    if outcome is not None:
+                        await outcome
+                return
+            except Exception as error:
+                self.failures += 1
+                log_event(
+                    "save_failed",
+                    level=logging.WARNING,
+                    room=self.code,
+                    retry_in=round(backoff, 2),
+                    reason=str(error)[:200],
+                )
+                # Retry with whatever is latest then; an urgent change does not cut the
+                # backoff short (a store that is down would only be hammered).
+                not_before = time.monotonic() + backoff
+                if self._due is None:
+                    self._due = not_before
+                backoff = min(backoff * 2, self.last_retry)
+                continue
+            self.saves += 1
+            if backoff != self.first_retry:
+                log_event("save_recovered", room=self.code)
+            backoff = self.first_retry
+            if self._due is None:
+                self._saved.set()

@@ -1,0 +1,149 @@
+"""The `sqlite:///PATH` store: the embedded default, one file, durable across restarts and crashes.
+
+The stdlib `sqlite3` runs on one thread of its own (a single-thread executor owning the
+connection), so the event loop never waits on the disk. WAL mode lets reads go on beside a
+write; each save is one upsert in one transaction, so a kill at any moment leaves either the
+previous snapshot or the new one, never half of one. `synchronous=FULL`: a save that
+returned survives a power cut too (in WAL mode that is one fsync of the log per save).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from app.stores import (
+    NEWEST_SCHEMA,
+    Snapshot,
+    StoreError,
+    decode_snapshot,
+    encode_snapshot,
+    wall_clock,
+)
+
+T = TypeVar("T")
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS tables (
+    code     TEXT PRIMARY KEY,
+    schema   INTEGER NOT NULL,  -- the snapshot's schema version
+    saved_at REAL NOT NULL,     -- wall clock, seconds since the epoch
+    seen_at  REAL NOT NULL,     -- wall clock: someone was last connected then (expiry)
+    snapshot TEXT NOT NULL      -- Table.to_dict() as JSON
+)
+"""
+
+UPSERT_SQL = """
+INSERT INTO tables (code, schema, saved_at, seen_at, snapshot) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (code) DO UPDATE SET
+    schema = excluded.schema, saved_at = excluded.saved_at,
+    seen_at = excluded.seen_at, snapshot = excluded.snapshot
+"""
+
+BUSY_TIMEOUT_SECONDS = 5.0  # another process (a backup, an old server still closing) holds the file
+
+
+class SqliteStore:
+    def __init__(self, path: Path | str, *, newest_schema: int = NEWEST_SCHEMA) -> None:
+        self.path = Path(path)
+        self.newest_schema = newest_schema
+        self._executor: ThreadPoolExecutor | None = None
+        self._db: sqlite3.Connection | None = None  # touched only on the executor's thread
+
+    async def open(self) -> None:
+        """Creates the file (and its folder) and the table; StoreError names the path if not."""
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        try:
+            await self._call(self._connect)
+        except BaseException:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+            raise
+
+    async def close(self) -> None:
+        if self._executor is None:
+            return
+        await self._call(self._disconnect)
+        self._executor.shutdown(wait=True)
+        self._executor = None
+
+    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+        # Encoded here, on the loop: the dict may change once this coroutine yields.
+        text, schema = encode_snapshot(code, snapshot)
+        now = wall_clock()
+        row = (code, schema, now, now if seen_at is None else seen_at, text)
+        await self._run(lambda db: db.execute(UPSERT_SQL, row))
+
+    async def load(self, code: str) -> Snapshot | None:
+        def read(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT snapshot FROM tables WHERE code = ?", (code,)).fetchone()
+            return None if row is None else row[0]
+
+        return decode_snapshot(code, await self._run(read), self.newest_schema)
+
+    async def delete(self, code: str) -> None:
+        await self._run(lambda db: db.execute("DELETE FROM tables WHERE code = ?", (code,)))
+
+    async def codes(self) -> list[str]:
+        rows = await self._run(
+            lambda db: db.execute("SELECT code FROM tables ORDER BY code").fetchall()
+        )
+        return [code for (code,) in rows]
+
+    async def purge_expired(self, older_than_seconds: float) -> list[str]:
+        cutoff = wall_clock() - older_than_seconds
+
+        def purge(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute("DELETE FROM tables WHERE seen_at < ? RETURNING code", (cutoff,))
+            return sorted(code for (code,) in rows.fetchall())
+
+        return await self._run(purge)
+
+    # ---- the store's own thread --------------------------------------------------------
+
+    async def _call(self, work: Callable[[], T]) -> T:
+        if self._executor is None:
+            raise StoreError(f"sqlite store {self.path} is not open")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, work)
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._call(lambda: self._transaction(work))
+
+    def _transaction(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            raise StoreError(f"sqlite store {self.path} is not open")
+        try:
+            with self._db:  # one transaction: committed as a whole, or rolled back as a whole
+                return work(self._db)
+        except sqlite3.Error as error:
+            raise StoreError(f"sqlite store {self.path}: {error}") from error
+
+    def _connect(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"sqlite store {self.path}: {error}") from error
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"sqlite store {self.path}: WAL mode refused ({mode})")
+            db.execute("PRAGMA synchronous=FULL")
+            with db:
+                db.execute(SCHEMA_SQL)
+        except sqlite3.Error as error:
+            db.close()
+            raise StoreError(f"sqlite store {self.path}: {error}") from error
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+
+    def _disconnect(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
