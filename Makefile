@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 VENDOR := static/vendor/socket.io.esm.min.js
 
-.PHONY: run test lint typecheck pytest simulate bench clean
+.PHONY: run test lint typecheck pytest simulate bench cluster clean
 
 run: $(STAMP) $(VENDOR)
 	$(BIN)/python -m app
@@ -23,6 +23,10 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP) $(VENDOR)
 	$(BIN)/python -m pytest
+
+# Redis, two app processes and nginx in front (Debian's redis-server and nginx): one address.
+cluster: $(STAMP) $(VENDOR)
+	$(BIN)/python -m deploy.cluster --processes 2
 
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1
@@ -42,4 +46,4 @@ $(VENDOR): package.json package-lock.json
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js.map static/vendor/ 2>/dev/null || true
 
 clean:
-	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache .cluster
