@@ -11,7 +11,7 @@ VENDOR := static/vendor/socket.io.esm.min.js
 NODE_STAMP := node_modules/.installed
 NPX := node_modules/.bin
 
-.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench clean
+.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean
 
 run: $(STAMP) $(VENDOR)
 	$(BIN)/python -m app
@@ -43,6 +43,10 @@ jslint: $(NODE_STAMP)
 jstest: $(NODE_STAMP)
 	node --test tests/js/
 
+# Redis, two app processes and nginx in front (Debian's redis-server and nginx): one address.
+cluster: $(STAMP) $(VENDOR)
+	$(BIN)/python -m deploy.cluster --processes 2
+
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1
 
@@ -65,4 +69,4 @@ $(VENDOR): $(NODE_STAMP)
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js.map static/vendor/ 2>/dev/null || true
 
 clean:
-	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache .cluster
