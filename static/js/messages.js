@@ -1,16 +1,40 @@
 // Every sentence the room and home pages' scripts show or say, keyed by id, with the error
-// texts keyed by the server's error codes (docs/protocol.md). One place to reword, and the
-// one file a translation replaces. `{name}` marks a value filled in by say().
+// texts keyed by the server's error codes (docs/protocol.md), in English: the source the
+// message catalogs are extracted from (`make messages`, babel.cfg). Each id is a catalog
+// entry (its msgctxt); `x.one` + `x.other` together are one counted entry `x`. The page
+// gets its language's sentences from the catalog as JSON (the template's
+// <script type="application/json" id="page-messages">); English here is the fallback.
+// `{name}` marks a value filled in by say(): never build a sentence by joining pieces.
 
 const MESSAGES = {
-  // What the server refused, by error code: an action's ack, or a refused connection.
-  "error.out": "You're out of this game",
-  "error.no_cards": "No cards left to flip",
+  // What the server refused, by error code (docs/protocol.md): an action's ack, a refused
+  // connection or an HTTP answer. The server's own `message` is English, for developers.
+  "error.bad_request": "The server did not understand that. Try again.",
+  "error.unknown_event": "The server did not understand that. Try again.",
   "error.rate_limited": "Whoa, easy! Too many taps",
+  "error.not_host": "Only the host can do that.",
   "error.wrong_phase": "Not right now",
   "error.not_seated": "Take a seat to play",
+  "error.seat_taken": "Someone just took that seat.",
+  "error.no_free_seat": "Every seat is taken.",
+  "error.too_few_players": "At least two players need a seat to start.",
+  "error.bad_rules": "Those house rules won't work: tick at least one card to slap on.",
+  "error.internal_error": "Something went wrong on the server. Try again.",
+  "error.bad_seat": "That seat is not at this table.",
+  "error.game_over": "The game is over.",
+  "error.out": "You're out of this game",
+  "error.frozen": "You're frozen for a moment!",
   "error.not_your_turn": "Not your turn yet",
   "error.slap_pending": "Slap first! The pile is up for grabs",
+  "error.no_cards": "No cards left to flip",
+  "error.bad_auth": "This seat's key did not fit. Join again with your name.",
+  "error.no_room": "There is no table with that code.",
+  "error.bad_name": "Names are 1 to 20 letters. Try another one.",
+  "error.room_full": "Too many people are in this room right now.",
+  "error.shutting_down": "The server is restarting. Try again in a moment.",
+  "error.too_many_rooms": "The server is full of tables right now. Try again later.",
+  "error.too_large": "That was too much to send.",
+  // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
   "error.unknown": "That didn't work",
@@ -24,17 +48,11 @@ const MESSAGES = {
   "closed.title": "Disconnected",
   "closed.message": "This seat is open in another tab or window, or the server closed the connection.",
   "name.missing": "Type a name so the table knows who you are.",
-  // A lobby action's refusal, led by what was refused.
-  "lobby.refused.start": "Can't start yet: {reason}",
-  "lobby.refused.rules": "Those house rules won't work: {reason}",
-  // The form sends only values it offers: a malformed rules change is no trigger ticked.
-  "rules.no_trigger": "tick at least one card to slap on.",
   // Home page.
   "home.name_missing": "Type your name first: it's how the table knows you.",
   "home.bad_code": "Room codes have 6 letters and digits, like K7PQRX.",
   "home.no_server": "Could not reach the server.",
   "home.create_failed": "The server could not open a table.",
-  "home.bad_request": "The server refused these house rules: tick at least one card to slap on.",
   "home.creating": "Creating...",
   "home.create": "Create a table",
   // The connection's words in the top bar.
@@ -172,26 +190,63 @@ const MESSAGES = {
   "share.text": "Join my Slapjack table {room}",
 };
 
-const PLURALS = new Intl.PluralRules("en");
+// The page's language and its sentences, as the template handed them over (none in tests).
+function pageCatalog() {
+  const block = globalThis.document?.getElementById("page-messages");
+  if (!block) return { lang: "en", messages: {} };
+  try {
+    const catalog = JSON.parse(block.textContent);
+    return { lang: catalog.lang || "en", messages: catalog.messages || {} };
+  } catch {
+    return { lang: "en", messages: {} };
+  }
+}
+
+let catalog = pageCatalog();
+let plurals = new Intl.PluralRules(catalog.lang);
+
+// For tests: speak another catalog ({lang, messages}, as the page's JSON block holds).
+export function useCatalog(next) {
+  catalog = { lang: next?.lang || "en", messages: next?.messages || {} };
+  plurals = new Intl.PluralRules(catalog.lang);
+}
+
+export const pageLanguage = () => catalog.lang;
+
+function fill(text, params) {
+  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
+}
+
+function sentence(id) {
+  const text = catalog.messages[id];
+  return typeof text === "string" ? text : MESSAGES[id];
+}
 
 // The sentence for `id`, with each {name} replaced by params[name]. An unknown id is shown
 // as itself, so a missing sentence is visible rather than silent.
 export function say(id, params = {}) {
-  const text = MESSAGES[id] ?? id;
-  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
+  return fill(sentence(id) ?? id, params);
 }
 
-// "1 card", "3 cards": the form the language wants for this count.
+// "1 card", "3 cards" (Malay: "1 kad", "3 kad"): the catalog's form for the plural
+// category this count falls in, in the page's language.
 export function countOf(prefix, count) {
-  return say(`${prefix}.${PLURALS.select(count)}`, { count });
+  const category = plurals.select(count);
+  const forms = catalog.messages[prefix];
+  if (forms && typeof forms === "object") {
+    const text = forms[category] ?? forms.other;
+    if (typeof text === "string") return fill(text, { count });
+  }
+  const english = new Intl.PluralRules("en").select(count);
+  return fill(MESSAGES[`${prefix}.${english}`] ?? `${prefix}.${english}`, { count });
 }
 
-// The words for an error the server (or the connection) gave: ours for a code we know,
-// else the server's own message, else a plain "That didn't work".
+// The words for an error the server (or the connection) gave: ours for every code we know;
+// the server's own (English) message only for a code this page has no words for.
 export function errorText(error) {
   const code = error?.code;
-  if (code && `error.${code}` in MESSAGES) return say(`error.${code}`);
+  if (code && hasMessage(`error.${code}`)) return say(`error.${code}`);
   return error?.message || say("error.unknown");
 }
 
-export const hasMessage = (id) => id in MESSAGES;
+export const hasMessage = (id) => id in MESSAGES || typeof catalog.messages[id] === "string";
