@@ -1,6 +1,7 @@
 // The home page: create a table (with optional house rules) or join one by its code.
 
 import { byId, setText, show } from "./dom.js";
+import { followBrowserLanguage } from "./language.js";
 import { errorText, say } from "./messages.js";
 import { readRules } from "./rules.js";
 import { loadName, saveName } from "./storage.js";
@@ -62,6 +63,9 @@ function joinRoom(event) {
   window.location.assign(`/r/${code}`);
 }
 
-byId("create-name").value = loadName();
-byId("create-form").addEventListener("submit", createRoom);
-byId("join-form").addEventListener("submit", joinRoom);
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) {
+  byId("create-name").value = loadName();
+  byId("create-form").addEventListener("submit", createRoom);
+  byId("join-form").addEventListener("submit", joinRoom);
+}

@@ -17,6 +17,7 @@ import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
+import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
 import { wirePreferences } from "./preferences.js";
@@ -141,4 +142,5 @@ function startRoomPage() {
   else askName();
 }
 
-startRoomPage();
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) startRoomPage();

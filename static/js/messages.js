@@ -202,51 +202,46 @@ function pageCatalog() {
   }
 }
 
-let catalog = pageCatalog();
-let plurals = new Intl.PluralRules(catalog.lang);
-
-// For tests: speak another catalog ({lang, messages}, as the page's JSON block holds).
-export function useCatalog(next) {
-  catalog = { lang: next?.lang || "en", messages: next?.messages || {} };
-  plurals = new Intl.PluralRules(catalog.lang);
-}
-
-export const pageLanguage = () => catalog.lang;
-
 function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
 }
 
-function sentence(id) {
-  const text = catalog.messages[id];
-  return typeof text === "string" ? text : MESSAGES[id];
-}
+// The sentences of one catalog ({lang, messages}, as the page's JSON block holds them:
+// id -> text, or id -> {plural category: text}), with English as the fallback.
+export function speaker({ lang = "en", messages = {} } = {}) {
+  const plurals = new Intl.PluralRules(lang);
+  const englishPlurals = new Intl.PluralRules("en");
+  const sentence = (id) => (typeof messages[id] === "string" ? messages[id] : MESSAGES[id]);
+  const hasMessage = (id) => sentence(id) !== undefined;
 
-// The sentence for `id`, with each {name} replaced by params[name]. An unknown id is shown
-// as itself, so a missing sentence is visible rather than silent.
-export function say(id, params = {}) {
-  return fill(sentence(id) ?? id, params);
-}
+  // The sentence for `id`, with each {name} replaced by params[name]. An unknown id is
+  // shown as itself, so a missing sentence is visible rather than silent.
+  const say = (id, params = {}) => fill(sentence(id) ?? id, params);
 
-// "1 card", "3 cards" (Malay: "1 kad", "3 kad"): the catalog's form for the plural
-// category this count falls in, in the page's language.
-export function countOf(prefix, count) {
-  const category = plurals.select(count);
-  const forms = catalog.messages[prefix];
-  if (forms && typeof forms === "object") {
-    const text = forms[category] ?? forms.other;
-    if (typeof text === "string") return fill(text, { count });
+  // "1 card", "3 cards" (Malay: "1 kad", "3 kad"): the catalog's form for the plural
+  // category this count falls in, in the page's language.
+  function countOf(prefix, count) {
+    const forms = messages[prefix];
+    if (forms && typeof forms === "object") {
+      const text = forms[plurals.select(count)] ?? forms.other;
+      if (typeof text === "string") return fill(text, { count });
+    }
+    const id = `${prefix}.${englishPlurals.select(count)}`;
+    return fill(MESSAGES[id] ?? id, { count });
   }
-  const english = new Intl.PluralRules("en").select(count);
-  return fill(MESSAGES[`${prefix}.${english}`] ?? `${prefix}.${english}`, { count });
+
+  // The words for an error the server (or the connection) gave: ours for every code we
+  // know; the server's own (English) message only for a code this page has no words for.
+  function errorText(error) {
+    const code = error?.code;
+    if (code && hasMessage(`error.${code}`)) return say(`error.${code}`);
+    return error?.message || say("error.unknown");
+  }
+
+  return { lang, say, countOf, errorText, hasMessage };
 }
 
-// The words for an error the server (or the connection) gave: ours for every code we know;
-// the server's own (English) message only for a code this page has no words for.
-export function errorText(error) {
-  const code = error?.code;
-  if (code && hasMessage(`error.${code}`)) return say(`error.${code}`);
-  return error?.message || say("error.unknown");
-}
+const page = speaker(pageCatalog());
 
-export const hasMessage = (id) => id in MESSAGES || typeof catalog.messages[id] === "string";
+export const { say, countOf, errorText, hasMessage } = page;
+export const pageLanguage = page.lang;
