@@ -45,7 +45,9 @@ def translations(lang: str) -> Translations:
     mo = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
     if not mo.exists():
         raise MissingCatalog(f"{mo} is missing: run `make catalogs` (pybabel compile)")
-    return Translations.load(LOCALE_DIR, [lang], DOMAIN)
+    loaded = Translations.load(LOCALE_DIR, [lang], DOMAIN)
+    assert isinstance(loaded, Translations)  # not the NullTranslations of a missing file
+    return loaded
 
 
 @cache
@@ -198,7 +200,7 @@ def fill_english(po_path: Path) -> int:
         if not message.id or message.fuzzy:
             continue
         if isinstance(message.id, tuple):
-            if not all(message.string):
+            if not isinstance(message.string, tuple) or not all(message.string):
                 message.string = tuple(message.id)
                 filled += 1
         elif not message.string:

@@ -3,7 +3,6 @@
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-
 from typing import Any
 
 import jinja2

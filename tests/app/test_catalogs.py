@@ -122,9 +122,9 @@ def english_words() -> list[str]:
     malay = po("ms")
     words = []
     for message in malay:
-        if message.id and not message.context and isinstance(message.id, str):
-            if message.string != message.id and "%(" not in message.id:
-                words.append(unescape(message.id))
+        plain = message.id and not message.context and isinstance(message.id, str)
+        if plain and message.string != message.id and "%(" not in message.id:
+            words.append(unescape(message.id))
     return words
 
 
