@@ -211,6 +211,31 @@ def fill_english(po_path: Path) -> int:
     return filled
 
 
+def fill(text: str, params: dict[str, Any]) -> str:
+    """Each {name} of `text` replaced by params[name], as the page's say() does."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m.group(1), m.group(0))), text)
+
+
+def say(lang: str, message_id: str, **params: Any) -> str:
+    """One of the scripts' sentences (by id) in `lang`, for a template: the same catalog entry
+    the page's say() reads, so a word the form and the summary share is translated once."""
+    entry = page_messages(lang).get(message_id)
+    if entry is None and lang != DEFAULT:
+        entry = page_messages(DEFAULT).get(message_id)
+    if isinstance(entry, dict):
+        category = Locale.parse(lang).plural_form(params.get("count", 0))
+        entry = entry.get(category, entry.get("other"))
+    return fill(entry if isinstance(entry, str) else message_id, params)
+
+
+@pass_context
+def context_say(context: Context, message_id: str, **params: Any) -> str:
+    language = context.get("language")
+    return say(
+        language.code if isinstance(language, PageLanguage) else DEFAULT, message_id, **params
+    )
+
+
 if __name__ == "__main__":
     import sys
 

@@ -12,7 +12,7 @@ from fastapi.responses import RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app import i18n
+from app import i18n, rules_schema
 from app.config import Settings, lan_address
 from app.qr import qr_svg
 from app.rooms import Room, Rooms
@@ -38,6 +38,10 @@ ENVIRONMENT = jinja2.Environment(
 ENVIRONMENT.install_gettext_callables(  # type: ignore[attr-defined]
     i18n.context_gettext, i18n.context_ngettext, newstyle=True
 )
+# say(): the scripts' sentences by id (the house rules' words); the rules from one schema.
+ENVIRONMENT.globals["say"] = i18n.context_say
+ENVIRONMENT.globals["rules_schema"] = rules_schema.form_rules()
+ENVIRONMENT.globals["rules_schema_json"] = rules_schema.page_schema_json()
 TEMPLATES = Jinja2Templates(env=ENVIRONMENT, context_processors=[page_language])
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 SAME_SITE_PATH = re.compile(r"/(?![/\\])[\w/.\-]*")  # a path here, never "//host"

@@ -103,3 +103,138 @@ def _check_triggers(triggers: object) -> frozenset[str]:
     if not names:
         raise ValueError("triggers must name at least one trigger")
     return names
+
+
+# ---- the one rules schema ------------------------------------------------------------------
+# Every house rule described once: its kind, the values a client may ask for, the form's
+# choices, and message ids (static/js/messages.js, translated in app/locale) for its label,
+# its hints and the rules summary. app/rules_schema.py builds the protocol's RulesUpdate,
+# the house-rules form (templates/_rules.html), the page's rules summary and
+# docs/protocol.md's rules table from it; the type and the default come from `Rules`.
+
+RuleKind = Literal["set", "flag", "choice", "number"]
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One choice the form offers: a value as the wire carries it (None: "no limit")."""
+
+    value: Any
+    label: str  # message id; a number's label gets {seconds}, {minutes} and {count}
+    help: str | None = None  # message id of a short hint beside it
+    summary: str | None = None  # message id the rules summary says when this is chosen
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    name: str
+    kind: RuleKind
+    label: str  # message id of the form's label
+    doc: str  # what it does, one line for docs/protocol.md (for developers, in English)
+    options: tuple[RuleOption, ...] = ()
+    minimum: float | None = None  # a number's bounds as a client may send it
+    maximum: float | None = None
+    integer: bool = False
+    nullable: bool = False  # null is a value ("no limit")
+    # The summary's words for a value no option speaks for (a number: {seconds}, or
+    # {minutes} through summary_minutes when it is whole minutes; a set: {triggers}; a
+    # flag: when it is on). A value equal to the default is left out unless summary_default.
+    summary: str | None = None
+    summary_minutes: str | None = None
+    summary_default: bool = True
+
+    @property
+    def default(self) -> Any:
+        return Rules().to_dict()[self.name]
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return tuple(option.value for option in self.options)
+
+
+def _seconds(*values: float) -> tuple[RuleOption, ...]:
+    return tuple(RuleOption(value, "rules.seconds") for value in values)
+
+
+RULES_SCHEMA: tuple[RuleSpec, ...] = (
+    RuleSpec(
+        "triggers",
+        "set",
+        "rules.triggers",
+        "what makes a slap correct",
+        options=(
+            RuleOption("jack", "rules.triggers.jack", "rules.triggers.jack.help"),
+            RuleOption("double", "rules.triggers.double", "rules.triggers.double.help"),
+            RuleOption("sandwich", "rules.triggers.sandwich", "rules.triggers.sandwich.help"),
+            RuleOption("face", "rules.triggers.face", "rules.triggers.face.help"),
+        ),
+        summary="summary.slap",
+    ),
+    RuleSpec(
+        "last_card_jack",
+        "flag",
+        "rules.last_card_jack",
+        "a seat whose last card flipped is a Jack takes the pile",
+        summary="summary.last_card_jack",
+    ),
+    RuleSpec(
+        "penalty",
+        "choice",
+        "rules.penalty",
+        "a false slapper's card goes face-up under the pile, or face-down to the last flipper",
+        options=(
+            RuleOption("burn", "rules.penalty.burn", summary="summary.burn"),
+            RuleOption("give", "rules.penalty.give", summary="summary.give"),
+        ),
+    ),
+    RuleSpec(
+        "freeze_seconds",
+        "number",
+        "rules.freeze_seconds",
+        "how long a false slapper may not flip or slap",
+        options=(RuleOption(0, "rules.none"), *_seconds(1, 1.5, 3)),
+        minimum=0,
+        maximum=10,
+        summary="summary.freeze",
+    ),
+    RuleSpec(
+        "empty_deck",
+        "choice",
+        "rules.empty_deck",
+        "out at once with no cards, or one last chance to slap back in",
+        options=(
+            RuleOption("out", "rules.empty_deck.out"),
+            RuleOption(
+                "last_chance", "rules.empty_deck.last_chance", summary="summary.last_chance"
+            ),
+        ),
+    ),
+    RuleSpec(
+        "decks",
+        "number",
+        "rules.decks",
+        "one deck of 52 cards, or two shuffled together",
+        options=(
+            RuleOption(1, "rules.decks.one"),
+            RuleOption(2, "rules.decks.two", summary="summary.two_decks"),
+        ),
+        minimum=1,
+        maximum=2,
+        integer=True,
+    ),
+    RuleSpec(
+        "time_limit",
+        "number",
+        "rules.time_limit",
+        "seconds; then the first seat holding more cards than every other wins",
+        options=(
+            RuleOption(None, "rules.time_limit.none"),
+            *(RuleOption(minutes * 60, "rules.minutes") for minutes in (1, 2, 5, 10)),
+        ),
+        minimum=10,
+        maximum=3600,
+        nullable=True,
+        summary="summary.seconds",
+        summary_minutes="summary.minutes",
+    ),
+)

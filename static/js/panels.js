@@ -2,7 +2,7 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { triggerWords, writeRules } from "./rules.js";
+import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
 
@@ -21,23 +21,6 @@ export function renderControls(state) {
   const out = Boolean(me && me.out);
   document.body.classList.toggle("is-out", out && state.phase === "playing");
   setText(byId("watching"), say(out ? "controls.out.watching" : "controls.watching"));
-}
-
-export function rulesSummary(rules) {
-  if (!rules) return "";
-  const parts = [say("summary.slap", { triggers: triggerWords(rules.triggers) })];
-  parts.push(say(rules.penalty === "give" ? "summary.give" : "summary.burn"));
-  if (rules.freeze_seconds > 0) parts.push(say("summary.freeze", { seconds: rules.freeze_seconds }));
-  if (rules.decks === 2) parts.push(say("summary.two_decks"));
-  if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
-  if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
-  if (rules.time_limit) {
-    const limit = rules.time_limit % 60 === 0
-      ? say("summary.minutes", { minutes: rules.time_limit / 60 })
-      : say("summary.seconds", { seconds: rules.time_limit });
-    parts.push(limit);
-  }
-  return parts.join(say("summary.joiner"));
 }
 
 function lobbyStatus(state, seated, freeSeats) {
