@@ -133,6 +133,10 @@ const MESSAGES = {
   "seat.you.label": "{name}, you",
   "seat.you.tag": "you",
   "seat.bot": "bot",
+  // A bot's name, by its level (the server's names are English).
+  "bot.name.easy": "Easy bot",
+  "bot.name.normal": "Normal bot",
+  "bot.name.hard": "Hard bot",
   "seat.host": "host",
   "seat.to_flip": "to flip",
   "seat.out": "out",

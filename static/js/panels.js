@@ -4,7 +4,7 @@ import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
-import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
@@ -70,7 +70,7 @@ function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
   const cell = el("td");
-  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
+  cell.append(nameTag(entry ? nameOf(entry) : seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
   row.append(el("td", "", typeof stat.best_ms === "number" ? say("over.ms", { ms: Math.round(stat.best_ms) }) : say("over.no_time")));
