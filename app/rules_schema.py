@@ -41,7 +41,8 @@ def option_params(value: Any) -> dict[str, Any]:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return {}
     minutes = value / SECONDS_PER_MINUTE
-    return {"seconds": number_text(value), "minutes": number_text(minutes), "count": minutes}
+    count = int(minutes) if float(minutes).is_integer() else minutes  # "1 minute", not "1.0"
+    return {"seconds": number_text(value), "minutes": number_text(minutes), "count": count}
 
 
 def _option(spec: RuleSpec, option: RuleOption) -> dict[str, Any]:

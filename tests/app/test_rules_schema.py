@@ -79,6 +79,8 @@ async def test_the_form_has_every_rule_with_its_default(server: Server) -> None:
                     assert re.search(rf'value="{re.escape(text)}"( [a-z]+)? {marked}', form), (
                         spec.name
                     )
+            # Whole minutes read as such ("1 minute", never "1.0 minutes").
+            assert ">1 minute<" in form and ">10 minutes<" in form, path
             # Each field has words: the label's message, not its id.
             assert "rules." not in unescape(re.sub(r'name="[^"]*"', "", form)), path
 
