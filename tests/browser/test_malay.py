@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser_table import DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Route, expect
 from test_game import keep_playing
 
 MALAY = {"locale": "ms-MY"}  # Accept-Language and navigator.languages both say Malay
@@ -226,3 +226,27 @@ async def test_the_switch_changes_the_language_and_the_device_remembers_it(
     await expect(page.locator("#join-error")).to_contain_text("Kod meja ada 6 huruf")
     # Chromium logs each 404 document it loads; no other error may appear.
     assert [p for p in person.problems if "status of 404" not in p] == []
+
+
+async def test_a_first_visit_follows_the_browsers_own_languages(
+    base_url: str, browser: Browser
+) -> None:
+    """A proxy that drops or rewrites Accept-Language: the page still follows the browser's
+    own list (navigator.languages) once, and remembers it."""
+    person = await Person.open(browser, "phone", {**PHONE, **MALAY})
+    page = person.page
+
+    async def english_header(route: Route) -> None:
+        await route.continue_(headers={**route.request.headers, "accept-language": "en"})
+
+    await page.route("**/*", english_header)
+    first = await page.request.get(f"{base_url}/", headers={"accept-language": "en"})
+    assert '<html lang="en">' in await first.text()  # what the server alone would choose
+    await page.goto(f"{base_url}/")
+    await expect(page.locator("html")).to_have_attribute("lang", "ms", timeout=WAIT_MS)
+    await expect(page.locator("#create-form .panel-title")).to_have_text("Mulakan meja")
+    cookies = await person.context.cookies()
+    assert {"name": "lang", "value": "ms"}.items() <= next(
+        cookie for cookie in cookies if cookie["name"] == "lang"
+    ).items()
+    assert person.problems == []
