@@ -74,6 +74,7 @@ def page_messages(lang: str) -> dict[str, Any]:
     return sentences
 
 
+@cache
 def page_messages_json(lang: str) -> str:
     """The JSON for the page's <script type="application/json">: `<` and `&` escaped, so no
     sentence can end the script element."""

@@ -124,6 +124,9 @@ async def security_headers(
     response.headers.setdefault("Content-Security-Policy", content_security_policy(request))
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.headers.get("content-type", "").startswith("text/html"):
+        # A page's language follows these two: a cache must not hand one person's to another.
+        response.headers.append("Vary", "Accept-Language, Cookie")
     return response
 
 

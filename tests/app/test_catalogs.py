@@ -143,6 +143,7 @@ async def test_every_page_speaks_malay(server: Server) -> None:
             answer = await http.get(path, headers={"Accept": "text/html"})
             html = answer.text
             assert '<html lang="ms">' in html, path
+            assert "Accept-Language" in answer.headers["vary"], path
             text = visible_text(html)
             # Words inside tags (>Start a table<) and attribute values ("Invite friends").
             seen = [w for w in english if f">{w}<" in text or f'"{w}"' in text]
