@@ -114,6 +114,12 @@ def test_the_protocol_takes_exactly_the_rules() -> None:
     assert CreateRoom.model_validate({"rules": {"decks": 2}}).rules is not None
 
 
+def test_the_engine_docs_explain_every_rule() -> None:
+    doc = (ROOT / "docs" / "engine.md").read_text()
+    table = doc[doc.index("## Rules") : doc.index("## Game")]
+    assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
+
+
 def test_the_docs_rules_table_is_the_built_one() -> None:
     doc = (ROOT / "docs" / "protocol.md").read_text()
     assert rules_schema.docs_table() in doc, "run `python -m app.rules_schema`"
