@@ -71,6 +71,7 @@ ENGLISH = [
     "to",
 ]
 SCREEN_TEXT = "() => document.body.innerText"
+AIM_AT_TAKEN_PILE_MS = 700 + 100  # static/js/aim.js REACTION_MS, and a margin
 WRONG_SLAP_BANNER = """
 window.bannerLog = [];
 document.addEventListener('DOMContentLoaded', () => {
@@ -170,6 +171,10 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
         if (await phone.table())["trigger"]:
             await phone.slap()
             await page.wait_for_function("() => !document.body.dataset.trigger", timeout=WAIT_MS)
+    await page.wait_for_function(A_PILE_WITHOUT_TRIGGER, timeout=WAIT_MS)
+    # A slap just after a take is aimed at the pile taken (static/js/aim.js): wait that out,
+    # so this one is judged on the pile that shows.
+    await asyncio.sleep(AIM_AT_TAKEN_PILE_MS / 1000)
     await page.wait_for_function(A_PILE_WITHOUT_TRIGGER, timeout=WAIT_MS)
     await phone.slap()
     await page.wait_for_function(
