@@ -70,7 +70,15 @@ ENGLISH = [
     "of",
     "to",
 ]
-SCREEN_TEXT = "() => document.body.innerText"
+# What a person reads or hears: the text on screen (the screen reader's announcer included)
+# and the labels, hints and titles a screen reader says.
+SCREEN_TEXT = """() => [
+  document.title,
+  document.body.innerText,
+  ...[...document.querySelectorAll('[aria-label], [placeholder], [alt], [title]')].flatMap(
+    (node) => ['aria-label', 'placeholder', 'alt', 'title'].map((name) => node.getAttribute(name)),
+  ).filter(Boolean),
+].join('\\n')"""
 AIM_AT_TAKEN_PILE_MS = 700 + 100  # static/js/aim.js REACTION_MS, and a margin
 WRONG_SLAP_BANNER = """
 window.bannerLog = [];
