@@ -454,7 +454,7 @@ class Table:
             "bots": [{"id": b.id, "level": b.level, "name": b.name} for b in self.bots.values()],
             "next_bot": self._next_bot,
             "turn_started_ago": now - self.turn_started_at,
-            "game": None if self.game is None else _game_times(self.game.to_dict(), -now),
+            "game": None if self.game is None else _game_snapshot(self.game, now),
         }
 
     @classmethod
@@ -507,6 +507,15 @@ class Table:
 
 # The engine's snapshot times (`now` of its clock), each moved by the same offset.
 _GAME_TIMES = ("now", "deadline", "trigger_since")
+
+
+def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
+    """The engine's snapshot with its times relative to `now`. A freeze that ended by the
+    game's own clock is written as ending at that clock: the engine starts every seat
+    "frozen until 0.0" on whatever clock dealt it, which means nothing on another clock."""
+    data = game.to_dict()
+    data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
+    return _game_times(data, -now)
 
 
 def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
