@@ -91,7 +91,8 @@ class Room:
         connection survives a move between processes: each person is disconnected now and
         comes back with their token; the timers are rebuilt from the state."""
         table = Table.from_dict(snapshot, now, policy(settings))
-        table.disconnect_everyone(now)
+        if table.disconnect_everyone(now):
+            table.new_version()  # a change of its own: states sent from now on must say so
         room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
         room._schedule(now, {})
         return room
@@ -478,12 +479,11 @@ class Rooms:
         snapshot = await self.store.load(code)
         if snapshot is None or code in self._rooms:
             return self._rooms.get(code)
+        if snapshot.get("code") != code:
+            raise ValueError(f"the snapshot saved as {code} is of room {snapshot.get('code')}")
         room = Room.from_snapshot(
             snapshot, self.settings, self.transport, self._closed, self.metrics, time.monotonic()
         )
-        if room.code != code:
-            room.close()
-            raise ValueError(f"the snapshot saved as {code} is of room {room.code}")
         self._rooms[code] = room
         log_event("room_restored", room=code, version=room.version)
         return room
