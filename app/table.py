@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
-from engine import Game, IllegalAction, Rules
+from engine import Game, Rules
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
@@ -542,7 +542,6 @@ __all__ = [
     "MAX_SEATS",
     "PHASES",
     "Done",
-    "IllegalAction",
     "Joined",
     "Person",
     "Phase",
