@@ -330,10 +330,9 @@ class Room:
     async def _broadcast(self, sent: list[EventDict], seen: dict[int | None, Seen]) -> None:
         """Each person's own state, then the events to all. Every send is queued on its
         connection before this returns, so the next change's messages come after these."""
+        seat_of = self.table.seat_by_id()
         states = [
-            self.transport.emit(
-                STATE, build_state(self.table, p, self.table.seat_of(p.id), seen), to=sid
-            )
+            self.transport.emit(STATE, build_state(self.table, p, seat_of.get(p.id), seen), to=sid)
             for p in self.table.connected()
             if (sid := self._sid_of.get(p.id)) is not None
         ]

@@ -127,8 +127,12 @@ class Table:
     def connected(self) -> list[Person]:
         return [p for p in self.people.values() if p.connected]
 
+    def seat_by_id(self) -> dict[str, int]:
+        return {occupant: seat for seat, occupant in enumerate(self.seats) if occupant is not None}
+
     def spectators(self) -> list[Person]:
-        return [p for p in self.connected() if self.seat_of(p.id) is None]
+        seated = self.seat_by_id()
+        return [p for p in self.connected() if p.id not in seated]
 
     def seated(self) -> int:
         return sum(occupant is not None for occupant in self.seats)
