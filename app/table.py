@@ -175,9 +175,11 @@ class Table:
             if len(self.connected()) >= self.policy.max_people:
                 raise ProtocolError(ErrorCode.ROOM_FULL, "this room is full")
             token = new_token or secrets.token_urlsafe(16)
-            person_id = new_id or "p" + secrets.token_hex(4)
-            if person_id in self.people or person_id in self.bots:
-                raise ValueError(f"person id {person_id!r} is taken")
+            person_id = new_id
+            while person_id is None or person_id in self.people:
+                if new_id is not None:
+                    raise ValueError(f"person id {new_id!r} is taken")
+                person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
             person = Person(person_id, name, token_hash(token), now)
             self.people[person.id] = person
             self._by_token[person.token_hash] = person.id
