@@ -357,10 +357,13 @@ def free_port() -> int:
 class Server:
     """The app (bench.serve) or the relay (bench.relay) in its own process, on `core`."""
 
-    def __init__(self, kind: str, core: int | None, log: Path) -> None:
-        self.kind, self.port = kind, free_port()
+    def __init__(self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True) -> None:
+        self.kind, self.port, self.core = kind, free_port(), core
         self.gc_file = Path(tempfile.mkdtemp(prefix="slapjack-bench-")) / "gc.json"
-        env = dict(os.environ, BENCH_GC_FILE=str(self.gc_file), PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        if gc_watch:
+            env["BENCH_GC_FILE"] = str(self.gc_file)
+        self.gc_watch = gc_watch
         if kind == "app":
             env.update(
                 SLAPJACK_HOST=HOST,
@@ -405,6 +408,9 @@ class Server:
 
     async def gc_pauses(self) -> dict[str, Any]:
         """The collector's pauses since the last call (bench/gcwatch.py)."""
+        nan = [float("nan")] * 3
+        if not self.gc_watch:
+            return {"count": [0, 0, 0], "total_ms": nan, "max_ms": nan, "max_cpu_ms": nan}
         self.gc_dumps += 1
         os.kill(self.process.pid, signal.SIGUSR1)
         for _ in range(200):
@@ -414,7 +420,17 @@ class Server:
                     self.gc_dumps = report["dump"]
                     return report
             await asyncio.sleep(0.01)
-        return {"count": [0, 0, 0], "total_ms": [float("nan")] * 3, "max_ms": [float("nan")] * 3}
+        return {"count": [0, 0, 0], "total_ms": nan, "max_ms": nan, "max_cpu_ms": nan}
+
+    def core_busy_seconds(self) -> float:
+        """CPU time spent by anything on the server's core (all of them when not pinned)."""
+        name = "cpu" if self.core is None else f"cpu{self.core}"
+        for line in Path("/proc/stat").read_text().splitlines():
+            fields = line.split()
+            if fields[0] == name:
+                ticks = [int(f) for f in fields[1:8]]
+                return (sum(ticks) - ticks[3] - ticks[4]) / CLOCK_TICKS  # less idle, iowait
+        return float("nan")
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)
@@ -454,7 +470,7 @@ class Run:
         self.log = Path(args.log)
 
     async def idle_memory(self, players: int) -> dict[str, Any]:
-        server = Server("app", self.args.server_core, self.log)
+        server = Server("app", self.args.server_core, self.log, gc_watch=self.args.gc_watch)
         try:
             await server.ready()
             warm = [Table("", Stats()) for _ in range(2)]
@@ -476,7 +492,7 @@ class Run:
             server.stop()
 
     async def ramp(self, kind: str, rates: dict[int, float]) -> list[dict[str, Any]]:
-        server = Server(kind, self.args.server_core, self.log)
+        server = Server(kind, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
         rows: list[dict[str, Any]] = []
         tables: list[Any] = []
         try:
@@ -519,10 +535,12 @@ class Run:
         self.stats = stats
         for table in tables:
             self.rebind(table)
-        cpu, began, own = server.cpu_seconds(), now(), time.process_time()
+        cpu, busy = server.cpu_seconds(), server.core_busy_seconds()
+        began, own, load = now(), time.process_time(), os.getloadavg()[0]
         await asyncio.sleep(self.args.seconds)
         took = now() - began
         cpu = server.cpu_seconds() - cpu
+        busy = server.core_busy_seconds() - busy
         own = time.process_time() - own
         pauses = await server.gc_pauses()
         return {
@@ -539,10 +557,14 @@ class Run:
             "refused_flips": stats.refused_flips,
             "rss_mb": server.rss_mb(),
             "gc_max_ms": max(pauses["max_ms"]),
+            "gc_max_cpu_ms": max(pauses["max_cpu_ms"]),
             "gc_total_ms": sum(pauses["total_ms"]),
             "gc_full": pauses["count"][2],
             "gen_cpu_pct": 100 * own / took,
             "lag_ms": percentiles(stats.lags),
+            # Others' work on the server's core: the noise in this step's figures.
+            "others_pct": 100 * max(0.0, busy - cpu) / took,
+            "load": load,
         }
 
 
@@ -553,18 +575,51 @@ def ms(values: tuple[float, ...]) -> str:
 HEADER = (
     f"{'server':6} {'tables':>6} {'players':>7} {'in/s':>7} {'out/s':>7} {'cpu%':>5} "
     f"{'ms/in':>6} {'flip ack p50/95/99/max ms':>26} {'fan-out p50/95/99/max ms':>26} "
-    f"{'rss MB':>7} {'gc max/total ms (full)':>22} {'gen cpu%':>8} {'gen lag p99/max':>15}"
+    f"{'rss MB':>6} {'gc max wall/cpu, total ms (full)':>32} {'gen cpu%':>8} "
+    f"{'gen lag p99/max':>15} {'others%':>7}"
 )
 
 
 def format_row(row: dict[str, Any]) -> str:
-    gc_cell = f"{row['gc_max_ms']:.1f}/{row['gc_total_ms']:.0f} ({row['gc_full']})"
+    gc_cell = (
+        f"{row['gc_max_ms']:.1f}/{row['gc_max_cpu_ms']:.1f}, {row['gc_total_ms']:.0f} "
+        f"({row['gc_full']})"
+    )
     return (
         f"{row['server']:6} {row['tables']:>6} {row['players']:>7} {row['in_per_s']:>7.0f} "
         f"{row['out_per_s']:>7.0f} {row['cpu_pct']:>5.0f} {row['cpu_ms_per_in']:>6.3f} "
-        f"{ms(row['ack_ms']):>26} {ms(row['fan_ms']):>26} {row['rss_mb']:>7.0f} "
-        f"{gc_cell:>22} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15}"
+        f"{ms(row['ack_ms']):>26} {ms(row['fan_ms']):>26} {row['rss_mb']:>6.0f} "
+        f"{gc_cell:>32} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15} "
+        f"{row['others_pct']:>7.0f}"
     )
+
+
+MARKDOWN_HEADER = (
+    "| server | tables | players | in/s | out/s | server CPU % | CPU ms / inbound "
+    "| flip ack p50/p95/p99/max ms | fan-out p50/p95/p99/max ms | RSS MB "
+    "| GC longest pause wall / CPU ms | generator CPU % | generator lag p99/max ms "
+    "| others on the server's core % |\n" + "| --- " * 14 + "|"
+)
+
+
+def markdown_row(row: dict[str, Any]) -> str:
+    cells = [
+        row["server"],
+        str(row["tables"]),
+        str(row["players"]),
+        f"{row['in_per_s']:.0f}",
+        f"{row['out_per_s']:.0f}",
+        f"{row['cpu_pct']:.0f}",
+        f"{row['cpu_ms_per_in']:.2f}",
+        ms(row["ack_ms"]),
+        ms(row["fan_ms"]),
+        f"{row['rss_mb']:.0f}",
+        f"{row['gc_max_ms']:.0f} / {row['gc_max_cpu_ms']:.0f}",
+        f"{row['gen_cpu_pct']:.0f}",
+        ms(row["lag_ms"][2:]),
+        f"{row['others_pct']:.0f}",
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def steps(text: str) -> list[int]:
@@ -602,6 +657,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
                     f"{theirs['cpu_ms_per_in']:.3f} = {ratio:.2f}"
                 )
+        if args.markdown:
+            print("\n" + MARKDOWN_HEADER)
+            for row in results["app"] + results.get("relay", []):
+                print(markdown_row(row))
     finally:
         lag.cancel()
     return results
@@ -618,6 +677,13 @@ def main() -> None:
     parser.add_argument("--no-relay", dest="relay", action="store_false")
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     parser.add_argument("--json", help="also write every figure to this file")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    parser.add_argument(
+        "--no-gc-watch",
+        dest="gc_watch",
+        action="store_false",
+        help="no gc.callbacks timing in the servers (it costs them a little CPU)",
+    )
     parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "slapjack-bench.log"))
     args = parser.parse_args()
     args.server_core = None
