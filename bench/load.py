@@ -75,7 +75,8 @@ class Stats:
 def percentiles(samples: list[float]) -> tuple[float, float, float, float]:
     """p50, p95, p99, max in ms (nan when there are none)."""
     if not samples:
-        return (float("nan"),) * 4  # type: ignore[return-value]
+        nan = float("nan")
+        return nan, nan, nan, nan
     ordered = sorted(samples)
     last = len(ordered) - 1
 
@@ -498,6 +499,7 @@ class Run:
         try:
             await server.ready()
             for count in self.args.steps:
+                new: list[Any]
                 if kind == "app":
                     new = [Table("", self.stats) for _ in range(count - len(tables))]
                 else:

@@ -24,20 +24,21 @@ def create_relay() -> socketio.ASGIApp:
     sio = socketio.AsyncServer(async_mode="asgi", ping_interval=10, ping_timeout=5)
     room_of: dict[str, str] = {}
 
-    @sio.event
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         room = str(auth["room"])
         room_of[sid] = room
         await sio.enter_room(sid, room)
 
-    @sio.event
     async def disconnect(sid: str, reason: str | None = None) -> None:
         room_of.pop(sid, None)
 
-    @sio.on("*")
     async def relay(event: str, sid: str, data: Any = None) -> dict[str, bool]:
         await sio.emit(event, data, to=room_of[sid])
         return {"ok": True}
+
+    sio.on("connect", connect)
+    sio.on("disconnect", disconnect)
+    sio.on("*", relay)
 
     api = FastAPI()
 

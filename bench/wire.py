@@ -61,7 +61,7 @@ class Wire(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # uvloop's is no subclass
         key = base64.b64encode(os.urandom(16)).decode()
-        transport.write(
+        transport.write(  # type: ignore[attr-defined]
             (
                 "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
                 f"Host: {self.host}:{self.port}\r\n"
