@@ -498,6 +498,8 @@ class Run:
         tables: list[Any] = []
         try:
             await server.ready()
+            where = "any core" if server.core is None else f"core {server.core}"
+            print(f"# {kind} server: pid {server.process.pid} on {where}", flush=True)
             for count in self.args.steps:
                 new: list[Any]
                 if kind == "app":
