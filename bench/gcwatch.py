@@ -40,11 +40,12 @@ class Pauses:
                 self._began_cpu = time.thread_time()
             return
         took = time.perf_counter() - self._began
-        took_cpu = time.thread_time() - self._began_cpu if generation == 2 else took
         self.count[generation] += 1
         self.total[generation] += took
         self.longest[generation] = max(self.longest[generation], took)
-        self.longest_cpu[generation] = max(self.longest_cpu[generation], took_cpu)
+        if generation == 2:
+            took_cpu = time.thread_time() - self._began_cpu
+            self.longest_cpu[2] = max(self.longest_cpu[2], took_cpu)
 
     def report(self) -> dict[str, Any]:
         self.dumps += 1
@@ -53,7 +54,7 @@ class Pauses:
             "count": self.count,
             "total_ms": [round(t * 1000, 3) for t in self.total],
             "max_ms": [round(t * 1000, 3) for t in self.longest],
-            "max_cpu_ms": [round(t * 1000, 3) for t in self.longest_cpu],
+            "max_cpu_ms": [round(t * 1000, 3) for t in self.longest_cpu],  # full ones only
         }
 
 

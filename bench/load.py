@@ -15,7 +15,11 @@ ramps up step by step; each step is measured after a warm-up and prints:
 - the server's CPU (% of one core, from /proc/PID/stat) and CPU ms per inbound message,
 - the flip ack's round trip and the fan-out (from sending a flip to the last of the four
   holding the state version it made), p50/p95/p99/max in ms,
-- the server's RSS and its longest and total garbage-collector pause in the step,
+- the server's RSS and its garbage collector in the step: the longest pause (wall time,
+  what players wait through, any generation), the CPU time of the longest full collection
+  (the collector's own work: wall time on a shared core also holds others' work), the
+  total pause time and the number of full collections,
+- the share of the server's core that other processes used: the step's noise,
 - the generator's own CPU and event-loop lag, to show it is not the bottleneck.
 
 Then, in the same run, a bare python-socketio relay (bench/relay.py) is given the same
@@ -579,7 +583,7 @@ def ms(values: tuple[float, ...]) -> str:
 HEADER = (
     f"{'server':6} {'tables':>6} {'players':>7} {'in/s':>7} {'out/s':>7} {'cpu%':>5} "
     f"{'ms/in':>6} {'flip ack p50/95/99/max ms':>26} {'fan-out p50/95/99/max ms':>26} "
-    f"{'rss MB':>6} {'gc max wall/cpu, total ms (full)':>32} {'gen cpu%':>8} "
+    f"{'rss MB':>6} {'gc max wall/full cpu, total ms (fulls)':>38} {'gen cpu%':>8} "
     f"{'gen lag p99/max':>15} {'others%':>7}"
 )
 
@@ -593,7 +597,7 @@ def format_row(row: dict[str, Any]) -> str:
         f"{row['server']:6} {row['tables']:>6} {row['players']:>7} {row['in_per_s']:>7.0f} "
         f"{row['out_per_s']:>7.0f} {row['cpu_pct']:>5.0f} {row['cpu_ms_per_in']:>6.3f} "
         f"{ms(row['ack_ms']):>26} {ms(row['fan_ms']):>26} {row['rss_mb']:>6.0f} "
-        f"{gc_cell:>32} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15} "
+        f"{gc_cell:>38} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15} "
         f"{row['others_pct']:>7.0f}"
     )
 
@@ -601,7 +605,8 @@ def format_row(row: dict[str, Any]) -> str:
 MARKDOWN_HEADER = (
     "| server | tables | players | in/s | out/s | server CPU % | CPU ms / inbound "
     "| flip ack p50/p95/p99/max ms | fan-out p50/p95/p99/max ms | RSS MB "
-    "| GC longest pause wall / CPU ms | generator CPU % | generator lag p99/max ms "
+    "| GC longest pause (wall ms) / longest full collection (CPU ms) "
+    "| generator CPU % | generator lag p99/max ms "
     "| others on the server's core % |\n" + "| --- " * 14 + "|"
 )
 
