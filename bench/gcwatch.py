@@ -59,11 +59,15 @@ class Pauses:
 
 
 def install() -> None:
-    """Start timing pauses; answer SIGUSR1 if BENCH_GC_FILE is set. Also lifts the open-file
-    limit to its hard maximum: the benchmark holds thousands of connections."""
+    """Start timing pauses; answer SIGUSR1 if BENCH_GC_FILE is set; apply the thresholds in
+    BENCH_GC_THRESHOLD ("700,10,10"), if set. Also lifts the open-file limit to its hard
+    maximum: the benchmark holds thousands of connections."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    thresholds = os.environ.get("BENCH_GC_THRESHOLD")
+    if thresholds:
+        gc.set_threshold(*(int(part) for part in thresholds.split(",")))
     path = os.environ.get("BENCH_GC_FILE")
     if not path:
         return
