@@ -183,7 +183,7 @@ class Fanout:
         if self.target is not None and all(g is not None for g in self.got):
             last = max(g[1] for g in self.got if g is not None)
             self.table.stats.fanouts.append(last - self.sent)
-            self.table.fan = None
+            self.table.fans.remove(self)
 
 
 class Table:
@@ -205,7 +205,7 @@ class Table:
         self.slapped_pile = -1
         self.last_top: tuple[int, int] | None = None
         self.rematch_pending = False
-        self.fan: Fanout | None = None
+        self.fans: list[Fanout] = []  # flips on their way: a slow one may overlap the next
 
     async def open(self, port: int) -> None:
         status, body = await http(HOST, port, "POST", "/api/rooms", b"{}")
@@ -228,8 +228,10 @@ class Table:
         match = VERSION.search(packet, 0, 160) or VERSION.search(packet)
         assert match is not None
         version = int(match.group(1))
-        if self.fan is not None:
-            self.fan.arrived(player.index, version, now())
+        if self.fans:
+            at = now()
+            for fan in tuple(self.fans):
+                fan.arrived(player.index, version, at)
         if version > self.version:
             self.version = version
             self.decide(json.loads(packet[1:])[1])
@@ -280,18 +282,19 @@ class Table:
         player = self.by_seat.get(seat)
         if self.phase != "playing" or self.next != seat or self.slap_open or player is None:
             return  # the table moved on; the next state decides again
-        self.fan = Fanout(self, player.send(FLIP, self.flip_acked), self.version)
+        self.fans.append(Fanout(self, player.send(FLIP, self.flip_acked), self.version))
+        if len(self.fans) > 8:  # a player whose states stopped coming: forget the oldest
+            self.fans.pop(0)
 
     def flip_acked(self, body: bytes, sent: float) -> None:
         self.stats.flip_acks.append(now() - sent)
-        fan = self.fan
-        if fan is None or fan.sent != sent:
-            return
+        fan = next((f for f in self.fans if f.sent == sent), None)
         match = VERSION.search(body) if body.startswith(b'[{"ok":true') else None
         if match is None:
             self.stats.refused_flips += 1
-            self.fan = None
-        else:
+            if fan is not None:
+                self.fans.remove(fan)
+        elif fan is not None:
             fan.acked(int(match.group(1)))
 
     def slap(self, seat: int, pile_id: int) -> None:
@@ -519,8 +522,6 @@ class Run:
                 await open_all(new, server.port)
                 tables += new
                 await asyncio.sleep(self.args.warmup)
-                for table in tables:  # every player counts into the step's own stats
-                    self.rebind(table)
                 row = await self.measure(server, len(tables), tables)
                 rows.append(row)
                 print(format_row(row), flush=True)
@@ -541,7 +542,7 @@ class Run:
         await server.gc_pauses()
         stats = Stats()
         self.stats = stats
-        for table in tables:
+        for table in tables:  # every player counts into the step's own stats
             self.rebind(table)
         cpu, busy = server.cpu_seconds(), server.core_busy_seconds()
         began, own, load = now(), time.process_time(), os.getloadavg()[0]
