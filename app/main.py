@@ -12,8 +12,10 @@ from app import pages, sockets, web
 from app.config import Settings, get_settings
 from app.limits import PerAddress
 from app.logs import configure_logging
+from app.metrics import Metrics
 from app.origins import origin_check
 from app.rooms import Rooms
+from app.transport import GameServer
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -21,14 +23,17 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     settings = settings or get_settings()
     configure_logging(settings.log_level)
-    sio = socketio.AsyncServer(
+    metrics = Metrics()
+    sio = GameServer(
+        settings,
+        metrics,
         async_mode="asgi",
         cors_allowed_origins=origin_check(settings.allowed_origins),
         max_http_buffer_size=settings.max_message_bytes,
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    rooms = Rooms(settings, sio)
+    rooms = Rooms(settings, sio, metrics)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.protocol import ErrorCode, EventDict, ProtocolError
+from app.timers import TIMER_SLACK
 
 
 @dataclass(eq=False)
@@ -36,6 +37,10 @@ class People:
 
     def by_sid(self, sid: str) -> Person | None:
         return self._by_sid.get(sid)
+
+    def knows(self, token: str) -> bool:
+        """Someone in this room holds `token` (a person coming back)."""
+        return token in self._by_token
 
     def connected(self) -> list[Person]:
         return [p for p in self._by_token.values() if p.connected]
@@ -82,7 +87,7 @@ class People:
         host = self.host
         if host is None or host.connected or host.disconnected_at is None:
             return []
-        if now - host.disconnected_at < grace:
+        if now - host.disconnected_at < grace - TIMER_SLACK:  # the timer fires at the grace
             return []
         return self.hand_over()
 

@@ -35,7 +35,7 @@ from app.protocol import (
     Slap,
     ack,
 )
-from app.timers import Timers
+from app.timers import Timers, WatchedLock
 from app.views import build_state
 from engine import Event, FalseSlap, Flip, Game, IllegalAction, Rules
 
@@ -78,7 +78,7 @@ class Room:
         self.seats: list[Occupant | None] = [None] * MAX_SEATS
         self.people = People(lambda p: self.seat_of(p) is not None, settings.max_people_per_room)
         self.closed = False
-        self.lock = asyncio.Lock()
+        self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
         self._turn_started_at = 0.0
         self._bot_plans: dict[int, Plan] = {}
         self._timers = Timers(self.lock)
