@@ -85,12 +85,19 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     async def _drop(self, socket: Any, reason: str, why: str) -> None:
         if why == "slow_consumer":
             log_event("connection_dropped", level=logging.WARNING, why=why, sid=socket.sid)
-        await socket.close(wait=False, abort=True, reason=reason)
         while not socket.queue.empty():  # what it never read: free it now
             socket.queue.get_nowait()
             socket.queue.task_done()
-        socket.queue.put_nowait(None)  # ends its writer once the network lets it
-        self.sockets.pop(socket.sid, None)
+        await self.hang_up(socket.sid, reason)
+
+    async def hang_up(self, sid: str, reason: str | None = None) -> None:
+        """Closes the connection itself, not only the session: python-engineio's disconnect
+        sends CLOSE and waits for the client to go, and a hostile one never goes."""
+        socket = self.sockets.pop(sid, None)
+        if socket is None:
+            return
+        await socket.close(wait=False, abort=True, reason=reason or self.reason.SERVER_DISCONNECT)
+        socket.queue.put_nowait(None)  # ends its writer, which closes the websocket
 
 
 class GameServer(socketio.AsyncServer):  # type: ignore[misc]
@@ -185,11 +192,12 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         """The transport, not just the namespace, closes: the client must start over."""
         budget.cut_off = True
         self._log_refusal(why, eio_sid, budget, cut_off=True)
-        self.start_background_task(self.eio.disconnect, eio_sid)
+        self.start_background_task(self.eio.hang_up, eio_sid)
 
     def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
         self.metrics.frames_refused.labels(why).inc()
-        if self._log_allowance.take(time.monotonic()):
+        # A cut-off is always told (once per connection, and connections are limited).
+        if cut_off or self._log_allowance.take(time.monotonic()):
             log_event(
                 "frame_refused",
                 level=logging.WARNING,
