@@ -33,7 +33,7 @@ import httpx
 import socketio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_client import RawClient  # noqa: E402
+from raw_client import RawClient
 
 ROOT = Path(__file__).resolve().parents[2]
 IDLE_AUTOFLIP = 10.0  # the server's default: the autopilot flips for a seat idle this long
@@ -242,7 +242,7 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
             )
         lock_max = await metric(target, "slapjack_room_lock_held_max_seconds")
         lock_long = await metric(target, "slapjack_room_lock_held_long_total")
-        refused = await metric(target, "slapjack_connected_players")
+        connected = await metric(target, "slapjack_connected_players")
         stalled = [t for t in everyone if t.stalled()]
         for table in everyone:
             await table.close()
@@ -264,10 +264,13 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
     print(f"  stalls (playing, no change > {STALL_SECONDS:.0f} s): {len(stalled)}")
     print(f"  longest gap while playing: {max(t.longest_gap for t in everyone):.1f} s")
     print(f"  room lock held, longest: {lock_max * 1000:.1f} ms; past 1 s: {lock_long:.0f}")
-    print(f"  players connected at the end (before closing): {refused:.0f}")
-    print(f"  server RSS: start {start_mb:.1f} MB, tables open {opened_mb:.1f} MB, end {end_mb:.1f} MB")
-    print(f"  log: {len(lines)} lines, tracebacks {tracebacks}, errors {len(errors)}, "
-          f"non-JSON lines {len(not_json)} ({log_path})")
+    print(f"  players connected at the end (before closing): {connected:.0f}")
+    print(f"  server RSS: start {start_mb:.1f} MB, tables open {opened_mb:.1f} MB, ", end="")
+    print(f"end {end_mb:.1f} MB")
+    print(
+        f"  log: {len(lines)} lines, tracebacks {tracebacks}, errors {len(errors)}, "
+        f"non-JSON lines {len(not_json)} ({log_path})"
+    )
     clean = alive == tables and not stalled and lock_long == 0 and tracebacks == 0 and not errors
     print("  CLEAN" if clean else "  NOT CLEAN")
     return 0 if clean else 1
