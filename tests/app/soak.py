@@ -118,6 +118,10 @@ class Table:
         self.phase, self.last_change = state["phase"], now
 
     async def _play(self, state: dict[str, Any]) -> None:
+        with contextlib.suppress(socketio.exceptions.BadNamespaceError):  # dropped meanwhile
+            await self._act(state)
+
+    async def _act(self, state: dict[str, Any]) -> None:
         person = self.person
         if person is None or not person.connected:
             return
