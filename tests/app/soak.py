@@ -235,7 +235,8 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
             stalls = sum(t.stalled() for t in everyone)
             print(
                 f"  t+{minutes * 60 - (until - time.monotonic()):5.0f}s rss "
-                f"{rss_mb(server.pid):6.1f} MB, stalls so far {stalls}",
+                f"{rss_mb(server.pid):6.1f} MB, stalls so far {stalls}, "
+                f"machine load {os.getloadavg()[0]:.1f}",  # a starved loop holds locks long
                 flush=True,
             )
         await asyncio.gather(*troubles, return_exceptions=True)
