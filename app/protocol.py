@@ -5,6 +5,7 @@ docs/protocol.md is the human version of this file; tests check the two agree.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -210,13 +211,31 @@ def parse_auth(auth: Any) -> Auth:
 
 
 def clean_name(name: str) -> str:
-    """The name as stored and shown: trimmed; refused when empty, long or with controls."""
+    """The name as stored and shown: trimmed; refused when empty, long, with controls or
+    line breaks, with nothing visible in it, or dressed as a bot ("Hard bot")."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in trimmed):
+    if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
+    if not any(_visible(ch) for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
+    if BOT_LIKE.search(trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
     return trimmed
+
+
+# Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
+# line and paragraph separators (U+2028, U+2029).
+NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Letters by category that draw nothing: the Hangul fillers and the braille blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
+
+
+def _visible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category[0] in "LNPS" and ch not in BLANK_LETTERS
 
 
 # ---- outgoing ----------------------------------------------------------------------------

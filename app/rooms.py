@@ -26,7 +26,7 @@ from app.metrics import Metrics
 from app.protocol import COMMANDS, EVENT, STATE, WELCOME, Ack, Message, Seen, ack
 from app.store import MemoryStore, RoomStore
 from app.table import Action, Person, Phase, Policy, Table, TableBot
-from app.timers import Timers
+from app.timers import Timers, WatchedLock
 from app.views import build_state
 from engine import Game, IllegalAction, Rules
 
@@ -65,7 +65,7 @@ class Room:
         self._on_close = on_close
         self.table = table if table is not None else Table(code, rules, policy(settings))
         self.closed = False
-        self.lock = asyncio.Lock()
+        self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
         self._people_by_sid: dict[str, str] = {}  # connection -> person id
         self._sid_of: dict[str, str] = {}  # person id -> their current connection
         self._planners: dict[str, Bot] = {}  # bot id -> the bot's mind (not in snapshots)

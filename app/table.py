@@ -106,6 +106,10 @@ class Table:
 
     # ---- reading -----------------------------------------------------------------------
 
+    def knows(self, token: str) -> bool:
+        """Someone at this table holds `token` (a person coming back)."""
+        return token_hash(token) in self._by_token
+
     def person(self, person_id: str) -> Person | None:
         return self.people.get(person_id)
 

@@ -15,6 +15,7 @@ import uvicorn
 from app.config import Settings
 from app.main import create_app
 from app.rooms import Room, Rooms
+from app.serving import server_config
 
 WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
 
@@ -48,12 +49,8 @@ class Server:
         options = {**FAST, "allowed_origins": [self.url], **overrides}
         self.settings = Settings(**options)
         self.app = create_app(self.settings)
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            ws_max_size=self.settings.max_message_bytes,
-            lifespan="on",
-        )
+        # Served as `python -m app` serves it (uvloop: see conftest.py; httptools, limits).
+        config = server_config(self.app, self.settings, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
 
