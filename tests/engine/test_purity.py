@@ -71,7 +71,7 @@ def test_a_whole_game_runs_with_the_clock_and_the_global_random_switched_off():
             ready = [s for s in range(3) if not g.is_out(s) and g.frozen_until(s) <= now]
             if (g.slap_open or step % 7 == 0) and ready:
                 g.slap(ready[step % len(ready)], now)
-            elif not g.slap_open and g.next_to_play in ready:
+            elif not g.slap_open and g.next_to_play in ready and g.collect_until <= now:
                 g.flip(g.next_to_play, now)
             else:
                 g.tick(now)
