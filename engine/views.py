@@ -55,4 +55,5 @@ def _seat_view(game: Game, seat: int, cards: int) -> dict[str, Any]:
 def _ms_left(game: Game, until: float) -> int:
     """Milliseconds from the game's `now` (its last action) to `until`, rounded up, never
     negative: a client counting down must not see the wait end early."""
-    return math.ceil(max(0.0, until - game.now) * 1000)
+    # Rounded to the microsecond first, so 2.5 - 1.9 reads 600 ms and not 601.
+    return math.ceil(round(max(0.0, until - game.now) * 1000, 3))
