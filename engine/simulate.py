@@ -68,14 +68,14 @@ def play_one(players: int, rules: Rules, rng: random.Random, first: int = 0) -> 
             lapses += sum(e.kind == "lapse" for e in events)
             if any(e.kind == "take" for e in events):
                 # The others saw the same trigger: their slaps arrive late, aimed at it.
-                for at, seat in losers:
+                for at, loser in losers:
                     if at - first_at > LATE_SLAP_SECONDS or game.winner is not None:
                         break
                     now += at - first_at
                     first_at = at
                     actions += 1
                     try:
-                        game.slap(seat, now, aimed)
+                        game.slap(loser, now, aimed)
                         late_slaps += 1
                     except IllegalAction:  # out of the game by now
                         pass
