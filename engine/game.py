@@ -378,7 +378,8 @@ class Game:
         return events
 
     def tick(self, now: float) -> list[Event]:
-        """Lets time pass: ends the game at the time limit once one seat leads alone."""
+        """Lets time pass: a trigger lapses when its time has come, and the time limit ends
+        the game once one seat leads alone."""
         if self._winner is not None:
             return []
         events: list[Event] = []
