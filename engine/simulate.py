@@ -149,6 +149,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--triggers", default="jack", help=f"comma-separated, from {','.join(TRIGGERS)}"
     )
     parser.add_argument("--decks", type=int, default=1)
+    parser.add_argument(
+        "--collect-seconds", type=float, default=Rules.collect_seconds, help="0: no pause"
+    )
+    parser.add_argument(
+        "--trigger-timeout", type=float, default=Rules.trigger_timeout, help="0: never lapse"
+    )
+    parser.add_argument("--shuffle-taken", action="store_true")
     return parser.parse_args(argv)
 
 
@@ -159,6 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             time_limit=args.time_limit or None,
             triggers=frozenset(args.triggers.split(",")),
             decks=args.decks,
+            collect_seconds=args.collect_seconds,
+            trigger_timeout=args.trigger_timeout,
+            shuffle_taken=args.shuffle_taken,
         )
         if args.games < 1:
             raise ValueError("games must be at least 1")

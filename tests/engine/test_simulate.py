@@ -134,3 +134,15 @@ def test_simulate_reports_lapses_and_late_slaps(four_players):
     m = re.search(r"lapsed triggers: (\d+), late slaps: (\d+)", four_players.stdout)
     assert m
     assert int(m.group(2)) > 0
+
+
+def test_simulate_takes_the_new_house_rules_and_refuses_bad_ones():
+    run = simulate(
+        "--players", "3", "--games", "5", "--seed", "4",
+        "--collect-seconds", "0", "--trigger-timeout", "2", "--shuffle-taken",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert sum(wins_by_seat(run.stdout).values()) == 5
+    bad = simulate("--games", "1", "--trigger-timeout", "1")
+    assert bad.returncode == 2
+    assert "trigger_timeout" in bad.stderr
