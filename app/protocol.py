@@ -77,6 +77,10 @@ class RulesUpdate(Message):
     decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
     last_card_jack: StrictBool | None = None
     time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
+    collect_seconds: Annotated[Seconds, Field(ge=0, le=5)] | None = None
+    # 0 (never) or 2-60: the engine refuses the gap between, in its own words.
+    trigger_timeout: Annotated[Seconds, Field(ge=0, le=60)] | None = None
+    shuffle_taken: StrictBool | None = None
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
@@ -273,6 +277,10 @@ class Seen(TypedDict):
     next: int | None
     slap_open: bool
     trigger: str | None
+    trigger_lapsed: bool
+    lapse_ms: int | None
+    collect_ms: int
+    race: dict[str, Any] | None
     winner: int | None
     win_reason: str | None
     stats: list[dict[str, Any]]

@@ -281,7 +281,8 @@ class Room:
             self._timers.at("autopilot", when, self._autoflip)
 
     async def _tick(self, now: float) -> None:
-        """A freeze ended or the time limit came: let the engine's clock catch up."""
+        """A freeze or the collect pause ended, a trigger lapsed or the time limit came: let
+        the engine's clock catch up."""
         if self.closed or self.table.phase != "playing" or self.table.game is None:
             return
         await self._apply(self.table.tick(now), now)  # a fresh state even with no events
@@ -371,10 +372,15 @@ class Room:
             self._timers.cancel("abandon")
 
     def _schedule_autopilot(self) -> None:
-        """Flips for the seat to play once it is idle, or disconnected, for too long."""
+        """Flips for the seat to play once it is idle, or disconnected, for too long; never
+        before its freeze or the collect pause ends, nor while a trigger holds the table (a
+        trigger that lapsed holds it no longer)."""
         game, table = self.table.game, self.table
-        if table.phase != "playing" or game is None or game.slap_open or game.next_to_play is None:
+        if table.phase != "playing" or game is None or game.next_to_play is None:
             self._timers.cancel("autopilot")
+            return
+        if game.slap_open and not game.trigger_lapsed:
+            self._timers.cancel("autopilot")  # the lapse's tick schedules it again
             return
         seat, settings = game.next_to_play, self.settings
         when = table.turn_started_at + settings.idle_autoflip_seconds
@@ -383,17 +389,21 @@ class Room:
             gone = occupant.disconnected_at + settings.disconnected_autoflip_seconds
             paused = table.turn_started_at + settings.autoflip_pause_seconds
             when = min(when, max(gone, paused))
-        self._timers.at("autopilot", max(when, game.frozen_until(seat)), self._autoflip)
+        ready = max(game.frozen_until(seat), game.collect_until)
+        self._timers.at("autopilot", max(when, ready), self._autoflip)
 
     def _schedule_tick(self) -> None:
-        """Wakes the game when a freeze ends (so `frozen_ms` drops to 0) or time runs out."""
+        """Wakes the game when a freeze or the collect pause ends (so `frozen_ms` and
+        `collect_ms` drop to 0), when a trigger lapses, or when time runs out."""
         game = self.table.game
         if self.table.phase != "playing" or game is None:
             self._timers.cancel("tick")
             return
         wakes = [game.frozen_until(s) for s in range(game.players)]
-        if game.deadline is not None:
-            wakes.append(game.deadline)
+        wakes.append(game.collect_until)
+        for when in (game.lapse_at, game.deadline):
+            if when is not None:
+                wakes.append(when)
         future = [when for when in wakes if when > game.now]
         if future:
             self._timers.at("tick", min(future), self._tick)

@@ -512,24 +512,33 @@ class Table:
 
 
 # The engine's snapshot times (`now` of its clock), each moved by the same offset.
-_GAME_TIMES = ("now", "deadline", "trigger_since")
+_GAME_TIMES = ("now", "deadline", "trigger_since", "collect_until")
+_RACE_TIMES = ("at", "shown_at")  # in the photo finish of the last pile won
 
 
 def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
-    """The engine's snapshot with its times relative to `now`. A freeze that ended by the
-    game's own clock is written as ending at that clock: the engine starts every seat
-    "frozen until 0.0" on whatever clock dealt it, which means nothing on another clock."""
+    """The engine's snapshot with its times relative to `now`. A freeze or collect pause
+    that ended by the game's own clock is written as ending at that clock: the engine starts
+    every seat "frozen until 0.0" on whatever clock dealt it, which means nothing on another
+    clock."""
     data = game.to_dict()
     data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
+    if "collect_until" in data:
+        data["collect_until"] = max(data["collect_until"], game.now)
     return _game_times(data, -now)
 
 
 def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
     moved = copy.deepcopy(game)
     for key in _GAME_TIMES:
-        if moved[key] is not None:
+        if moved.get(key) is not None:
             moved[key] = moved[key] + offset
     moved["frozen_until"] = [when + offset for when in moved["frozen_until"]]
+    race: dict[str, Any] | None = moved.get("race")
+    if race is not None:
+        for key in _RACE_TIMES:
+            if race[key] is not None:
+                race[key] = race[key] + offset
     return moved
 
 

@@ -221,8 +221,13 @@ async def autoplay(
             blundered.add(pile)
         if (state["slap_open"] and slap) or (blunder and not state["slap_open"]):
             acks.append(await client.call("slap", {"pile_id": state["pile"]["id"]}))
-        elif state["next"] == seat and not state["slap_open"]:
+        elif state["next"] == seat and state["collect_ms"] == 0 and flips_go_on(state):
             acks.append(await client.call("flip", {}))
+
+
+def flips_go_on(state: dict[str, Any]) -> bool:
+    """No trigger holds the table: none shows, or the one showing lapsed unslapped."""
+    return not state["slap_open"] or state["trigger_lapsed"]
 
 
 def check_refusals(acks: list[dict[str, Any]]) -> None:
