@@ -22,6 +22,7 @@ from typing import Any, Literal, NamedTuple
 from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
+from app.lag import LagMeter
 from engine import Game, Rules
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 
@@ -69,6 +70,7 @@ class Policy:
 
     max_people: int = 40
     handover_seconds: float = 10.0  # a disconnected host keeps the role this long
+    lag_cap_seconds: float = 0.15  # lag-fair judging credits nobody with more (app/lag.py)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,10 @@ class Table:
         self.code = code
         self.rules = rules or Rules()
         self.policy = policy or Policy()
+        # House rule of the room, not of the engine: judge slaps by arrival minus each
+        # person's measured round trip (the Room holds them for a judging window).
+        self.lag_fair = False
+        self.lag = LagMeter(self.policy.lag_cap_seconds)  # measurements: not in snapshots
         self.version = 0
         self.phase: Phase = "lobby"
         self.game: Game | None = None
@@ -150,6 +156,20 @@ class Table:
                 return True
         return False
 
+    def compensation(self, seat: int) -> float:
+        """Seconds a slap from `seat` is moved earlier under lag-fair judging: the person's
+        measured round trip (capped), 0 for a bot or before any measurement."""
+        occupant = self.occupant(seat)
+        if not isinstance(occupant, Person):
+            return 0.0
+        return self.lag.estimate(occupant.id) or 0.0
+
+    def pong(self, person_id: str, ping_id: str, now: float) -> Done:
+        """The answer to a lag ping: one more round-trip sample, nothing to broadcast."""
+        self._connected_person(person_id)
+        self.lag.pong(person_id, ping_id, now)
+        return Done([])
+
     def new_version(self) -> int:
         """The next change's number: the Room calls this once per broadcast change."""
         self.version += 1
@@ -187,6 +207,7 @@ class Table:
         else:
             if not person.connected:
                 person.connected_since = now
+            self.lag.forget(person.id)  # a new connection: measure it afresh
             person.name, person.disconnected_at = name, None
             happened = [events.Reconnect(person.id, self.seat_of(person.id))]
         assert token is not None
@@ -324,10 +345,19 @@ class Table:
         """Merges the house rules the host sent into the room's."""
         self._check_host(person_id)
         self._check_between_games()
+        changes = dict(changes)
+        lag_fair = changes.pop("lag_fair", self.lag_fair)
+        if not isinstance(lag_fair, bool):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "lag_fair: true or false")
         rules = merged_rules(self.rules, changes)
-        self.rules = rules
+        self.rules, self.lag_fair = rules, lag_fair
         self._reopen()
-        return Done([events.RulesChanged(rules.to_dict())], {"rules": rules.to_dict()})
+        shown = self.rules_shown()
+        return Done([events.RulesChanged(shown)], {"rules": shown})
+
+    def rules_shown(self) -> dict[str, Any]:
+        """The room's rules as the protocol shows them: the engine's and the room's own."""
+        return {**self.rules.to_dict(), "lag_fair": self.lag_fair}
 
     def start(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
         self._check_host(person_id)
@@ -443,6 +473,7 @@ class Table:
             "version": self.version,
             "phase": self.phase,
             "rules": self.rules.to_dict(),
+            "lag_fair": self.lag_fair,
             "games": self.games,
             "first": self.first,
             "seats": list(self.seats),
@@ -470,6 +501,7 @@ class Table:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
         table.version = int(data["version"])
+        table.lag_fair = bool(data.get("lag_fair", False))  # absent before issue 14
         phase = data["phase"]
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")

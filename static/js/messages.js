@@ -130,6 +130,9 @@ const MESSAGES = {
   "seat.out": "out",
   "seat.frozen": "frozen",
   "seat.away": "away",
+  // Lag-fair judging: the seat's slaps count this much earlier (its measured round trip).
+  "seat.lag": "{ms} ms",
+  "seat.lag.label": "Lag-fair: slaps count {ms} ms earlier for this player's connection",
   "seat.remove.label": "Remove {name} from the table",
   "host.you": "you",
   // The pile (pile.js).
@@ -164,6 +167,7 @@ const MESSAGES = {
   "summary.lapse": "an unslapped card lapses after {seconds} s",
   "summary.no_lapse": "the table waits for every slap",
   "summary.shuffle": "won piles are shuffled",
+  "summary.lag_fair": "lag-fair judging",
   "summary.joiner": " · ",
   // The lobby (panels.js).
   "lobby.pick_seat": "Pick a seat to play, or just watch.",

@@ -39,6 +39,7 @@ export function rulesSummary(rules) {
   if (rules.trigger_timeout === 0) parts.push(say("summary.no_lapse"));
   else if (typeof rules.trigger_timeout === "number" && rules.trigger_timeout !== 8) parts.push(say("summary.lapse", { seconds: rules.trigger_timeout }));
   if (rules.shuffle_taken) parts.push(say("summary.shuffle"));
+  if (rules.lag_fair) parts.push(say("summary.lag_fair"));
   if (rules.time_limit) {
     const limit = rules.time_limit % 60 === 0
       ? say("summary.minutes", { minutes: rules.time_limit / 60 })
