@@ -274,7 +274,7 @@ class Room:
             self._sid_of.pop(person_id, None)
         if any(e.kind == "start" for e in done.events):
             self._new_game()
-        sent = await self._apply(done.events, now) if done.events else []
+        sent = await self._apply(done.events, now) if done.events or done.refresh else []
         if command.acks_events:
             return ack(events=sent)
         return ack(**done.reply)

@@ -28,6 +28,8 @@ from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
+# A seat's lag badge is sent again once its estimate moves this much (ms), not on every pong.
+LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
 # float rounding): a host gone this close to the grace counts as gone for it.
 HANDOVER_EARLY_SECONDS = 0.05
@@ -79,6 +81,7 @@ class Done:
 
     events: list[AppEvent]
     reply: dict[str, Any] = field(default_factory=dict)
+    refresh: bool = False  # the state changed with no event: broadcast it all the same
 
 
 class Joined(NamedTuple):
@@ -97,6 +100,7 @@ class Table:
         # person's measured round trip (the Room holds them for a judging window).
         self.lag_fair = False
         self.lag = LagMeter(self.policy.lag_cap_seconds)  # measurements: not in snapshots
+        self._lag_shown: dict[str, int] = {}  # person id -> the estimate last broadcast, ms
         self.version = 0
         self.phase: Phase = "lobby"
         self.game: Game | None = None
@@ -165,10 +169,19 @@ class Table:
         return self.lag.estimate(occupant.id) or 0.0
 
     def pong(self, person_id: str, ping_id: str, now: float) -> Done:
-        """The answer to a lag ping: one more round-trip sample, nothing to broadcast."""
+        """The answer to a lag ping: one more round-trip sample. Under lag-fair judging a
+        seated person's badge is sent again when their estimate moved noticeably."""
         self._connected_person(person_id)
-        self.lag.pong(person_id, ping_id, now)
-        return Done([])
+        if not self.lag.pong(person_id, ping_id, now) or not self.lag_fair:
+            return Done([])
+        estimate = self.lag.estimate(person_id)
+        if estimate is None or self.seat_of(person_id) is None:
+            return Done([])
+        shown, ms = self._lag_shown.get(person_id), round(estimate * 1000)
+        if shown is not None and abs(ms - shown) < LAG_SHOWN_STEP_MS:
+            return Done([])
+        self._lag_shown[person_id] = ms
+        return Done([], refresh=True)
 
     def new_version(self) -> int:
         """The next change's number: the Room calls this once per broadcast change."""
@@ -208,6 +221,7 @@ class Table:
             if not person.connected:
                 person.connected_since = now
             self.lag.forget(person.id)  # a new connection: measure it afresh
+            self._lag_shown.pop(person.id, None)
             person.name, person.disconnected_at = name, None
             happened = [events.Reconnect(person.id, self.seat_of(person.id))]
         assert token is not None

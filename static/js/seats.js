@@ -122,7 +122,8 @@ function updateSeat(cache, state, index, list) {
   const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
   // frozen_ms changes with every state during a freeze: the countdown ticks in freeze.js, so
   // only being frozen or not rebuilds the seat (a rebuilt seat would lose its countdown).
-  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase]);
+  const lagFair = Boolean(state.rules?.lag_fair); // the lag badges show only under the rule
+  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase, lagFair]);
   let record = cache.get(index);
   if (!record) {
     record = { node: el("li"), signature: "" };
