@@ -78,6 +78,11 @@ class RulesUpdate(Message):
     decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
     last_card_jack: StrictBool | None = None
     time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
+    collect_seconds: Annotated[Seconds, Field(ge=0, le=5)] | None = None
+    # 0 (never) or 2-60: the engine refuses the gap between, in its own words.
+    trigger_timeout: Annotated[Seconds, Field(ge=0, le=60)] | None = None
+    shuffle_taken: StrictBool | None = None
+    lag_fair: StrictBool | None = None  # the room's, not the engine's: see Table.set_rules
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
@@ -87,6 +92,12 @@ class RulesUpdate(Message):
 
 class Slap(Message):
     pile_id: Annotated[StrictInt, Field(ge=0)]
+
+
+class Pong(Message):
+    """The answer to the server's `ping`, with its id: one round-trip sample."""
+
+    id: Annotated[str, Field(min_length=1, max_length=16)]
 
 
 class CreateRoom(Message):
@@ -132,6 +143,11 @@ def _rules(table: Table, person: str, message: Any, now: float) -> Done:
     return table.set_rules(person, message.changes(), now)
 
 
+def _pong(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Pong)
+    return table.pong(person, message.id, now)
+
+
 def _slap(table: Table, person: str, message: Any, now: float) -> Done:
     assert isinstance(message, Slap)
     return table.play_as(person, "slap", message.pile_id, now)
@@ -155,6 +171,7 @@ COMMANDS: dict[str, Command] = {
         acks_events=True,
     ),
     "slap": Command(Slap, _slap, "seated", frozenset({"playing"}), acks_events=True),
+    "pong": Command(Pong, _pong, "anyone", PHASES),
     "leave": Command(
         Leave,
         lambda t, p, m, now: Done(t.drop(p, now, left=True)),
@@ -263,6 +280,7 @@ class SeatState(TypedDict):
     cards: int
     out: bool
     frozen_ms: int
+    lag_ms: int | None
 
 
 class Spectator(TypedDict):
@@ -292,6 +310,10 @@ class Seen(TypedDict):
     next: int | None
     slap_open: bool
     trigger: str | None
+    trigger_lapsed: bool
+    lapse_ms: int | None
+    collect_ms: int
+    race: dict[str, Any] | None
     winner: int | None
     win_reason: str | None
     stats: list[dict[str, Any]]
@@ -318,3 +340,4 @@ def refusal(error: ProtocolError) -> dict[str, str]:
 WELCOME = "welcome"
 STATE = "state"
 EVENT = "event"
+PING = "ping"

@@ -38,8 +38,9 @@ async def create_room(request: Request) -> Any:
         if not request.app.state.room_limit.take(client_host(request), time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
-        rules = merged_rules(Rules(), wanted.rules.changes()) if wanted.rules else Rules()
-        room = rooms.create(rules)
+        changes = wanted.rules.changes() if wanted.rules else {}
+        lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
+        room = rooms.create(merged_rules(Rules(), changes), lag_fair=lag_fair)
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)

@@ -51,6 +51,10 @@ export function openRoomSocket({ room, getName, getToken, on }) {
   socket.on("welcome", (data) => on.welcome(data));
   socket.on("state", (data) => on.state(data));
   socket.on("event", (data) => on.event(data));
+  // The server measures our round trip (lag-fair judging): answer at once, with its id.
+  socket.on("ping", (data) => {
+    if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
+  });
 
   // Every action resolves to the server's ack, or an error shaped like one (its words are
   // messages.js's, by code).
