@@ -1,63 +1,31 @@
-"""The wire protocol: one model per client message, the error codes, the outgoing shapes.
+"""The wire protocol: one model per client message, the command registry, the outgoing shapes.
 
 docs/protocol.md is the human version of this file; tests check the two agree.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from enum import StrEnum
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    create_model,
+)
 
-from engine import ErrorCode as EngineCode
-from engine.rules import MAX_PLAYERS
+from app import rules_schema
+from app.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
+from app.errors import ProtocolError as ProtocolError
+from app.table import BETWEEN_GAMES, MAX_SEATS, PHASES, Done, Phase, Table, Who
 
-MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 NAME_MAX = 20
-
-
-class ErrorCode(StrEnum):
-    """Every error code the server sends, in acks, connection refusals and HTTP answers."""
-
-    BAD_REQUEST = "bad_request"
-    UNKNOWN_EVENT = "unknown_event"
-    RATE_LIMITED = "rate_limited"
-    NOT_HOST = "not_host"
-    WRONG_PHASE = "wrong_phase"
-    NOT_SEATED = "not_seated"
-    SEAT_TAKEN = "seat_taken"
-    NO_FREE_SEAT = "no_free_seat"
-    TOO_FEW_PLAYERS = "too_few_players"
-    BAD_RULES = "bad_rules"
-    INTERNAL = "internal_error"
-    # The engine's refusals, passed through with the engine's own codes.
-    BAD_SEAT = EngineCode.BAD_SEAT.value
-    GAME_OVER = EngineCode.GAME_OVER.value
-    OUT = EngineCode.OUT.value
-    FROZEN = EngineCode.FROZEN.value
-    NOT_YOUR_TURN = EngineCode.NOT_YOUR_TURN.value
-    SLAP_PENDING = EngineCode.SLAP_PENDING.value
-    NO_CARDS = EngineCode.NO_CARDS.value
-    # Connection refusals.
-    BAD_AUTH = "bad_auth"
-    NO_ROOM = "no_room"
-    BAD_NAME = "bad_name"
-    ROOM_FULL = "room_full"
-    SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
-    # HTTP only.
-    TOO_MANY_ROOMS = "too_many_rooms"
-    TOO_LARGE = "too_large"
-
-
-class ProtocolError(Exception):
-    """A refusal the client should see: becomes an error ack (or a refused connection)."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # ---- client messages ---------------------------------------------------------------------
@@ -103,51 +71,121 @@ class Remove(Message):
     seat: Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)]
 
 
-Seconds = Annotated[float, Field(allow_inf_nan=False)]
-Trigger = Literal["jack", "face", "double", "sandwich"]
-
-
-class RulesUpdate(Message):
-    """A partial set of house rules; the engine's `Rules.from_dict` has the last word."""
-
-    freeze_seconds: Annotated[Seconds, Field(ge=0, le=10)] | None = None
-    penalty: Literal["burn", "give"] | None = None
-    empty_deck: Literal["out", "last_chance"] | None = None
-    # An empty list passes here so the engine refuses it as bad_rules, in its own words.
-    triggers: Annotated[list[Trigger], Field(max_length=4)] | None = None
-    decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
-    last_card_jack: StrictBool | None = None
-    time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
+class RulesChange(Message):
+    """A partial set of house rules. Its fields are built from the one rules schema
+    (app/rules_schema.py: kinds, choices and bounds); the engine's `Rules.from_dict` has the
+    last word."""
 
     def changes(self) -> dict[str, Any]:
-        """Only the fields the client sent; `time_limit: null` (no limit) counts as sent."""
-        changed = self.model_dump(exclude_unset=True)
-        if any(v is None for k, v in changed.items() if k != "time_limit"):
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
-        return changed
+        """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
+        The Table refuses any other null (`merged_rules`)."""
+        return self.model_dump(exclude_unset=True)
+
+
+if TYPE_CHECKING:
+
+    class RulesUpdate(RulesChange):
+        """One optional field per house rule (built at run time)."""
+
+else:
+    RulesUpdate = create_model(
+        "RulesUpdate", __base__=RulesChange, __module__=__name__, **rules_schema.update_fields()
+    )
 
 
 class Slap(Message):
     pile_id: Annotated[StrictInt, Field(ge=0)]
 
 
+class Pong(Message):
+    """The answer to the server's `ping`, with its id: one round-trip sample."""
+
+    id: Annotated[str, Field(min_length=1, max_length=16)]
+
+
 class CreateRoom(Message):
     rules: RulesUpdate | None = None
 
 
-# The events a client may send, and the model each payload must fit.
-CLIENT_EVENTS: dict[str, type[Message]] = {
-    "sit": Sit,
-    "stand": Stand,
-    "add_bot": AddBot,
-    "remove": Remove,
-    "rules": RulesUpdate,
-    "start": Start,
-    "rematch": Rematch,
-    "flip": Flip,
-    "slap": Slap,
-    "leave": Leave,
+# ---- the command registry ----------------------------------------------------------------
+
+Handler = Callable[[Table, str, Any, float], Done]  # (table, person id, payload, now)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One client event, declared once: its payload, its handler on the Table, who may send
+    it and in which phases. The Table's own checks are the judge; tests/app/test_table.py
+    checks these declarations against it, and test_protocol_doc.py against the docs."""
+
+    model: type[Message]
+    handler: Handler
+    who: Who
+    phases: frozenset[Phase]
+    acks_events: bool = False  # the ok ack lists the events the action caused
+    ends_connection: bool = False  # the server closes the connection after the ack
+
+
+def _sit(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Sit)
+    return table.sit(person, message.seat, now)
+
+
+def _add_bot(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, AddBot)
+    return table.add_bot(person, message.level, now)
+
+
+def _remove(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Remove)
+    return table.remove(person, message.seat, now)
+
+
+def _rules(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, RulesUpdate)
+    return table.set_rules(person, message.changes(), now)
+
+
+def _pong(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Pong)
+    return table.pong(person, message.id, now)
+
+
+def _slap(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Slap)
+    return table.play_as(person, "slap", message.pile_id, now)
+
+
+COMMANDS: dict[str, Command] = {
+    "sit": Command(Sit, _sit, "anyone", BETWEEN_GAMES),
+    "stand": Command(Stand, lambda t, p, m, now: t.stand(p, now), "seated", BETWEEN_GAMES),
+    "add_bot": Command(AddBot, _add_bot, "host", BETWEEN_GAMES),
+    "remove": Command(Remove, _remove, "host", BETWEEN_GAMES),
+    "rules": Command(RulesUpdate, _rules, "host", BETWEEN_GAMES),
+    "start": Command(Start, lambda t, p, m, now: t.start(p, now), "host", frozenset({"lobby"})),
+    "rematch": Command(
+        Rematch, lambda t, p, m, now: t.rematch(p, now), "host", frozenset({"over"})
+    ),
+    "flip": Command(
+        Flip,
+        lambda t, p, m, now: t.play_as(p, "flip", None, now),
+        "seated",
+        frozenset({"playing"}),
+        acks_events=True,
+    ),
+    "slap": Command(Slap, _slap, "seated", frozenset({"playing"}), acks_events=True),
+    "pong": Command(Pong, _pong, "anyone", PHASES),
+    "leave": Command(
+        Leave,
+        lambda t, p, m, now: Done(t.drop(p, now, left=True)),
+        "anyone",
+        PHASES,
+        ends_connection=True,
+    ),
 }
+
+# The events a client may send, and the model each payload must fit.
+CLIENT_EVENTS: dict[str, type[Message]] = {name: c.model for name, c in COMMANDS.items()}
 
 
 def parse(event: str, args: tuple[Any, ...]) -> Message:
@@ -193,19 +231,36 @@ def parse_auth(auth: Any) -> Auth:
 
 
 def clean_name(name: str) -> str:
-    """The name as stored and shown: trimmed; refused when empty, long or with controls."""
+    """The name as stored and shown: trimmed; refused when empty, long, with controls or
+    line breaks, with nothing visible in it, or dressed as a bot ("Hard bot")."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in trimmed):
+    if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
+    if not any(_visible(ch) for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
+    if BOT_LIKE.search(trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
     return trimmed
+
+
+# Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
+# line and paragraph separators (U+2028, U+2029).
+NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Letters by category that draw nothing: the Hangul fillers and the braille blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
+
+
+def _visible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category[0] in "LNPS" and ch not in BLANK_LETTERS
 
 
 # ---- outgoing ----------------------------------------------------------------------------
 
 Ack = dict[str, Any]  # {"ok": true, ...} or {"ok": false, "error": {"code", "message"}}
-EventDict = dict[str, Any]  # {"kind", "version", ...}: the kinds are in docs/protocol.md
 
 
 class Welcome(TypedDict):
@@ -228,6 +283,7 @@ class SeatState(TypedDict):
     cards: int
     out: bool
     frozen_ms: int
+    lag_ms: int | None
 
 
 class Spectator(TypedDict):
@@ -257,6 +313,10 @@ class Seen(TypedDict):
     next: int | None
     slap_open: bool
     trigger: str | None
+    trigger_lapsed: bool
+    lapse_ms: int | None
+    collect_ms: int
+    race: dict[str, Any] | None
     winner: int | None
     win_reason: str | None
     stats: list[dict[str, Any]]
@@ -283,3 +343,4 @@ def refusal(error: ProtocolError) -> dict[str, str]:
 WELCOME = "welcome"
 STATE = "state"
 EVENT = "event"
+PING = "ping"

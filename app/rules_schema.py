@@ -1,7 +1,8 @@
-"""The house rules as the app shows and takes them, all built from engine.rules.RULES_SCHEMA:
-the form's fields (templates/_rules.html), the page's copy of the schema for its rules
-summary and form code (static/js/rules.js), the protocol's RulesUpdate fields and
-docs/protocol.md's rules table (`python -m app.rules_schema` rewrites it)."""
+"""The house rules as the app shows and takes them, all built from one schema (the engine's
+RULES_SCHEMA and the room's own ROOM_RULES): the form's fields (templates/_rules.html), the
+page's copy of the schema for its rules summary and form code (static/js/rules.js), the
+protocol's RulesUpdate fields and docs/protocol.md's rules table (`python -m app.rules_schema`
+rewrites it)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,25 @@ from pydantic import Field, StrictBool, StrictInt
 
 from engine.rules import RULES_SCHEMA, RuleOption, RuleSpec
 
-__all__ = ["RULES_SCHEMA", "RuleSpec", "docs_table", "form_rules", "page_schema", "update_fields"]
+__all__ = ["SCHEMA", "RuleSpec", "docs_table", "form_rules", "page_schema", "update_fields"]
+
+# The room's own house rules (app/table.py keeps them beside the engine's Rules), described
+# as the engine's are.
+ROOM_RULES: tuple[RuleSpec, ...] = (
+    RuleSpec(
+        "lag_fair",
+        "flag",
+        "rules.lag_fair",
+        "[lag-fair judging](#lag-fair-judging): a slap counts at its arrival minus the "
+        "slapper's measured round trip (at most `SLAPJACK_LAG_CAP_MS`). The room's rule, not "
+        "the engine's: it is not in `docs/engine.md`'s `Rules`",
+        help="rules.lag_fair.help",
+        summary="summary.lag_fair",
+        own_default=False,
+    ),
+)
+# Every house rule a room has, in the form's order.
+SCHEMA: tuple[RuleSpec, ...] = RULES_SCHEMA + ROOM_RULES
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 TABLE_START = "<!-- rules table: built by `python -m app.rules_schema` from engine/rules.py -->"
@@ -65,10 +84,11 @@ def form_rules() -> list[dict[str, Any]]:
             "name": spec.name,
             "kind": spec.kind,
             "label": spec.label,
+            "help": spec.help,
             "default": spec.default,
             "options": [_option(spec, option) for option in spec.options],
         }
-        for spec in RULES_SCHEMA
+        for spec in SCHEMA
     ]
 
 
@@ -89,7 +109,7 @@ def page_schema() -> list[dict[str, Any]]:
                 for option in spec.options
             ],
         }
-        for spec in RULES_SCHEMA
+        for spec in SCHEMA
     ]
 
 
@@ -122,10 +142,7 @@ def update_field(spec: RuleSpec) -> Any:
 
 
 def update_fields() -> dict[str, Any]:
-    return {spec.name: update_field(spec) for spec in RULES_SCHEMA}
-
-
-NULLABLE = frozenset(spec.name for spec in RULES_SCHEMA if spec.nullable)
+    return {spec.name: update_field(spec) for spec in SCHEMA}
 
 
 def _json(value: Any) -> str:
@@ -149,7 +166,7 @@ def _type_text(spec: RuleSpec) -> str:
 def docs_table() -> str:
     """docs/protocol.md's rules table: one row per field of engine.Rules."""
     rows = [TABLE_START, "| field | type | default | |", "| --- | --- | --- | --- |"]
-    for spec in RULES_SCHEMA:
+    for spec in SCHEMA:
         default = f"`{_json(spec.default)}`"
         rows.append(f"| `{spec.name}` | {_type_text(spec)} | {default} | {spec.doc} |")
     rows.append(TABLE_END)

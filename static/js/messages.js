@@ -34,6 +34,7 @@ const MESSAGES = {
   "error.shutting_down": "The server is restarting. Try again in a moment.",
   "error.too_many_rooms": "The server is full of tables right now. Try again later.",
   "error.too_large": "That was too much to send.",
+  "error.collecting": "Wait: the pile is being collected",
   // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
@@ -79,6 +80,15 @@ const MESSAGES = {
   "false_slap.other": "{name} slapped wrong: {penalty}",
   "late.beaten": "Too late! {name} was faster. No penalty.",
   "late.plain": "Too late! No penalty.",
+  "late.by": "Too late by {ms} ms! {name} was faster. No penalty.",
+  // The photo finish of a take, on every screen (changes.js): the closest runner-up.
+  "race.beat": "{winner} beat {loser} by {ms} ms!",
+  "race.you_beat": "You beat {loser} by {ms} ms!",
+  "race.beat_you": "{winner} beat you by {ms} ms!",
+  // A trigger nobody slapped: a nudge after a few seconds, then the server lets it lapse.
+  "trigger.nudge": "Slap it!",
+  "lapse": "Nobody slapped the {card}: flipping goes on",
+  "lapse.plain": "Nobody slapped: flipping goes on",
   "out.mine": "You're out of cards. Keep watching!",
   "out.other": "{name} is out",
   "win.mine": "You win the game!",
@@ -142,6 +152,9 @@ const MESSAGES = {
   "seat.out": "out",
   "seat.frozen": "frozen",
   "seat.away": "away",
+  // Lag-fair judging: the seat's slaps count this much earlier (its measured round trip).
+  "seat.lag": "{ms} ms",
+  "seat.lag.label": "Lag-fair: slaps count {ms} ms earlier for this player's connection",
   "seat.remove.label": "Remove {name} from the table",
   "host.you": "you",
   // The pile (pile.js).
@@ -149,10 +162,16 @@ const MESSAGES = {
   "pile.empty": "Empty pile",
   "pile.empty.label": "The pile is empty",
   "pile.top.label": "Top card: {card}",
+  "pile.burned": "burned",
+  "pile.burned.label": "Burned under the pile: {card}",
   // Your controls (panels.js).
   "controls.out": "You're out",
   "controls.your_turn": "Your turn!",
   "controls.their_turn": "{name}'s turn",
+  // Your turn, but the server would not take a flip yet (state.js flipWait).
+  "controls.wait.frozen": "Frozen: flip when it ends",
+  "controls.wait.trigger": "Slap first!",
+  "controls.wait.collect": "Collecting the pile...",
   "controls.out.watching": "You're out of cards. Stay and see who wins!",
   "controls.watching": "You're watching this game. Take a seat when it ends.",
   // The house-rules form (templates/_rules.html, built from engine/rules.py RULES_SCHEMA).
@@ -182,6 +201,13 @@ const MESSAGES = {
   "rules.time_limit.none": "none: play to the last card",
   "rules.minutes.one": "{count} minute",
   "rules.minutes.other": "{count} minutes",
+  "rules.collect_seconds": "After a pile is taken, nobody flips for",
+  "rules.collect_seconds.none": "no pause",
+  "rules.trigger_timeout": "A card nobody slaps lapses after",
+  "rules.trigger_timeout.none": "never: wait for a slap",
+  "rules.shuffle_taken": "Shuffle a won pile into the winner's deck",
+  "rules.lag_fair": "Lag-fair judging",
+  "rules.lag_fair.help": "(a slow connection's slaps count up to 150 ms earlier)",
   // The house rules in one line (panels.js), by the same schema.
   "summary.slap": "Slap {triggers}",
   "summary.give": "wrong slap gives a card",
@@ -192,6 +218,12 @@ const MESSAGES = {
   "summary.last_card_jack": "a last-card Jack takes the pile",
   "summary.minutes": "{minutes} min limit",
   "summary.seconds": "{seconds} s limit",
+  "summary.collect": "{seconds} s to collect a pile",
+  "summary.no_collect": "no pause after a take",
+  "summary.lapse": "an unslapped card lapses after {seconds} s",
+  "summary.no_lapse": "the table waits for every slap",
+  "summary.shuffle": "won piles are shuffled",
+  "summary.lag_fair": "lag-fair judging",
   "summary.joiner": " · ",
   // The lobby (panels.js).
   "lobby.pick_seat": "Pick a seat to play, or just watch.",

@@ -4,18 +4,21 @@ import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
-import { amHost, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
   const me = seatAt(state, seat);
   const flip = byId("flip");
-  const myTurn = isMyTurn(state);
-  flip.disabled = !myTurn;
+  const ready = canFlip(state);
+  flip.disabled = !ready;
   setText(byId("my-count"), me ? (me.out ? say("controls.out") : countOf("cards", me.cards)) : "");
   let hint = "";
   if (state.phase === "playing" && me && !me.out) {
-    hint = myTurn ? say("controls.your_turn") : say("controls.their_turn", { name: seatName(state, state.next) });
+    // "Your turn!" only when the server would take the flip; else what it waits for.
+    if (ready) hint = say("controls.your_turn");
+    else if (isMyTurn(state)) hint = say(`controls.wait.${flipWait(state)}`);
+    else hint = say("controls.their_turn", { name: seatName(state, state.next) });
   }
   setText(byId("flip-hint"), hint);
   const out = Boolean(me && me.out);
@@ -66,6 +69,8 @@ export function renderLobby(state) {
   show(byId("watchers"), Boolean(watchers));
 }
 
+const msText = (ms) => (typeof ms === "number" ? say("over.ms", { ms: Math.round(ms) }) : say("over.no_time"));
+
 function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
@@ -73,7 +78,7 @@ function statRow(state, stat, winner, fastest) {
   cell.append(nameTag(entry ? nameOf(entry) : seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
-  row.append(el("td", "", typeof stat.best_ms === "number" ? say("over.ms", { ms: Math.round(stat.best_ms) }) : say("over.no_time")));
+  for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));
   if (stat.seat === winner) row.classList.add("is-winner");
   if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
   return row;
