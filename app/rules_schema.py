@@ -183,6 +183,18 @@ def rewrite_docs(doc: Path = DOC) -> bool:
     return new != text
 
 
+JS_TESTS_COPY = DOC.parent.parent / "tests" / "js" / "rules-schema.json"
+
+
+def rewrite_js_tests_copy(path: Path = JS_TESTS_COPY) -> bool:
+    """The page's schema as tests/js reads it (node has no server to ask)."""
+    text = json.dumps(page_schema(), indent=1) + "\n"
+    changed = not path.exists() or path.read_text() != text
+    if changed:
+        path.write_text(text)
+    return changed
+
+
 if __name__ == "__main__":
-    changed = rewrite_docs()
-    print(f"{DOC}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)
+    for path, changed in ((DOC, rewrite_docs()), (JS_TESTS_COPY, rewrite_js_tests_copy())):
+        print(f"{path}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)

@@ -106,7 +106,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "regenerate tests/js/rules-schema.json from page_schema()"
+    assert copy == schema, "run `python -m app.rules_schema` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
