@@ -6,8 +6,11 @@ import { hasMessage, say } from "./messages.js";
 import { loadName } from "./storage.js";
 
 export function setStatus(status) {
+  const words = hasMessage(`status.${status}`) ? say(`status.${status}`) : status;
   byId("conn").dataset.status = status;
-  setText(byId("conn-text"), hasMessage(`status.${status}`) ? say(`status.${status}`) : status);
+  // The dot alone does not say what it is: a pointer's hover does ("Connection: connected").
+  byId("conn").title = say("status.title", { status: words });
+  setText(byId("conn-text"), words);
 }
 
 export function showGate(which) {

@@ -42,6 +42,7 @@ const MESSAGES = {
   "status.reconnecting": "reconnecting...",
   "status.connecting": "connecting...",
   "status.disconnected": "disconnected",
+  "status.title": "Connection: {status}",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",

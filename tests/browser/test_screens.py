@@ -126,6 +126,12 @@ async def test_eight_long_names_fit_every_screen(
     if await page.locator("#sit").is_visible():
         await host.sit()
     await expect(page.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
+    # The indicators say what they are: the four-colour switch and the connection dot on
+    # hover, the house rules by a chevron that turns as they open.
+    await expect(page.locator("#colours-toggle")).to_have_attribute("title", "Four-colour deck")
+    await expect(page.locator("#conn")).to_have_attribute("title", "Connection: connected")
+    chevron = "el => getComputedStyle(el, '::after').borderRightStyle"
+    assert await page.eval_on_selector(".house-rules summary", chevron) == "solid"
     guests: list[Guest] = await seat_guests(base_url, code, LONG_NAMES[1:])
     try:
         taken = page.locator("#seats .seat:not(.seat--empty)")
