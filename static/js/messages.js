@@ -111,7 +111,7 @@ const MESSAGES = {
   // The seats (seats.js, state.js).
   "seat.number": "Seat {number}",
   "seat.sit": "Sit here",
-  "seat.sit.label": "Sit in seat {number}",
+  "seat.sit.label": "Sit here, seat {number}",
   "seat.empty.label": "Seat {number}: empty",
   "seat.you.label": "{name}, you",
   "seat.you.tag": "you",
