@@ -70,6 +70,7 @@ const MESSAGES = {
   "start.first": "Cards dealt!",
   "start.hint": " Slap when {when} shows",
   "start.said": "Game {game} starts. {name} flips first.",
+  "start.said.mine": "Game {game} starts. You flip first.",
   "join": "{name} joined",
   "leave": "{name} left",
   "disconnect": "{name} lost connection",

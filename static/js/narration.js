@@ -84,7 +84,10 @@ const HANDLERS = {
     const text = `${say(event.rematch ? "start.rematch" : "start.first")}${hint}`;
     return [
       ["banner", { text, tone: "good", about: "" }],
-      ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
+      // "You flip first", never "You flips first": your own turn has its own sentence.
+      state.next === mySeat(state)
+        ? ["announce", say("start.said.mine", { game: event.game ?? "" })]
+        : ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
     ];
   },
   join(state, event) {

@@ -82,6 +82,11 @@ test("a game starting names the room's own triggers", () => {
   assert.equal(find(effects, "announce"), "Game 2 starts. Sam flips first.");
 });
 
+test("your own first flip is said in good grammar", () => {
+  const effects = narrate(table({ next: 0 }), { kind: "start", game: 1 }, createViewState());
+  assert.equal(find(effects, "announce"), "Game 1 starts. You flip first.");
+});
+
 test("people leaving are named from memory", () => {
   const memory = createViewState();
   memory.names.set("px", "Cy");
