@@ -1,4 +1,4 @@
-"""The wire protocol: one model per client message, the error codes, the outgoing shapes.
+"""The wire protocol: one model per client message, the command registry, the outgoing shapes.
 
 docs/protocol.md is the human version of this file; tests check the two agree.
 """
@@ -6,58 +6,17 @@ docs/protocol.md is the human version of this file; tests check the two agree.
 from __future__ import annotations
 
 import unicodedata
-from enum import StrEnum
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
-from engine import ErrorCode as EngineCode
-from engine.rules import MAX_PLAYERS
+from app.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
+from app.errors import ProtocolError as ProtocolError
+from app.table import BETWEEN_GAMES, MAX_SEATS, PHASES, Done, Phase, Table, Who
 
-MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 NAME_MAX = 20
-
-
-class ErrorCode(StrEnum):
-    """Every error code the server sends, in acks, connection refusals and HTTP answers."""
-
-    BAD_REQUEST = "bad_request"
-    UNKNOWN_EVENT = "unknown_event"
-    RATE_LIMITED = "rate_limited"
-    NOT_HOST = "not_host"
-    WRONG_PHASE = "wrong_phase"
-    NOT_SEATED = "not_seated"
-    SEAT_TAKEN = "seat_taken"
-    NO_FREE_SEAT = "no_free_seat"
-    TOO_FEW_PLAYERS = "too_few_players"
-    BAD_RULES = "bad_rules"
-    INTERNAL = "internal_error"
-    # The engine's refusals, passed through with the engine's own codes.
-    BAD_SEAT = EngineCode.BAD_SEAT.value
-    GAME_OVER = EngineCode.GAME_OVER.value
-    OUT = EngineCode.OUT.value
-    FROZEN = EngineCode.FROZEN.value
-    NOT_YOUR_TURN = EngineCode.NOT_YOUR_TURN.value
-    SLAP_PENDING = EngineCode.SLAP_PENDING.value
-    NO_CARDS = EngineCode.NO_CARDS.value
-    # Connection refusals.
-    BAD_AUTH = "bad_auth"
-    NO_ROOM = "no_room"
-    BAD_NAME = "bad_name"
-    ROOM_FULL = "room_full"
-    SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
-    # HTTP only.
-    TOO_MANY_ROOMS = "too_many_rooms"
-    TOO_LARGE = "too_large"
-
-
-class ProtocolError(Exception):
-    """A refusal the client should see: becomes an error ack (or a refused connection)."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # ---- client messages ---------------------------------------------------------------------
@@ -120,11 +79,9 @@ class RulesUpdate(Message):
     time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
 
     def changes(self) -> dict[str, Any]:
-        """Only the fields the client sent; `time_limit: null` (no limit) counts as sent."""
-        changed = self.model_dump(exclude_unset=True)
-        if any(v is None for k, v in changed.items() if k != "time_limit"):
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
-        return changed
+        """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
+        The Table refuses any other null (`merged_rules`)."""
+        return self.model_dump(exclude_unset=True)
 
 
 class Slap(Message):
@@ -135,19 +92,79 @@ class CreateRoom(Message):
     rules: RulesUpdate | None = None
 
 
-# The events a client may send, and the model each payload must fit.
-CLIENT_EVENTS: dict[str, type[Message]] = {
-    "sit": Sit,
-    "stand": Stand,
-    "add_bot": AddBot,
-    "remove": Remove,
-    "rules": RulesUpdate,
-    "start": Start,
-    "rematch": Rematch,
-    "flip": Flip,
-    "slap": Slap,
-    "leave": Leave,
+# ---- the command registry ----------------------------------------------------------------
+
+Handler = Callable[[Table, str, Any, float], Done]  # (table, person id, payload, now)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One client event, declared once: its payload, its handler on the Table, who may send
+    it and in which phases. The Table's own checks are the judge; tests/app/test_table.py
+    checks these declarations against it, and test_protocol_doc.py against the docs."""
+
+    model: type[Message]
+    handler: Handler
+    who: Who
+    phases: frozenset[Phase]
+    acks_events: bool = False  # the ok ack lists the events the action caused
+    ends_connection: bool = False  # the server closes the connection after the ack
+
+
+def _sit(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Sit)
+    return table.sit(person, message.seat, now)
+
+
+def _add_bot(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, AddBot)
+    return table.add_bot(person, message.level, now)
+
+
+def _remove(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Remove)
+    return table.remove(person, message.seat, now)
+
+
+def _rules(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, RulesUpdate)
+    return table.set_rules(person, message.changes(), now)
+
+
+def _slap(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Slap)
+    return table.play_as(person, "slap", message.pile_id, now)
+
+
+COMMANDS: dict[str, Command] = {
+    "sit": Command(Sit, _sit, "anyone", BETWEEN_GAMES),
+    "stand": Command(Stand, lambda t, p, m, now: t.stand(p, now), "seated", BETWEEN_GAMES),
+    "add_bot": Command(AddBot, _add_bot, "host", BETWEEN_GAMES),
+    "remove": Command(Remove, _remove, "host", BETWEEN_GAMES),
+    "rules": Command(RulesUpdate, _rules, "host", BETWEEN_GAMES),
+    "start": Command(Start, lambda t, p, m, now: t.start(p, now), "host", frozenset({"lobby"})),
+    "rematch": Command(
+        Rematch, lambda t, p, m, now: t.rematch(p, now), "host", frozenset({"over"})
+    ),
+    "flip": Command(
+        Flip,
+        lambda t, p, m, now: t.play_as(p, "flip", None, now),
+        "seated",
+        frozenset({"playing"}),
+        acks_events=True,
+    ),
+    "slap": Command(Slap, _slap, "seated", frozenset({"playing"}), acks_events=True),
+    "leave": Command(
+        Leave,
+        lambda t, p, m, now: Done(t.drop(p, now, left=True)),
+        "anyone",
+        PHASES,
+        ends_connection=True,
+    ),
 }
+
+# The events a client may send, and the model each payload must fit.
+CLIENT_EVENTS: dict[str, type[Message]] = {name: c.model for name, c in COMMANDS.items()}
 
 
 def parse(event: str, args: tuple[Any, ...]) -> Message:
@@ -205,7 +222,6 @@ def clean_name(name: str) -> str:
 # ---- outgoing ----------------------------------------------------------------------------
 
 Ack = dict[str, Any]  # {"ok": true, ...} or {"ok": false, "error": {"code", "message"}}
-EventDict = dict[str, Any]  # {"kind", "version", ...}: the kinds are in docs/protocol.md
 
 
 class Welcome(TypedDict):

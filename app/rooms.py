@@ -1,9 +1,11 @@
-"""Rooms: the people in them, their seats and host, the engine game, and the room's clock.
+"""Rooms: the async shell around each room's Table: its lock, connections, timers, broadcast.
 
 Each room applies one thing at a time, in arrival order, under its own asyncio.Lock: a
-person's message, a bot's move, an autopilot flip, a timer. Every change ends in `_commit`,
-which numbers it, sends each person their own `state` and everyone the `event`s, then sets
-the timers that keep the game moving.
+person's message, a bot's move, an autopilot flip, a timer. The rules are the Table's
+(app/table.py); a Room only calls it, and every change ends in `_commit`, which numbers it,
+sends each person their own `state` and everyone the `event`s, then sets the timers that keep
+the game moving. Timers are derived from the table's state alone (`_schedule`), so a Room
+rebuilt from a snapshot (`Room.from_snapshot`) carries on with none stored.
 """
 
 from __future__ import annotations
@@ -11,39 +13,25 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from app import lobby
 from app.bots import Bot, Plan
 from app.config import Settings
+from app.errors import ErrorCode, ProtocolError
+from app.events import AppEvent, EventDict, Restart
 from app.logs import log_event
 from app.metrics import Metrics
-from app.people import People, Person
-from app.protocol import (
-    EVENT,
-    MAX_SEATS,
-    STATE,
-    WELCOME,
-    Ack,
-    ErrorCode,
-    EventDict,
-    Message,
-    ProtocolError,
-    Seen,
-    Slap,
-    ack,
-)
+from app.protocol import COMMANDS, EVENT, STATE, WELCOME, Ack, Message, Seen, ack
+from app.store import MemoryStore, RoomStore
+from app.table import Action, Person, Phase, Policy, Table, TableBot
 from app.timers import Timers
 from app.views import build_state
-from engine import Event, FalseSlap, Flip, Game, IllegalAction, Rules
+from engine import Game, IllegalAction, Rules
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
-
-Phase = Literal["lobby", "playing", "over"]
-Occupant = Person | Bot
 
 
 class Transport(Protocol):
@@ -52,6 +40,10 @@ class Transport(Protocol):
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
 
     async def enter_room(self, sid: str, room: str) -> None: ...
+
+
+def policy(settings: Settings) -> Policy:
+    return Policy(settings.max_people_per_room, settings.host_handover_seconds)
 
 
 class Room:
@@ -63,54 +55,123 @@ class Room:
         transport: Transport,
         on_close: Callable[[str], None],
         metrics: Metrics,
+        *,
+        table: Table | None = None,
     ) -> None:
         self.code = code
         self.metrics = metrics
-        self.rules = rules
         self.settings = settings
         self.transport = transport
         self._on_close = on_close
-        self.version = 0
-        self.phase: Phase = "lobby"
-        self.game: Game | None = None
-        self.games = 0
-        self.first = 0
-        self.seats: list[Occupant | None] = [None] * MAX_SEATS
-        self.people = People(lambda p: self.seat_of(p) is not None, settings.max_people_per_room)
+        self.table = table if table is not None else Table(code, rules, policy(settings))
         self.closed = False
         self.lock = asyncio.Lock()
-        self._turn_started_at = 0.0
+        self._people_by_sid: dict[str, str] = {}  # connection -> person id
+        self._sid_of: dict[str, str] = {}  # person id -> their current connection
+        self._planners: dict[str, Bot] = {}  # bot id -> the bot's mind (not in snapshots)
         self._bot_plans: dict[int, Plan] = {}
+        self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._timers = Timers(self.lock)
-        # Until someone joins, a room lives only long enough for its creator to arrive.
-        self._timers.at("expiry", time.monotonic() + settings.unused_room_seconds, self._expire)
+        if table is None:
+            # Until someone joins, a room lives only long enough for its creator to arrive.
+            when = time.monotonic() + settings.unused_room_seconds
+            self._timers.at("expiry", when, self._expire)
 
-    # ---- reading -----------------------------------------------------------------------
+    @classmethod
+    def from_snapshot(
+        cls,
+        snapshot: dict[str, Any],
+        settings: Settings,
+        transport: Transport,
+        on_close: Callable[[str], None],
+        metrics: Metrics,
+        now: float,
+    ) -> Room:
+        """The room `Room.snapshot` wrote down, continuing at `now` on this clock. Nobody's
+        connection survives a move between processes: each person is disconnected now and
+        comes back with their token; the timers are rebuilt from the state."""
+        table = Table.from_dict(snapshot, now, policy(settings))
+        if table.disconnect_everyone(now):
+            table.new_version()  # a change of its own: states sent from now on must say so
+        room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
+        room._schedule(now, {})
+        return room
+
+    def snapshot(self, now: float) -> dict[str, Any]:
+        """The table as JSON-able data (no usable token); call it under the lock."""
+        return self.table.to_dict(now)
+
+    # ---- reading (the table's fields, for the pages and the tests) ---------------------
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    @property
+    def game(self) -> Game | None:
+        return self.table.game
+
+    @property
+    def phase(self) -> Phase:
+        return self.table.phase
+
+    @phase.setter
+    def phase(self, phase: Phase) -> None:
+        """Only tests stage a phase (tests/app/test_lobby.py); the server never does."""
+        self.table.phase = phase
+
+    @property
+    def rules(self) -> Rules:
+        return self.table.rules
+
+    @rules.setter
+    def rules(self, rules: Rules) -> None:
+        """Only tests set rules the protocol refuses (a 0.2 s time limit); the server never
+        does: `rules` goes through `Table.set_rules`."""
+        self.table.rules = rules
+
+    @property
+    def games(self) -> int:
+        return self.table.games
+
+    @property
+    def first(self) -> int:
+        return self.table.first
+
+    @property
+    def seats(self) -> list[Person | Bot | None]:
+        """Who sits where: people, and the bots' minds (whose plans tests may watch)."""
+        seats: list[Person | Bot | None] = []
+        for seat in range(len(self.table.seats)):
+            occupant = self.table.occupant(seat)
+            seats.append(self._planner(occupant) if isinstance(occupant, TableBot) else occupant)
+        return seats
 
     @property
     def host(self) -> Person | None:
-        return self.people.host
-
-    def seat_of(self, person: Person) -> int | None:
-        for seat, occupant in enumerate(self.seats):
-            if occupant is person:
-                return seat
-        return None
+        return self.table.host_person()
 
     def connected(self) -> list[Person]:
-        return self.people.connected()
+        return self.table.connected()
 
     def spectators(self) -> list[Person]:
-        return [p for p in self.connected() if self.seat_of(p) is None]
+        return self.table.spectators()
 
     def summary(self) -> dict[str, Any]:
         return {
             "code": self.code,
-            "phase": self.phase,
-            "game": self.games,
-            "seated": sum(occupant is not None for occupant in self.seats),
-            "spectators": len(self.spectators()),
+            "phase": self.table.phase,
+            "game": self.table.games,
+            "seated": self.table.seated(),
+            "spectators": len(self.table.spectators()),
         }
+
+    def _planner(self, bot: TableBot) -> Bot:
+        planner = self._planners.get(bot.id)
+        if planner is None:
+            planner = Bot(bot.level, time_scale=self.settings.bot_time_scale)
+            self._planners[bot.id] = planner
+        return planner
 
     # ---- people come and go ------------------------------------------------------------
 
@@ -121,134 +182,94 @@ class Room:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
             now = time.monotonic()
-            person, replaced, events = self.people.admit(sid, name, token, now)
-            for event in events:
-                if event["kind"] == "reconnect":
-                    event["seat"] = self.seat_of(person)
-            events += self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
+            joined = self.table.join(name, token, now)
+            person = joined.person
+            replaced = self._sid_of.get(person.id) if joined.returning else None
+            if replaced is not None:
+                del self._people_by_sid[replaced]
+            self._people_by_sid[sid] = person.id
+            self._sid_of[person.id] = sid
             await self.transport.enter_room(sid, self.code)  # the events go to the room at once
-            await self.transport.emit(WELCOME, {"player": person.id, "token": person.token}, to=sid)
-            await self._commit(events, now)
+            await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
+            await self._apply(joined.events, now)
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:
         """Connection `sid` is gone; `left` when the person said goodbye (`leave`)."""
         async with self.lock:
             now = time.monotonic()
-            person = self.people.release(sid, now)
-            if person is None or self.closed:
+            person_id = self._people_by_sid.pop(sid, None)
+            if person_id is None:
+                return  # replaced by a newer connection: the person is still here
+            del self._sid_of[person_id]
+            if self.closed:
                 return
-            seat = self.seat_of(person)
-            events: list[EventDict] = []
-            if left and seat is not None and self.phase != "playing":
-                lobby.reopen(self)  # as `stand` does: the finished table is cleared
-                events += lobby.leave_seat(self, person, seat)
-            events.append(
-                {"kind": "leave" if left else "disconnect", "player": person.id, "seat": seat}
-            )
-            if person is self.host:
-                if left or self.settings.host_handover_seconds == 0:
-                    events += self.people.hand_over()
-                else:
-                    when = now + self.settings.host_handover_seconds
-                    self._timers.at("host", when, self._host_timeout)
-            self.people.forget_if_unneeded(person)
-            await self._commit(events, now)
+            await self._apply(self.table.drop(person_id, now, left=left), now)
 
     async def _host_timeout(self, now: float) -> None:
-        events = self.people.hand_over_if_gone(now, self.settings.host_handover_seconds)
-        if events and not self.closed:
-            await self._commit(events, now)
+        if self.closed:
+            return
+        happened = self.table.hand_over_if_gone(now)
+        if happened:
+            await self._apply(happened, now)
+        else:
+            self._schedule_host()  # fired too early for the table: wait the rest
 
     # ---- what people do ----------------------------------------------------------------
 
     async def act(self, sid: str, event: str, message: Message, now: float) -> Ack:
         """Applies a validated client message from connection `sid`, arrived at `now`."""
+        command = COMMANDS[event]
         async with self.lock:
-            person = self.people.by_sid(sid)
+            person_id = self._people_by_sid.get(sid)
             try:
-                if person is None or self.closed:
+                if person_id is None or self.closed:
                     raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
-                if event in ("flip", "slap"):
-                    return ack(events=await self._play_for(person, event, message, now))
-                events, fields = lobby.HANDLERS[event](self, person, message, now)
+                done = command.handler(self.table, person_id, message, now)
             except ProtocolError as error:
                 return ack(error)
             except IllegalAction as refused:
                 return ack(ProtocolError(ErrorCode(refused.code), refused.message))
-            if self.phase == "playing" and event in ("start", "rematch"):
-                self._new_game(now)
-            if events:
-                await self._commit(events, now)
-            return ack(**fields)
+            if command.ends_connection:
+                self._people_by_sid.pop(sid, None)
+                self._sid_of.pop(person_id, None)
+            if any(e.kind == "start" for e in done.events):
+                self._new_game()
+            sent = await self._apply(done.events, now) if done.events else []
+            if command.acks_events:
+                return ack(events=sent)
+            return ack(**done.reply)
 
-    async def _play_for(
-        self, person: Person, action: str, message: Message, now: float
-    ) -> list[EventDict]:
-        seat = self.seat_of(person)
-        if seat is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
-        pile_id = message.pile_id if isinstance(message, Slap) else None
-        if pile_id is not None and self.game is not None and pile_id > self.game.pile_id:
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "no such pile yet: send the pile you see")
-        return await self._play(seat, action, pile_id, now)
-
-    def _new_game(self, now: float) -> None:
+    def _new_game(self) -> None:
         self.metrics.games_started.inc()
-        players = sum(occupant is not None for occupant in self.seats)
-        log_event("game_started", room=self.code, game=self.games, players=players)
-        self._turn_started_at = now
+        players = self.table.seated()
+        log_event("game_started", room=self.code, game=self.table.games, players=players)
         self._bot_plans.clear()
-        for occupant in self.seats:
-            if isinstance(occupant, Bot):
-                occupant.forget()
+        for planner in self._planners.values():
+            planner.forget()
 
     # ---- the game: one path for people, bots and the autopilot ------------------------
 
     async def _play(
-        self, seat: int, action: str, pile_id: int | None, now: float, *, auto: bool = False
-    ) -> list[EventDict]:
-        game = self.game
-        if game is None:
-            raise ProtocolError(ErrorCode.WRONG_PHASE, "no game is on")
-        # Judged and applied in one synchronous engine call: no await in between.
-        happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
-        if any(e.kind != "late" for e in happened):
-            self._turn_started_at = now
-        return await self._commit_game(happened, now, auto=auto)
+        self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
+    ) -> None:
+        await self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
 
-    async def _commit_game(
-        self, happened: list[Event], now: float, *, auto: bool = False
-    ) -> list[EventDict]:
-        game = self.game
-        assert game is not None
-        if game.over and self.phase != "over":
-            self.phase = "over"
-            self.metrics.games_finished.inc()
-            log_event(
-                "game_over",
-                room=self.code,
-                game=self.games,
-                winner=game.winner,
-                reason=game.win_reason,
-            )
-        events = [event_dict(e, now, auto=auto) for e in happened]
-        await self._commit(events, now)
-        return events
-
-    async def _bot_move(self, seat: int, bot: Bot, plan: Plan, now: float) -> None:
-        if self.closed or self.phase != "playing" or self.seats[seat] is not bot:
+    async def _bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None:
+        if self.closed or self.table.phase != "playing" or self.table.seats[seat] != bot_id:
             return
         try:
             await self._play(seat, plan.action, plan.pile_id, now)
         except (IllegalAction, ProtocolError):
-            bot.forget()  # the table moved on: look again
+            bot = self.table.bots.get(bot_id)
+            if bot is not None:
+                self._planner(bot).forget()  # the table moved on: look again
             self._bot_plans.pop(seat, None)
             self._schedule_bots()
 
     async def _autoflip(self, now: float) -> None:
-        game = self.game
-        if self.closed or self.phase != "playing" or game is None:
+        game = self.table.game
+        if self.closed or self.table.phase != "playing" or game is None:
             return
         seat = game.next_to_play
         try:
@@ -261,85 +282,113 @@ class Room:
 
     async def _tick(self, now: float) -> None:
         """A freeze ended or the time limit came: let the engine's clock catch up."""
-        if self.closed or self.phase != "playing" or self.game is None:
+        if self.closed or self.table.phase != "playing" or self.table.game is None:
             return
-        await self._commit_game(self.game.tick(now), now)
+        await self._apply(self.table.tick(now), now)  # a fresh state even with no events
+
+    async def _abandon(self, now: float) -> None:
+        if self.closed:
+            return
+        happened = self.table.abandon(now)
+        if happened:
+            log_event("game_abandoned", room=self.code, game=self.table.games)
+            await self._apply(happened, now)
 
     # ---- after every change ------------------------------------------------------------
 
-    async def _commit(self, events: list[EventDict], now: float) -> None:
-        self.version += 1
-        for event in events:
-            event["version"] = self.version
+    async def _apply(self, happened: Sequence[AppEvent], now: float) -> list[EventDict]:
+        """Commits what the table did; returns the events as sent."""
+        sent = [event.to_dict() for event in happened]
+        await self._commit(sent, now)
+        return sent
+
+    async def _commit(self, sent: list[EventDict], now: float) -> None:
+        """Numbers the change (in each event too), sends it, sets the timers."""
+        phase_before = self._phase_seen
+        version = self.table.new_version()
+        for event in sent:
+            event["version"] = version
+        if self.table.phase == "over" and phase_before != "over":
+            self._game_over()
+        self._phase_seen = self.table.phase
         seen: dict[int | None, Seen] = {}  # state per seat, shared by recipients
-        await self._broadcast(events, seen)
+        await self._broadcast(sent, seen)
         self._schedule(now, seen)
 
-    async def _broadcast(self, events: list[EventDict], seen: dict[int | None, Seen]) -> None:
+    def _game_over(self) -> None:
+        game = self.table.game
+        assert game is not None
+        self.metrics.games_finished.inc()
+        log_event(
+            "game_over",
+            room=self.code,
+            game=self.table.games,
+            winner=game.winner,
+            reason=game.win_reason,
+        )
+
+    async def _broadcast(self, sent: list[EventDict], seen: dict[int | None, Seen]) -> None:
         """Each person's own state, then the events to all. Every send is queued on its
         connection before this returns, so the next change's messages come after these."""
+        seat_of = self.table.seat_by_id()
         states = [
-            self.transport.emit(STATE, build_state(self, p, self.seat_of(p), seen), to=p.sid)
-            for p in self.connected()
+            self.transport.emit(STATE, build_state(self.table, p, seat_of.get(p.id), seen), to=sid)
+            for p in self.table.connected()
+            if (sid := self._sid_of.get(p.id)) is not None
         ]
         await asyncio.gather(*states)
-        for event in events:
+        for event in sent:
             await self.transport.emit(EVENT, event, to=self.code)
 
     def _schedule(self, now: float, seen: dict[int | None, Seen]) -> None:
+        """Every timer, from the table's state alone."""
         self._schedule_autopilot()
         self._schedule_tick()
         self._schedule_bots(seen)
         self._schedule_abandon(now)
-        if self.connected():
+        self._schedule_host()
+        if self.table.connected():
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
             self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
+
+    def _schedule_host(self) -> None:
+        """A disconnected host hands over when their grace runs out."""
+        when = self.table.host_hand_over_at()
+        if when is None:
+            self._timers.cancel("host")
+        else:
+            self._timers.at("host", when, self._host_timeout)
 
     def _schedule_abandon(self, now: float) -> None:
         """A game nobody at the table can play any more (every seat still in is a person who
         is gone) ends after a while: the autopilot flips but never slaps, so it would stall
         at the first Jack while spectators wait for the lobby."""
-        if self.phase == "playing" and not self._anyone_can_play():
+        if self.table.phase == "playing" and not self.table.anyone_can_play():
             if not self._timers.pending("abandon"):
                 self._timers.at("abandon", now + self.settings.abandon_seconds, self._abandon)
         else:
             self._timers.cancel("abandon")
 
-    def _anyone_can_play(self) -> bool:
-        game = self.game
-        return game is not None and any(
-            isinstance(occupant, Bot) or (isinstance(occupant, Person) and occupant.connected)
-            for seat, occupant in enumerate(self.seats[: game.players])
-            if not game.is_out(seat)
-        )
-
-    async def _abandon(self, now: float) -> None:
-        if self.closed or self.phase != "playing" or self._anyone_can_play():
-            return
-        log_event("game_abandoned", room=self.code, game=self.games)
-        lobby.reopen(self)
-        await self._commit([{"kind": "abandon", "game": self.games}], now)
-
     def _schedule_autopilot(self) -> None:
         """Flips for the seat to play once it is idle, or disconnected, for too long."""
-        game = self.game
-        if self.phase != "playing" or game is None or game.slap_open or game.next_to_play is None:
+        game, table = self.table.game, self.table
+        if table.phase != "playing" or game is None or game.slap_open or game.next_to_play is None:
             self._timers.cancel("autopilot")
             return
         seat, settings = game.next_to_play, self.settings
-        when = self._turn_started_at + settings.idle_autoflip_seconds
-        occupant = self.seats[seat]
+        when = table.turn_started_at + settings.idle_autoflip_seconds
+        occupant = table.occupant(seat)
         if isinstance(occupant, Person) and occupant.disconnected_at is not None:
             gone = occupant.disconnected_at + settings.disconnected_autoflip_seconds
-            paused = self._turn_started_at + settings.autoflip_pause_seconds
+            paused = table.turn_started_at + settings.autoflip_pause_seconds
             when = min(when, max(gone, paused))
         self._timers.at("autopilot", max(when, game.frozen_until(seat)), self._autoflip)
 
     def _schedule_tick(self) -> None:
         """Wakes the game when a freeze ends (so `frozen_ms` drops to 0) or time runs out."""
-        game = self.game
-        if self.phase != "playing" or game is None:
+        game = self.table.game
+        if self.table.phase != "playing" or game is None:
             self._timers.cancel("tick")
             return
         wakes = [game.frozen_until(s) for s in range(game.players)]
@@ -352,21 +401,28 @@ class Room:
             self._timers.cancel("tick")
 
     def _schedule_bots(self, seen: dict[int | None, Seen] | None = None) -> None:
-        for seat, occupant in enumerate(self.seats):
-            if not isinstance(occupant, Bot):
-                continue
+        table = self.table
+        for bot_id in self._planners.keys() - table.bots.keys():
+            del self._planners[bot_id]  # removed from the table
+        for seat in range(len(table.seats)):
+            occupant = table.occupant(seat)
             timer = f"bot{seat}"
-            plan = occupant.plan(build_state(self, None, seat, seen)) if self.game else None
+            if not isinstance(occupant, TableBot):
+                self._timers.cancel(timer)
+                self._bot_plans.pop(seat, None)
+                continue
+            planner = self._planner(occupant)
+            plan = planner.plan(build_state(table, None, seat, seen)) if table.game else None
             if plan is None:
                 self._timers.cancel(timer)
                 self._bot_plans.pop(seat, None)
             elif plan is not self._bot_plans.get(seat):
                 self._bot_plans[seat] = plan
                 when = time.monotonic() + plan.delay
-                self._timers.at(timer, when, partial(self._bot_move, seat, occupant, plan))
+                self._timers.at(timer, when, partial(self._bot_move, seat, occupant.id, plan))
 
     async def _expire(self, now: float) -> None:
-        if not self.connected() and not self.closed:
+        if not self.table.connected() and not self.closed:
             self.close()
 
     def close(self) -> None:
@@ -375,26 +431,20 @@ class Room:
         self._on_close(self.code)
 
 
-def event_dict(event: Event, now: float, *, auto: bool = False) -> EventDict:
-    """An engine event as sent: times become milliseconds left, never server clock values."""
-    data = event.to_dict()
-    if isinstance(event, FalseSlap):
-        del data["frozen_until"]
-        data["frozen_ms"] = max(0, round((event.frozen_until - now) * 1000))
-    if isinstance(event, Flip):
-        data["auto"] = auto
-    return data
-
-
 class Rooms:
     """Every open room, by code."""
 
     def __init__(
-        self, settings: Settings, transport: Transport, metrics: Metrics | None = None
+        self,
+        settings: Settings,
+        transport: Transport,
+        metrics: Metrics | None = None,
+        store: RoomStore | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
         self.metrics = metrics or Metrics()
+        self.store: RoomStore = store if store is not None else MemoryStore()
         self.draining = False  # the server is shutting down: no new rooms or people
         self._rooms: dict[str, Room] = {}
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
@@ -413,6 +463,30 @@ class Rooms:
         log_event("room_opened", room=code, rules=rules.to_dict())
         return room
 
+    async def save(self, room: Room) -> None:
+        """Writes the room's table to the store (its state once the lock is free)."""
+        async with room.lock:
+            snapshot = room.snapshot(time.monotonic())
+        await self.store.save(room.code, snapshot)
+
+    async def restore(self, code: str) -> Room | None:
+        """The room saved under `code`, open again in this process (the open one if it is
+        already here); None when the store has none."""
+        room = self._rooms.get(code)
+        if room is not None:
+            return room
+        snapshot = await self.store.load(code)
+        if snapshot is None or code in self._rooms:
+            return self._rooms.get(code)
+        if snapshot.get("code") != code:
+            raise ValueError(f"the snapshot saved as {code} is of room {snapshot.get('code')}")
+        room = Room.from_snapshot(
+            snapshot, self.settings, self.transport, self._closed, self.metrics, time.monotonic()
+        )
+        self._rooms[code] = room
+        log_event("room_restored", room=code, version=room.version)
+        return room
+
     def get(self, code: object) -> Room | None:
         """The open room with this code, in any case; None when there is none."""
         if not isinstance(code, str):
@@ -429,8 +503,8 @@ class Rooms:
         """Shutting down: no new rooms or people, and everyone is told why the table ends."""
         self.draining = True
         log_event("draining", rooms=len(self._rooms), connected=self.connected_count())
-        notice = {"kind": "restart", "message": "The server is restarting: this table will close."}
-        await self.transport.emit(EVENT, notice)  # no `to`: every connection
+        notice = Restart("The server is restarting: this table will close.")
+        await self.transport.emit(EVENT, notice.to_dict())  # no `to`: every connection
 
     def close_all(self) -> None:
         for room in list(self._rooms.values()):

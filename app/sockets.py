@@ -20,6 +20,7 @@ from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import (
     CLIENT_EVENTS,
+    COMMANDS,
     Ack,
     ErrorCode,
     ProtocolError,
@@ -99,7 +100,7 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
         except ProtocolError as error:
             return ack(error)
         try:
-            if event == "leave":
+            if COMMANDS[event].ends_connection:
                 return await _leave(sid, connection)
             return await connection.room.act(sid, event, message, now)
         except Exception:  # a bug of ours: the client still gets its answer

@@ -6,53 +6,48 @@ shows counts and the face-up pile and never a face-down card.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from app.bots import Bot
-from app.people import Person
 from app.protocol import Pile, SeatState, Seen, Spectator, State, You
-
-if TYPE_CHECKING:
-    from app.rooms import Room
+from app.table import Person, Table, TableBot
 
 
 def build_state(
-    room: Room,
+    table: Table,
     person: Person | None,
     seat: int | None,
     cache: dict[int | None, Seen] | None = None,
 ) -> State:
-    """What `person` (None: the bot in `seat`) may see of `room` right now. Everything but
+    """What `person` (None: the bot in `seat`) may see of `table` right now. Everything but
     `you` depends only on the seat, so one broadcast builds it once per seat in `cache`."""
     cache = {} if cache is None else cache
     if seat not in cache:
-        cache[seat] = _seen_from(room, seat)
+        cache[seat] = _seen_from(table, seat)
     you = You(
         player=person.id if person is not None else None,
         seat=seat,
-        host=person is not None and person is room.host,
+        host=person is not None and person.id == table.host,
     )
     return State(**cache[seat], you=you)
 
 
-def _seen_from(room: Room, seat: int | None) -> Seen:
-    game = room.game
+def _seen_from(table: Table, seat: int | None) -> Seen:
+    game = table.game
     view = game.view(seat) if game is not None else None
-    table = view["seats"] if view is not None else None
-    occupants = room.seats[: game.players] if game is not None else room.seats
+    hands = view["seats"] if view is not None else None
+    seats = range(game.players) if game is not None else range(len(table.seats))
     return {
-        "room": room.code,
-        "version": room.version,
-        "phase": room.phase,
-        "game": room.games,
-        "first": room.first,
-        "host": room.host.id if room.host is not None else None,
+        "room": table.code,
+        "version": table.version,
+        "phase": table.phase,
+        "game": table.games,
+        "first": table.first,
+        "host": table.host,
         "seats": [
-            _seat(i, occupant, table[i] if table is not None else None)
-            for i, occupant in enumerate(occupants)
+            _seat(i, table.occupant(i), hands[i] if hands is not None else None) for i in seats
         ],
         "spectators": [
-            Spectator(player=p.id, name=p.name, connected=True) for p in room.spectators()
+            Spectator(player=p.id, name=p.name, connected=True) for p in table.spectators()
         ],
         "pile": view["pile"] if view is not None else Pile(id=0, count=0, top=[]),
         "next": view["next"] if view is not None else None,
@@ -61,24 +56,24 @@ def _seen_from(room: Room, seat: int | None) -> Seen:
         "winner": view["winner"] if view is not None else None,
         "win_reason": view["win_reason"] if view is not None else None,
         "stats": view["stats"] if view is not None else [],
-        "rules": view["rules"] if view is not None else room.rules.to_dict(),
+        "rules": view["rules"] if view is not None else table.rules.to_dict(),
     }
 
 
 def _seat(
-    seat: int, occupant: Person | Bot | None, table: dict[str, Any] | None
+    seat: int, occupant: Person | TableBot | None, hand: dict[str, Any] | None
 ) -> SeatState | None:
     if occupant is None:
         return None
-    bot = occupant if isinstance(occupant, Bot) else None
-    person = occupant if not isinstance(occupant, Bot) else None
+    bot = occupant if isinstance(occupant, TableBot) else None
+    person = occupant if isinstance(occupant, Person) else None
     return {
         "seat": seat,
         "player": person.id if person is not None else None,
         "name": occupant.name,
         "bot": bot.level if bot is not None else None,
         "connected": person.connected if person is not None else True,
-        "cards": table["cards"] if table is not None else 0,
-        "out": table["out"] if table is not None else False,
-        "frozen_ms": table["frozen_ms"] if table is not None else 0,
+        "cards": hand["cards"] if hand is not None else 0,
+        "out": hand["out"] if hand is not None else False,
+        "frozen_ms": hand["frozen_ms"] if hand is not None else 0,
     }

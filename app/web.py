@@ -10,10 +10,10 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
-from app.lobby import merged_rules
 from app.metrics import CONTENT_TYPE
 from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
 from app.rooms import Rooms
+from app.table import merged_rules
 from engine import Rules
 
 router = APIRouter()
@@ -39,7 +39,7 @@ async def create_room(request: Request) -> Any:
         if not request.app.state.room_limit.take(address, time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
-        rules = merged_rules(Rules(), wanted.rules) if wanted.rules else Rules()
+        rules = merged_rules(Rules(), wanted.rules.changes()) if wanted.rules else Rules()
         room = rooms.create(rules)
     except ProtocolError as error:
         return error_response(error)

@@ -4,9 +4,10 @@ import re
 from pathlib import Path
 
 import engine
-from app import protocol
+from app import events, protocol
 from app.config import Settings
 from app.rooms import Rooms
+from app.table import Person
 from app.views import build_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,13 +37,32 @@ def test_every_error_code_is_documented() -> None:
 
 def test_every_event_kind_is_documented() -> None:
     engine_kinds = {cls.kind for cls in engine.Event.__subclasses__()}
-    room_source = "".join(
-        (ROOT / "app" / name).read_text() for name in ("rooms.py", "people.py", "lobby.py")
-    )
-    room_kinds = set(re.findall(r'"kind": "([a-z_]+)"', room_source))
-    room_kinds |= {"leave", "disconnect"}  # chosen by a condition in Room.drop
-    assert len(room_kinds) >= 11
+    room_kinds = {cls.kind for cls in events.RoomEvent.__subclasses__()}
+    assert len(room_kinds) >= 13
     assert (engine_kinds | room_kinds) - DOCUMENTED == set()
+    table = DOC.split("### `event`")[1].split("## ")[0]
+    rows = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.MULTILINE))
+    assert rows == engine_kinds | room_kinds  # and the table lists no kind the server lacks
+
+
+# How docs/protocol.md's "who, when" column says each of the registry's declarations.
+WHO_WORDS = {"anyone": "anyone", "seated": "seat", "host": "host"}
+PHASE_WORDS = {
+    frozenset({"lobby", "over"}): "lobby",
+    frozenset({"lobby"}): "lobby",
+    frozenset({"over"}): "after a game",
+    frozenset({"playing"}): "playing",
+    frozenset({"lobby", "playing", "over"}): "anyone",
+}
+
+
+def test_who_may_send_each_event_and_when_is_documented_as_the_registry_declares() -> None:
+    for name, command in protocol.COMMANDS.items():
+        row = re.search(rf"^\| `{name}` \|.*$", DOC, re.MULTILINE)
+        assert row is not None, name
+        who_when = re.split(r"(?<!\\)\|", row.group(0))[3]  # cells split on unescaped bars
+        assert WHO_WORDS[command.who] in who_when, (name, command.who, who_when)
+        assert PHASE_WORDS[command.phases] in who_when, (name, command.phases, who_when)
 
 
 class Silent:
@@ -60,8 +80,9 @@ async def test_every_state_field_is_documented() -> None:
     await room.act("sid-1", "sit", protocol.Sit(seat=0), 0.0)
     await room.act("sid-1", "add_bot", protocol.AddBot(level="easy"), 0.0)
     await room.act("sid-1", "start", protocol.Empty(), 0.0)
-    person = room.seats[0]
-    state = build_state(room, person, 0)
+    person = room.table.occupant(0)
+    assert isinstance(person, Person)
+    state = build_state(room.table, person, 0)
     names = set(state) | set(state["you"]) | set(state["seats"][0]) | set(state["pile"])
     names |= set(state["stats"][0]) | set(state["rules"])
     assert names - DOCUMENTED == set()

@@ -1,0 +1,560 @@
+"""The room as a value: people, seats, host, phase, rules, the engine Game and the version.
+
+Every rule of the room lives here, synchronous and with no clock: `now` comes in, like the
+engine's. A command checks everything first and changes the table only when every check
+passed, so a refusal (a ProtocolError, or the engine's IllegalAction) leaves it untouched;
+it returns the typed events to broadcast. The Room (app/rooms.py) is the async shell that
+calls these methods under its lock, then broadcasts and sets timers.
+
+`to_dict(now)` / `from_dict(data, now)` write the table down as JSON-able data and bring it
+back under another monotonic clock: every time is stored relative to the snapshot's moment,
+and a token only as its SHA-256, so a snapshot never holds a usable token.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from app import events
+from app.errors import ErrorCode, ProtocolError
+from app.events import AppEvent, GameEvent
+from engine import Game, Rules
+from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
+
+SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
+MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
+# A host hand-over timer may fire a little before its time (the loop's clock resolution,
+# float rounding): a host gone this close to the grace counts as gone for it.
+HANDOVER_EARLY_SECONDS = 0.05
+
+Phase = Literal["lobby", "playing", "over"]
+Level = Literal["easy", "normal", "hard"]
+Action = Literal["flip", "slap"]
+Who = Literal["anyone", "seated", "host"]
+PHASES: frozenset[Phase] = frozenset(("lobby", "playing", "over"))
+BETWEEN_GAMES: frozenset[Phase] = frozenset(("lobby", "over"))
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(eq=False)
+class Person:
+    id: str  # public: in every state
+    name: str
+    token_hash: str  # the token itself is never kept
+    connected_since: float
+    disconnected_at: float | None = None  # None while connected
+
+    @property
+    def connected(self) -> bool:
+        return self.disconnected_at is None
+
+
+@dataclass(frozen=True)
+class TableBot:
+    id: str
+    level: Level
+    name: str
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The server's settings a table's rules depend on (not part of a snapshot)."""
+
+    max_people: int = 40
+    handover_seconds: float = 10.0  # a disconnected host keeps the role this long
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a command did: the events to broadcast and the ack's extra fields."""
+
+    events: list[AppEvent]
+    reply: dict[str, Any] = field(default_factory=dict)
+
+
+class Joined(NamedTuple):
+    person: Person
+    token: str  # the token to give back in `welcome`
+    returning: bool  # an existing person: their older connection, if any, is replaced
+    events: list[AppEvent]
+
+
+class Table:
+    def __init__(self, code: str, rules: Rules | None = None, policy: Policy | None = None):
+        self.code = code
+        self.rules = rules or Rules()
+        self.policy = policy or Policy()
+        self.version = 0
+        self.phase: Phase = "lobby"
+        self.game: Game | None = None
+        self.games = 0
+        self.first = 0
+        self.seats: list[str | None] = [None] * MAX_SEATS  # person or bot ids
+        self.people: dict[str, Person] = {}  # by id, in order of arrival
+        self.bots: dict[str, TableBot] = {}
+        self.host: str | None = None  # a person id
+        self.turn_started_at = 0.0  # when the seat to play was last given something to do
+        self._next_bot = 1
+        self._by_token: dict[str, str] = {}  # token hash -> person id
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def person(self, person_id: str) -> Person | None:
+        return self.people.get(person_id)
+
+    def host_person(self) -> Person | None:
+        return self.people.get(self.host) if self.host is not None else None
+
+    def seat_of(self, occupant_id: str) -> int | None:
+        for seat, occupant in enumerate(self.seats):
+            if occupant == occupant_id:
+                return seat
+        return None
+
+    def occupant(self, seat: int) -> Person | TableBot | None:
+        occupant = self.seats[seat]
+        if occupant is None:
+            return None
+        return self.bots.get(occupant) or self.people[occupant]
+
+    def connected(self) -> list[Person]:
+        return [p for p in self.people.values() if p.connected]
+
+    def seat_by_id(self) -> dict[str, int]:
+        return {occupant: seat for seat, occupant in enumerate(self.seats) if occupant is not None}
+
+    def spectators(self) -> list[Person]:
+        seated = self.seat_by_id()
+        return [p for p in self.connected() if p.id not in seated]
+
+    def seated(self) -> int:
+        return sum(occupant is not None for occupant in self.seats)
+
+    def anyone_can_play(self) -> bool:
+        """A seat still in the game holds a bot or a connected person."""
+        game = self.game
+        if game is None:
+            return False
+        for seat in range(game.players):
+            occupant = self.occupant(seat)
+            if game.is_out(seat) or occupant is None:
+                continue
+            if isinstance(occupant, TableBot) or occupant.connected:
+                return True
+        return False
+
+    def new_version(self) -> int:
+        """The next change's number: the Room calls this once per broadcast change."""
+        self.version += 1
+        return self.version
+
+    # ---- people come and go ------------------------------------------------------------
+
+    def join(
+        self,
+        name: str,
+        token: str | None,
+        now: float,
+        *,
+        new_id: str | None = None,
+        new_token: str | None = None,
+    ) -> Joined:
+        """The person holding `token` (a new person if nobody does) is connected now. A new
+        person's id and token are drawn here unless given (tests give them)."""
+        known = self._by_token.get(token_hash(token)) if token else None
+        person = self.people.get(known) if known is not None else None
+        returning = person is not None
+        if person is None:
+            if len(self.connected()) >= self.policy.max_people:
+                raise ProtocolError(ErrorCode.ROOM_FULL, "this room is full")
+            token = new_token or secrets.token_urlsafe(16)
+            person_id = new_id
+            while person_id is None or person_id in self.people:
+                if new_id is not None:
+                    raise ValueError(f"person id {new_id!r} is taken")
+                person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
+            person = Person(person_id, name, token_hash(token), now)
+            self.people[person.id] = person
+            self._by_token[person.token_hash] = person.id
+            happened: list[AppEvent] = [events.Join(person.id, name)]
+        else:
+            if not person.connected:
+                person.connected_since = now
+            person.name, person.disconnected_at = name, None
+            happened = [events.Reconnect(person.id, self.seat_of(person.id))]
+        assert token is not None
+        if self.host is None:
+            self.host = person.id
+        happened += self.hand_over_if_gone(now)
+        return Joined(person, token, returning, happened)
+
+    def drop(self, person_id: str, now: float, *, left: bool) -> list[AppEvent]:
+        """The person's connection is gone; `left` when they said goodbye (`leave`)."""
+        person = self._connected_person(person_id)
+        seat = self.seat_of(person.id)
+        person.disconnected_at = now
+        happened: list[AppEvent] = []
+        if left and seat is not None and self.phase != "playing":
+            self._reopen()  # as `stand` does: the finished table is cleared
+            self.seats[seat] = None
+            happened.append(events.Stand(person.id, seat))
+        gone = events.Leave if left else events.Disconnect
+        happened.append(gone(person.id, seat))
+        if self.host == person.id and (left or self.policy.handover_seconds == 0):
+            happened += self._hand_over()
+        self._forget_if_unneeded(person)
+        return happened
+
+    def disconnect_everyone(self, now: float) -> list[AppEvent]:
+        """Every connection is gone at once: a table restored in a new process has none."""
+        happened: list[AppEvent] = []
+        for person in list(self.people.values()):
+            if person.connected:
+                happened += self.drop(person.id, now, left=False)
+        return happened
+
+    def host_hand_over_at(self) -> float | None:
+        """When a disconnected host's grace runs out (None: no hand-over is waiting)."""
+        host = self.host_person()
+        if host is None or host.disconnected_at is None:
+            return None
+        return host.disconnected_at + self.policy.handover_seconds
+
+    def hand_over_if_gone(self, now: float) -> list[AppEvent]:
+        """A host disconnected for the grace period passes the role on."""
+        when = self.host_hand_over_at()
+        if when is None or now < when - HANDOVER_EARLY_SECONDS:
+            return []
+        return self._hand_over()
+
+    def _hand_over(self) -> list[AppEvent]:
+        """The connected person present longest becomes host; with nobody connected, the
+        next person in will."""
+        old = self.host_person()
+        candidates = self.connected()
+        new = min(candidates, key=lambda p: p.connected_since) if candidates else None
+        self.host = new.id if new is not None else None
+        if old is not None:
+            self._forget_if_unneeded(old)
+        if new is None or new is old:
+            return []
+        return [events.Host(new.id)]
+
+    def _forget_if_unneeded(self, person: Person) -> None:
+        """A gone spectator leaves no trace, so strangers reconnecting cannot fill memory."""
+        if person.connected or person.id == self.host or self.seat_of(person.id) is not None:
+            return
+        self.people.pop(person.id, None)
+        self._by_token.pop(person.token_hash, None)
+
+    def _connected_person(self, person_id: str) -> Person:
+        person = self.people.get(person_id)
+        if person is None or not person.connected:
+            raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
+        return person
+
+    # ---- between games -----------------------------------------------------------------
+
+    def sit(self, person_id: str, seat: int | None, now: float) -> Done:
+        """Sit in `seat` (None: the seat already held, else the first free one)."""
+        person = self._connected_person(person_id)
+        self._check_between_games()
+        current = self.seat_of(person.id)
+        wanted = seat
+        if wanted is None:
+            wanted = current if current is not None else self._free_seat()
+        self._check_seat_number(wanted)
+        if wanted == current:
+            return Done([], {"seat": current})
+        if self.seats[wanted] is not None:
+            raise ProtocolError(ErrorCode.SEAT_TAKEN, "that seat is taken")
+        happened: list[AppEvent] = []
+        if current is not None:
+            self.seats[current] = None
+            happened.append(events.Stand(person.id, current))
+        self._reopen()
+        self.seats[wanted] = person.id
+        happened.append(events.Sit(person.id, wanted, person.name))
+        return Done(happened, {"seat": wanted})
+
+    def stand(self, person_id: str, now: float) -> Done:
+        person = self._connected_person(person_id)
+        self._check_between_games()
+        seat = self.seat_of(person.id)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
+        self._reopen()
+        self.seats[seat] = None
+        return Done([events.Stand(person.id, seat)])
+
+    def add_bot(self, person_id: str, level: Level, now: float) -> Done:
+        self._check_host(person_id)
+        self._check_between_games()
+        seat = self._free_seat()
+        bot = TableBot(f"b{self._next_bot}", level, f"{level.capitalize()} bot")
+        self._next_bot += 1
+        self._reopen()
+        self.bots[bot.id] = bot
+        self.seats[seat] = bot.id
+        return Done([events.BotAdded(seat, bot.level, bot.name)], {"seat": seat})
+
+    def remove(self, person_id: str, seat: int, now: float) -> Done:
+        self._check_host(person_id)
+        self._check_between_games()
+        self._check_seat_number(seat)
+        occupant = self.occupant(seat)
+        if occupant is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "that seat is empty")
+        self._reopen()
+        self.seats[seat] = None
+        if isinstance(occupant, TableBot):
+            del self.bots[occupant.id]
+            return Done([events.Remove(seat, None)])
+        self._forget_if_unneeded(occupant)
+        return Done([events.Remove(seat, occupant.id)])
+
+    def set_rules(self, person_id: str, changes: dict[str, Any], now: float) -> Done:
+        """Merges the house rules the host sent into the room's."""
+        self._check_host(person_id)
+        self._check_between_games()
+        rules = merged_rules(self.rules, changes)
+        self.rules = rules
+        self._reopen()
+        return Done([events.RulesChanged(rules.to_dict())], {"rules": rules.to_dict()})
+
+    def start(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
+        self._check_host(person_id)
+        if self.phase != "lobby":
+            message = "start is for the lobby: rematch after a game"
+            raise ProtocolError(ErrorCode.WRONG_PHASE, message)
+        return self._deal(now, seed, rematch=False)
+
+    def rematch(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
+        """The same seats again; the first flipper moves on one seat."""
+        self._check_host(person_id)
+        if self.phase != "over":
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "rematch follows a finished game")
+        return self._deal(now, seed, rematch=True)
+
+    def _deal(self, now: float, seed: int | None, *, rematch: bool) -> Done:
+        seated = [occupant for occupant in self.seats if occupant is not None]
+        try:
+            check_players(len(seated))  # the engine is the judge of how many can play
+        except ValueError:
+            message = f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} seated"
+            raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, message) from None
+        first = (self.first + 1) % len(seated) if self.games else 0
+        seed = secrets.randbits(64) if seed is None else seed  # nobody can predict a deck
+        game = Game.deal(len(seated), rules=self.rules, seed=seed, first=first, now=now)
+        self.seats = seated + [None] * (MAX_SEATS - len(seated))  # compact: game seat = room seat
+        self.first, self.game = first, game
+        self.games += 1
+        self.phase = "playing"
+        self.turn_started_at = now
+        return Done([events.Start(self.games, first, rematch)], {"game": self.games})
+
+    # ---- the game: one path for people, bots and the autopilot ------------------------
+
+    def play_as(self, person_id: str, action: Action, pile_id: int | None, now: float) -> Done:
+        """A person's flip or slap, from their own seat."""
+        person = self._connected_person(person_id)
+        seat = self.seat_of(person.id)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
+        if pile_id is not None and self.game is not None and pile_id > self.game.pile_id:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "no such pile yet: send the pile you see")
+        return Done(self.play(seat, action, pile_id, now))
+
+    def play(
+        self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
+    ) -> list[AppEvent]:
+        """Seat `seat` flips or slaps at `now`; the engine judges (IllegalAction: refused)."""
+        game = self.game
+        if game is None:
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "no game is on")
+        # Judged and applied in one synchronous engine call: a refusal changes nothing.
+        happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
+        if any(e.kind != "late" for e in happened):
+            self.turn_started_at = now
+        self._end_if_over()
+        return [GameEvent(e, now, auto) for e in happened]
+
+    def tick(self, now: float) -> list[AppEvent]:
+        """A freeze ended or the time limit came: the engine's clock catches up."""
+        if self.phase != "playing" or self.game is None:
+            return []
+        happened = self.game.tick(now)
+        self._end_if_over()
+        return [GameEvent(e, now) for e in happened]
+
+    def abandon(self, now: float) -> list[AppEvent]:
+        """Ends a game nobody at the table can play any more (every seat still in is a person
+        who is gone); nothing if someone still can."""
+        if self.phase != "playing" or self.anyone_can_play():
+            return []
+        self._reopen()
+        return [events.Abandon(self.games)]
+
+    def _end_if_over(self) -> None:
+        if self.game is not None and self.game.over and self.phase == "playing":
+            self.phase = "over"
+
+    # ---- checks ------------------------------------------------------------------------
+
+    def _check_host(self, person_id: str) -> None:
+        self._connected_person(person_id)
+        if person_id != self.host:
+            raise ProtocolError(ErrorCode.NOT_HOST, "only the host can do that")
+
+    def _check_between_games(self) -> None:
+        if self.phase == "playing":
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "not during a game")
+
+    @staticmethod
+    def _check_seat_number(seat: int) -> None:
+        if not 0 <= seat < MAX_SEATS:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, f"seat: a seat is 0 to {MAX_SEATS - 1}")
+
+    def _free_seat(self) -> int:
+        for seat, occupant in enumerate(self.seats):
+            if occupant is None:
+                return seat
+        raise ProtocolError(ErrorCode.NO_FREE_SEAT, "every seat is taken")
+
+    def _reopen(self) -> None:
+        """A change after a game takes the room back to the lobby, clearing the old table."""
+        self.phase, self.game = "lobby", None
+
+    # ---- snapshots ---------------------------------------------------------------------
+
+    def to_dict(self, now: float) -> dict[str, Any]:
+        """The table at `now` as JSON-able data: times in seconds relative to `now`,
+        tokens only as hashes. Timers are not stored: they follow from this state."""
+        return {
+            "schema": SCHEMA_VERSION,
+            "code": self.code,
+            "version": self.version,
+            "phase": self.phase,
+            "rules": self.rules.to_dict(),
+            "games": self.games,
+            "first": self.first,
+            "seats": list(self.seats),
+            "people": [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "token_sha256": p.token_hash,
+                    "connected_for": now - p.connected_since,
+                    "gone_for": None if p.disconnected_at is None else now - p.disconnected_at,
+                }
+                for p in self.people.values()
+            ],
+            "host": self.host,
+            "bots": [{"id": b.id, "level": b.level, "name": b.name} for b in self.bots.values()],
+            "next_bot": self._next_bot,
+            "turn_started_ago": now - self.turn_started_at,
+            "game": None if self.game is None else _game_snapshot(self.game, now),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], now: float, policy: Policy | None = None) -> Table:
+        """The table `to_dict` wrote down, continuing at `now` on this process's clock."""
+        if data.get("schema") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
+        table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
+        table.version = int(data["version"])
+        phase = data["phase"]
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}")
+        table.phase = phase
+        table.games, table.first = int(data["games"]), int(data["first"])
+        seats = list(data["seats"])
+        if len(seats) != MAX_SEATS:
+            raise ValueError(f"a table has {MAX_SEATS} seats, not {len(seats)}")
+        for p in data["people"]:
+            gone = p["gone_for"]
+            person = Person(
+                str(p["id"]),
+                str(p["name"]),
+                str(p["token_sha256"]),
+                now - float(p["connected_for"]),
+                None if gone is None else now - float(gone),
+            )
+            table.people[person.id] = person
+            table._by_token[person.token_hash] = person.id
+        for b in data["bots"]:
+            level = b["level"]
+            if level not in ("easy", "normal", "hard"):
+                raise ValueError(f"unknown bot level {level!r}")
+            table.bots[str(b["id"])] = TableBot(str(b["id"]), level, str(b["name"]))
+        known = table.people.keys() | table.bots.keys()
+        if any(s is not None and s not in known for s in seats):
+            raise ValueError("a seat holds somebody the snapshot does not know")
+        table.seats = seats
+        host = data["host"]
+        if host is not None and host not in table.people:
+            raise ValueError("the host is not among the people")
+        table.host = host
+        table._next_bot = int(data["next_bot"])
+        table.turn_started_at = now - float(data["turn_started_ago"])
+        game = data["game"]
+        table.game = None if game is None else Game.from_dict(_game_times(game, now))
+        if (table.game is None) != (phase == "lobby"):
+            raise ValueError("a game is on in the playing and over phases only")
+        return table
+
+
+# The engine's snapshot times (`now` of its clock), each moved by the same offset.
+_GAME_TIMES = ("now", "deadline", "trigger_since")
+
+
+def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
+    """The engine's snapshot with its times relative to `now`. A freeze that ended by the
+    game's own clock is written as ending at that clock: the engine starts every seat
+    "frozen until 0.0" on whatever clock dealt it, which means nothing on another clock."""
+    data = game.to_dict()
+    data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
+    return _game_times(data, -now)
+
+
+def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
+    moved = copy.deepcopy(game)
+    for key in _GAME_TIMES:
+        if moved[key] is not None:
+            moved[key] = moved[key] + offset
+    moved["frozen_until"] = [when + offset for when in moved["frozen_until"]]
+    return moved
+
+
+def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
+    """`rules` with the fields a client sent; only `time_limit` may be null (no limit)."""
+    if any(value is None for key, value in changes.items() if key != "time_limit"):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
+    try:
+        return Rules.from_dict({**rules.to_dict(), **changes})
+    except ValueError as exc:
+        raise ProtocolError(ErrorCode.BAD_RULES, str(exc)[:200]) from None
+
+
+__all__ = [
+    "BETWEEN_GAMES",
+    "MAX_SEATS",
+    "PHASES",
+    "Done",
+    "Joined",
+    "Person",
+    "Phase",
+    "Policy",
+    "Table",
+    "TableBot",
+    "Who",
+    "merged_rules",
+    "token_hash",
+]

@@ -1,0 +1,132 @@
+"""The RoomStore seam: a room written to a store comes back in another Rooms (as in another
+process) and carries on: its people return with their tokens, its timers run again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+
+from app import protocol
+from app.config import Settings
+from app.rooms import Rooms
+from app.store import MemoryStore, RoomStore
+
+WAIT = 10.0  # seconds: generous, the machine is shared
+
+
+class Recorder:
+    """A transport that keeps what each connection was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any, str | None]] = []
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
+        self.sent.append((event, data, to))
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+    def welcome(self, sid: str) -> dict[str, Any]:
+        return next(d for e, d, to in reversed(self.sent) if e == "welcome" and to == sid)
+
+
+def settings(**overrides: Any) -> Settings:
+    return Settings(allowed_origins=["http://127.0.0.1"], **overrides)
+
+
+async def until(condition: Any) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_the_memory_store_keeps_copies_of_json_only() -> None:
+    store: RoomStore = MemoryStore()
+    await store.save("ABCDEF", {"a": [1, 2]})
+    loaded = await store.load("ABCDEF")
+    assert loaded == {"a": [1, 2]}
+    loaded["a"].append(3)
+    assert await store.load("ABCDEF") == {"a": [1, 2]}  # a copy, as a database gives
+    assert await store.codes() == ["ABCDEF"] and await store.load("ZZZZZZ") is None
+    with pytest.raises(ValueError):
+        await store.save("NANNAN", {"x": float("nan")})
+    await store.delete("ABCDEF")
+    assert await store.codes() == [] and await store.load("ABCDEF") is None
+
+
+async def a_game_saved(store: MemoryStore, **options: Any) -> tuple[str, str, int]:
+    """Ann (seat 0, host) and an easy bot play; the room is saved and its process ends.
+    Returns the room code, Ann's token and the saved version."""
+    rooms = Rooms(settings(**options), Recorder(), store=store)
+    room = rooms.create()
+    transport = rooms.transport
+    assert isinstance(transport, Recorder)
+    await room.join("sid-ann", "Ann", None)
+    token = transport.welcome("sid-ann")["token"]
+    assert (await room.act("sid-ann", "sit", protocol.Sit(seat=0), 0.0))["ok"]
+    assert (await room.act("sid-ann", "add_bot", protocol.AddBot(level="easy"), 0.0))["ok"]
+    assert (await room.act("sid-ann", "start", protocol.Start(), time.monotonic()))["ok"]
+    await rooms.save(room)
+    version = room.version
+    rooms.close_all()
+    return room.code, token, version
+
+
+async def test_a_restored_room_keeps_its_game_and_takes_its_people_back_by_token() -> None:
+    store = MemoryStore()
+    code, token, version = await a_game_saved(store)
+    snapshot = await store.load(code)
+    assert snapshot is not None and token not in json.dumps(snapshot)
+    transport = Recorder()
+    rooms = Rooms(settings(), transport, store=store)
+    room = await rooms.restore(code)
+    assert room is not None and rooms.get(code.lower()) is room
+    assert room.phase == "playing" and room.games == 1
+    assert room.version == version + 1  # everyone's connection dropped: a change of its own
+    assert room.connected() == [] and room.seats[0] is not None
+    person, replaced = await room.join("sid-new", "Ann", token)
+    assert replaced is None and room.seats[0] is person and person.connected
+    assert transport.welcome("sid-new")["token"] == token
+    assert await rooms.restore(code) is room  # already open here
+    assert await rooms.restore("ZZZZZZ") is None
+    rooms.close_all()
+
+
+async def test_a_restored_room_rebuilds_its_timers_from_the_state() -> None:
+    store = MemoryStore()
+    fast = {"disconnected_autoflip_seconds": 0.05, "bot_time_scale": 0.02}
+    code, _, version = await a_game_saved(store, **fast)
+    rooms = Rooms(settings(**fast), Recorder(), store=store)
+    room = await rooms.restore(code)
+    assert room is not None
+    # Nobody is connected and nobody acts: the autopilot flips for Ann, the bot plays on.
+    await until(lambda: room.version > version + 5)
+    rooms.close_all()
+
+
+async def test_a_host_whose_connection_a_restore_cost_hands_over_after_the_grace() -> None:
+    store = MemoryStore()
+    code, _, _ = await a_game_saved(store)
+    rooms = Rooms(settings(host_handover_seconds=1.0), Recorder(), store=store)
+    room = await rooms.restore(code)
+    assert room is not None
+    bob, _ = await room.join("sid-bob", "Bob", None)  # watches
+    ann = room.host
+    assert ann is not None and ann is not bob and not ann.connected
+    await until(lambda: room.host is bob)
+    rooms.close_all()
+
+
+async def test_a_snapshot_of_another_room_is_refused() -> None:
+    store = MemoryStore()
+    code, _, _ = await a_game_saved(store)
+    await store.save("OTHER1", await store.load(code) or {})
+    rooms = Rooms(settings(), Recorder(), store=store)
+    with pytest.raises(ValueError, match="OTHER1"):
+        await rooms.restore("OTHER1")
+    assert rooms.get("OTHER1") is None and len(rooms) == 0

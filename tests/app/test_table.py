@@ -1,0 +1,386 @@
+"""The Table alone, with no server: every command's happy path and refusal (a refusal changes
+nothing), host hand-over, the lobby/playing/over transitions, rematch rotation, snapshots."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app import events
+from app.errors import ErrorCode, ProtocolError
+from app.events import GameEvent
+from app.protocol import COMMANDS, AddBot, Empty, Remove, RulesUpdate, Sit, Slap
+from app.table import Policy, Table, TableBot, token_hash
+from engine import IllegalAction, Rules
+
+GRACE = 10.0
+
+
+def new_table(**policy: Any) -> Table:
+    return Table(
+        "ROOM01", Rules(freeze_seconds=1.0), Policy(**{"handover_seconds": GRACE, **policy})
+    )
+
+
+def join(table: Table, name: str, now: float = 0.0) -> str:
+    joined = table.join(name, None, now, new_id=f"p-{name}", new_token=f"token-{name}")
+    return joined.person.id
+
+
+def kinds(happened: list[Any]) -> list[str]:
+    return [e.kind for e in happened]
+
+
+def refused(table: Table, code: str, command: Any, *args: Any, **kwargs: Any) -> None:
+    """`command` is refused with `code` and the table is exactly as before."""
+    before = table.to_dict(0.0)
+    with pytest.raises((ProtocolError, IllegalAction)) as caught:
+        command(*args, **kwargs)
+    assert caught.value.code == code
+    assert table.to_dict(0.0) == before
+
+
+def lobby_of_two() -> tuple[Table, str, str]:
+    table = new_table()
+    ann, bob = join(table, "Ann"), join(table, "Bob")
+    table.sit(ann, None, 0.0)
+    table.sit(bob, None, 0.0)
+    return table, ann, bob
+
+
+def play_to_the_end(table: Table, now: float = 1.0) -> float:
+    """Plays the game on: the seat to flip flips, the next seat slaps every trigger."""
+    game = table.game
+    assert game is not None
+    for _ in range(100_000):
+        if game.over:
+            return now
+        now += 2.0  # past any freeze
+        if game.slap_open:
+            seat = next(s for s in range(game.players) if not game.is_out(s))
+            table.play(seat, "slap", game.pile_id, now)
+        elif game.next_to_play is not None:
+            table.play(game.next_to_play, "flip", None, now)
+    raise AssertionError("the game never ended")
+
+
+# ---- people ----------------------------------------------------------------------------
+
+
+def test_the_first_person_in_is_host_and_a_token_brings_the_same_person_back() -> None:
+    table = new_table()
+    joined = table.join("Ann", None, 0.0, new_id="p1", new_token="secret")
+    assert kinds(joined.events) == ["join"] and table.host == "p1" and not joined.returning
+    table.sit("p1", 3, 0.0)
+    table.drop("p1", 1.0, left=False)
+    back = table.join("Annie", "secret", 2.0)
+    assert back.person.id == "p1" and back.returning and back.token == "secret"
+    assert back.events == [events.Reconnect("p1", 3)]
+    assert table.people["p1"].name == "Annie" and table.people["p1"].connected
+
+
+def test_an_unknown_token_is_a_new_person_and_a_full_room_refuses_more() -> None:
+    table = new_table(max_people=2)
+    join(table, "Ann")
+    stranger = table.join("Eve", "forged", 0.0)
+    assert not stranger.returning and stranger.token != "forged"
+    refused(table, ErrorCode.ROOM_FULL, table.join, "Cy", None, 0.0)
+
+
+def test_leaving_the_lobby_frees_the_seat_and_a_gone_spectator_is_forgotten() -> None:
+    table, _ann, bob = lobby_of_two()
+    cy = join(table, "Cy")
+    assert kinds(table.drop(bob, 1.0, left=True)) == ["stand", "leave"]
+    assert table.seat_of(bob) is None and bob not in table.people
+    assert kinds(table.drop(cy, 1.0, left=False)) == ["disconnect"]
+    assert cy not in table.people  # a spectator leaves no trace
+    refused(table, ErrorCode.NO_ROOM, table.drop, cy, 2.0, left=False)
+
+
+def test_leaving_mid_game_keeps_the_seat() -> None:
+    table, ann, bob = lobby_of_two()
+    table.start(ann, 0.0, seed=1)
+    assert table.drop(bob, 1.0, left=True) == [events.Leave(bob, 1)]
+    assert table.seats[1] == bob and table.phase == "playing"
+
+
+# ---- host hand-over --------------------------------------------------------------------
+
+
+def test_a_disconnected_host_hands_over_after_the_grace_to_the_longest_present() -> None:
+    table = new_table()
+    ann, bob, cy = join(table, "Ann", 0.0), join(table, "Bob", 1.0), join(table, "Cy", 2.0)
+    assert kinds(table.drop(ann, 5.0, left=False)) == ["disconnect"]
+    assert table.host == ann and table.host_hand_over_at() == 5.0 + GRACE
+    assert table.hand_over_if_gone(5.0 + GRACE - 1.0) == []
+    # A timer that fires a hair early still hands over.
+    early = 5.0 + GRACE - 0.001  # a millisecond early, as the loop's timers can be
+    assert table.hand_over_if_gone(early) == [events.Host(bob)]
+    assert table.host == bob and ann not in table.people  # a gone spectator is forgotten
+    del cy
+
+
+def test_a_host_who_leaves_hands_over_at_once_and_an_empty_room_waits_for_the_next() -> None:
+    table = new_table()
+    ann, bob = join(table, "Ann", 0.0), join(table, "Bob", 1.0)
+    assert kinds(table.drop(ann, 2.0, left=True)) == ["leave", "host"] and table.host == bob
+    assert kinds(table.drop(bob, 3.0, left=True)) == ["leave"] and table.host is None
+    cy = join(table, "Cy", 4.0)
+    assert table.host == cy
+
+
+def test_a_late_join_hands_over_from_a_host_gone_past_the_grace() -> None:
+    table = new_table()
+    ann = join(table, "Ann", 0.0)
+    table.sit(ann, 0, 0.0)
+    table.drop(ann, 1.0, left=False)
+    joined = table.join("Bob", None, 1.0 + GRACE + 1.0, new_id="p-Bob", new_token="t")
+    assert kinds(joined.events) == ["join", "host"] and table.host == "p-Bob"
+    assert ann in table.people  # seated: kept for when she comes back
+
+
+def test_with_no_grace_a_disconnected_host_hands_over_at_once() -> None:
+    table = new_table(handover_seconds=0.0)
+    ann, bob = join(table, "Ann"), join(table, "Bob", 1.0)
+    assert kinds(table.drop(ann, 2.0, left=False)) == ["disconnect", "host"]
+    assert table.host == bob
+
+
+# ---- between games ---------------------------------------------------------------------
+
+
+def test_sit_moves_a_seated_person_and_refuses_a_taken_seat() -> None:
+    table, ann, bob = lobby_of_two()
+    assert table.sit(ann, 5, 0.0).events == [events.Stand(ann, 0), events.Sit(ann, 5, "Ann")]
+    assert table.sit(ann, 5, 0.0).events == []  # already there: nothing to tell
+    assert table.sit(ann, None, 0.0).reply == {"seat": 5}
+    refused(table, ErrorCode.SEAT_TAKEN, table.sit, bob, 5, 0.0)
+
+
+def test_sit_refuses_when_every_seat_is_taken_and_during_a_game() -> None:
+    table = new_table()
+    host = join(table, "Ann")
+    for _ in range(8):
+        table.add_bot(host, "easy", 0.0)
+    refused(table, ErrorCode.NO_FREE_SEAT, table.sit, host, None, 0.0)
+    refused(table, ErrorCode.NO_FREE_SEAT, table.add_bot, host, "hard", 0.0)
+    table, ann, _bob = lobby_of_two()
+    table.start(ann, 0.0, seed=1)
+    refused(table, ErrorCode.WRONG_PHASE, table.sit, join(table, "Cy"), None, 0.0)
+
+
+def test_stand_frees_the_seat_and_refuses_a_spectator() -> None:
+    table, _ann, bob = lobby_of_two()
+    assert table.stand(bob, 0.0).events == [events.Stand(bob, 1)]
+    refused(table, ErrorCode.NOT_SEATED, table.stand, bob, 0.0)
+
+
+def test_the_host_adds_and_removes_bots_and_people() -> None:
+    table, ann, bob = lobby_of_two()
+    added = table.add_bot(ann, "hard", 0.0)
+    assert added.events == [events.BotAdded(2, "hard", "Hard bot")] and added.reply == {"seat": 2}
+    bot = table.occupant(2)
+    assert isinstance(bot, TableBot) and bot.level == "hard"
+    assert table.remove(ann, 2, 0.0).events == [events.Remove(2, None)]
+    assert bot.id not in table.bots
+    assert table.remove(ann, 1, 0.0).events == [events.Remove(1, bob)]
+    assert bob in table.people and table.seat_of(bob) is None  # connected: a spectator now
+    refused(table, ErrorCode.NOT_SEATED, table.remove, ann, 1, 0.0)
+    refused(table, ErrorCode.NOT_HOST, table.add_bot, bob, "easy", 0.0)
+    refused(table, ErrorCode.NOT_HOST, table.remove, bob, 0, 0.0)
+
+
+def test_the_host_changes_the_rules_and_bad_ones_change_nothing() -> None:
+    table, ann, bob = lobby_of_two()
+    done = table.set_rules(ann, {"penalty": "give", "time_limit": None}, 0.0)
+    assert table.rules.penalty == "give" and done.reply == {"rules": table.rules.to_dict()}
+    assert kinds(done.events) == ["rules"]
+    refused(table, ErrorCode.BAD_RULES, table.set_rules, ann, {"triggers": []}, 0.0)
+    refused(table, ErrorCode.BAD_REQUEST, table.set_rules, ann, {"penalty": None}, 0.0)
+    refused(table, ErrorCode.NOT_HOST, table.set_rules, bob, {"decks": 2}, 0.0)
+
+
+# ---- lobby, playing, over --------------------------------------------------------------
+
+
+def test_start_needs_two_seated_compacts_the_seats_and_locks_the_lobby() -> None:
+    table = new_table()
+    ann, bob = join(table, "Ann"), join(table, "Bob")
+    table.sit(ann, 4, 0.0)
+    refused(table, ErrorCode.TOO_FEW_PLAYERS, table.start, ann, 0.0, seed=1)
+    table.sit(bob, 6, 0.0)
+    refused(table, ErrorCode.NOT_HOST, table.start, bob, 0.0, seed=1)
+    done = table.start(ann, 3.0, seed=1)
+    assert done.events == [events.Start(1, 0, False)] and done.reply == {"game": 1}
+    assert table.phase == "playing" and table.seats[:3] == [ann, bob, None]
+    assert table.game is not None and table.game.players == 2 and table.turn_started_at == 3.0
+    refused(table, ErrorCode.WRONG_PHASE, table.start, ann, 0.0, seed=1)
+    refused(table, ErrorCode.WRONG_PHASE, table.rematch, ann, 0.0, seed=1)
+    refused(table, ErrorCode.WRONG_PHASE, table.add_bot, ann, "easy", 0.0)
+    refused(table, ErrorCode.WRONG_PHASE, table.stand, bob, 0.0)
+
+
+def test_a_game_ends_over_then_any_lobby_change_reopens_the_lobby() -> None:
+    table, ann, _bob = lobby_of_two()
+    table.start(ann, 0.0, seed=7)
+    play_to_the_end(table)
+    assert table.phase == "over" and table.game is not None and table.game.winner is not None
+    refused(table, ErrorCode.WRONG_PHASE, table.start, ann, 0.0, seed=1)
+    table.add_bot(ann, "easy", 0.0)
+    assert table.phase == "lobby" and table.game is None
+
+
+def test_rematch_deals_the_same_seats_with_the_first_flipper_moved_on() -> None:
+    table = new_table()
+    ann = join(table, "Ann")
+    table.sit(ann, None, 0.0)
+    table.add_bot(ann, "easy", 0.0)
+    table.add_bot(ann, "hard", 0.0)
+    refused(table, ErrorCode.WRONG_PHASE, table.rematch, ann, 0.0, seed=1)
+    table.start(ann, 0.0, seed=1)
+    firsts = [table.first]
+    for game in (2, 3, 4):
+        play_to_the_end(table)
+        done = table.rematch(ann, 0.0, seed=game)
+        assert done.events == [events.Start(game, table.first, True)]
+        firsts.append(table.first)
+    assert firsts == [0, 1, 2, 0] and table.games == 4
+
+
+def test_playing_refuses_spectators_future_piles_and_the_wrong_turn() -> None:
+    table, ann, bob = lobby_of_two()
+    refused(table, ErrorCode.WRONG_PHASE, table.play_as, ann, "flip", None, 0.0)
+    table.start(ann, 0.0, seed=3)
+    cy = join(table, "Cy")
+    refused(table, ErrorCode.NOT_SEATED, table.play_as, cy, "flip", None, 1.0)
+    refused(table, ErrorCode.BAD_REQUEST, table.play_as, ann, "slap", 5, 1.0)
+    refused(table, ErrorCode.NOT_YOUR_TURN, table.play_as, bob, "flip", None, 1.0)
+    done = table.play_as(ann, "flip", None, 1.0)
+    [flip] = done.events
+    assert isinstance(flip, GameEvent) and flip.kind == "flip" and table.turn_started_at == 1.0
+    assert flip.to_dict()["auto"] is False
+
+
+def test_a_game_nobody_can_play_is_abandoned_but_not_one_with_a_bot() -> None:
+    table, ann, bob = lobby_of_two()
+    table.start(ann, 0.0, seed=1)
+    table.drop(ann, 1.0, left=True)
+    assert table.abandon(2.0) == []  # Bob can still play
+    table.drop(bob, 2.0, left=True)
+    assert table.abandon(3.0) == [events.Abandon(1)]
+    assert table.phase == "lobby" and table.game is None
+    table = new_table()
+    ann = join(table, "Ann")
+    table.sit(ann, None, 0.0)
+    table.add_bot(ann, "easy", 0.0)
+    table.start(ann, 0.0, seed=1)
+    table.drop(ann, 1.0, left=False)
+    assert table.abandon(2.0) == [] and table.phase == "playing"
+
+
+# ---- the registry says what the Table judges -------------------------------------------
+
+PAYLOADS = {
+    "sit": Sit(seat=None),
+    "stand": Empty(),
+    "add_bot": AddBot(level="easy"),
+    "remove": Remove(seat=1),
+    "rules": RulesUpdate(freeze_seconds=1),
+    "start": Empty(),
+    "rematch": Empty(),
+    "flip": Empty(),
+    "slap": Slap(pile_id=0),
+    "leave": Empty(),
+}
+
+
+def in_phase(phase: str) -> tuple[Table, str, str, str]:
+    """A table in `phase` with host Ann (seat 0), Bob (seat 1) and Cy watching."""
+    table, ann, bob = lobby_of_two()
+    cy = join(table, "Cy")
+    if phase != "lobby":
+        table.start(ann, 0.0, seed=7)
+    if phase == "over":
+        play_to_the_end(table)
+    return table, ann, bob, cy
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("phase", ["lobby", "playing", "over"])
+def test_the_registry_says_who_may_send_each_event_and_when_as_the_table_judges(
+    name: str, phase: str
+) -> None:
+    command = COMMANDS[name]
+    payload = PAYLOADS[name]
+    table, ann, bob, cy = in_phase(phase)
+    if phase not in command.phases:
+        # After a game the engine itself says why nobody plays: the game is over.
+        over = name in ("flip", "slap") and phase == "over"
+        code = ErrorCode.GAME_OVER if over else ErrorCode.WRONG_PHASE
+        refused(table, code, command.handler, table, ann, payload, 50_000.0)
+        return
+    if command.who == "host":
+        refused(table, ErrorCode.NOT_HOST, command.handler, table, bob, payload, 0.0)
+    if command.who == "seated":
+        refused(table, ErrorCode.NOT_SEATED, command.handler, table, cy, payload, 0.0)
+    if command.who == "anyone":
+        command.handler(table, cy, payload, 0.0)  # a spectator may
+
+
+# ---- snapshots -------------------------------------------------------------------------
+
+
+def through_json(snapshot: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(snapshot, allow_nan=False))
+    return data
+
+
+def test_a_snapshot_holds_no_token_and_a_token_still_works_after_a_restore() -> None:
+    table = new_table()
+    table.join("Ann", None, 0.0, new_id="p1", new_token="the-secret-token")
+    table.sit("p1", 0, 0.0)
+    table.drop("p1", 1.0, left=False)
+    snapshot = table.to_dict(2.0)
+    assert "the-secret-token" not in json.dumps(snapshot)
+    assert snapshot["people"][0]["token_sha256"] == token_hash("the-secret-token")
+    restored = Table.from_dict(through_json(snapshot), 900.0, table.policy)
+    back = restored.join("Ann", "the-secret-token", 901.0)
+    assert back.returning and back.person.id == "p1" and restored.seat_of("p1") == 0
+
+
+def test_a_restore_under_another_clock_continues_freezes_hand_overs_and_the_turn() -> None:
+    table, ann, _bob = lobby_of_two()
+    table.add_bot(ann, "normal", 0.0)
+    table.start(ann, 100.0, seed=5)
+    game = table.game
+    assert game is not None
+    slapper = next(s for s in range(3) if s != game.next_to_play and not game.slap_open)
+    table.play(slapper, "slap", game.pile_id, 100.0)  # a false slap: frozen for 1 s
+    table.drop(ann, 100.0, left=False)
+    snapshot = through_json(table.to_dict(100.25))
+    restored = Table.from_dict(snapshot, 5000.0, table.policy)
+    assert restored.to_dict(5000.0) == snapshot
+    restored_game = restored.game
+    assert restored_game is not None
+    assert restored_game.frozen_until(slapper) == pytest.approx(5000.75)
+    assert restored.turn_started_at == pytest.approx(4999.75)
+    assert restored.host_hand_over_at() == pytest.approx(5000.0 - 0.25 + GRACE)
+    bot = next(b for b in restored.bots.values())
+    assert (bot.level, bot.name) == ("normal", "Normal bot")
+    with pytest.raises(IllegalAction) as frozen:
+        restored.play(slapper, "slap", restored_game.pile_id, 5000.5)
+    assert frozen.value.code == "frozen"
+    restored.play(slapper, "slap", restored_game.pile_id, 5000.8)  # thawed
+
+
+def test_a_snapshot_of_another_schema_or_inconsistent_data_is_refused() -> None:
+    table, _ann, _bob = lobby_of_two()
+    snapshot = table.to_dict(0.0)
+    with pytest.raises(ValueError, match="schema"):
+        Table.from_dict({**snapshot, "schema": 99}, 0.0)
+    with pytest.raises(ValueError, match="seat"):
+        Table.from_dict({**snapshot, "seats": ["nobody"] + [None] * 7}, 0.0)
+    with pytest.raises(ValueError, match="game"):
+        Table.from_dict({**snapshot, "phase": "playing"}, 0.0)
