@@ -136,10 +136,11 @@ function startRoomPage() {
     });
   }
 
-  // A phone waking up or a tab coming back: rejoin now instead of waiting for a backoff.
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && connection && !gateOpen()) connection.wake();
-  });
+  // A phone waking up, a tab coming back or the network returning: rejoin now instead of
+  // waiting for the reconnection back-off (up to seconds) to run out.
+  const wake = () => connection && !gateOpen() && connection.wake();
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
+  window.addEventListener("online", wake);
 
   wireLobby({ act, leave, getState: () => store.get() });
   wirePreferences(sound);

@@ -43,6 +43,7 @@ const MESSAGES = {
   "status.connecting": "connecting...",
   "status.disconnected": "disconnected",
   "status.title": "Connection: {status}",
+  "offline.reconnecting": "Connection lost, reconnecting...",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
