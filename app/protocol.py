@@ -198,6 +198,8 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
+    # One emoji (app.table.clean_avatar); anything else is dropped, not refused.
+    avatar: Annotated[str, Field(max_length=64)] | None = None
 
 
 def parse_auth(auth: Any) -> Auth:
@@ -239,6 +241,7 @@ class SeatState(TypedDict):
     seat: int
     player: str | None
     name: str
+    avatar: str | None
     bot: str | None
     connected: bool
     cards: int
@@ -250,6 +253,12 @@ class Spectator(TypedDict):
     player: str
     name: str
     connected: bool
+
+
+class MatchScore(TypedDict):
+    player: str | None  # None: a bot
+    name: str
+    wins: int
 
 
 class Pile(TypedDict):
@@ -277,6 +286,9 @@ class Seen(TypedDict):
     win_reason: str | None
     stats: list[dict[str, Any]]
     rules: dict[str, Any]
+    players_needed: int
+    places: list[int]
+    match: list[MatchScore]
 
 
 class State(Seen):

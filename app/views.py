@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.protocol import Pile, SeatState, Seen, Spectator, State, You
+from app.protocol import MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
 
 
@@ -57,6 +57,12 @@ def _seen_from(table: Table, seat: int | None) -> Seen:
         "win_reason": view["win_reason"] if view is not None else None,
         "stats": view["stats"] if view is not None else [],
         "rules": view["rules"] if view is not None else table.rules.to_dict(),
+        "players_needed": table.players_needed(),
+        "places": table.places(),
+        "match": [
+            MatchScore(player=i if i in table.people else None, name=name, wins=wins)
+            for i, name, wins in table.match_score()
+        ],
     }
 
 
@@ -71,6 +77,7 @@ def _seat(
         "seat": seat,
         "player": person.id if person is not None else None,
         "name": occupant.name,
+        "avatar": person.avatar if person is not None else None,
         "bot": bot.level if bot is not None else None,
         "connected": person.connected if person is not None else True,
         "cards": hand["cards"] if hand is not None else 0,
