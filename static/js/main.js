@@ -24,7 +24,8 @@ import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { createSound } from "./sound.js";
-import { loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { buildAvatarPicker } from "./avatars.js";
+import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
@@ -80,6 +81,7 @@ function startRoomPage() {
       room,
       getName: loadName,
       getToken: () => loadToken(room),
+      getAvatar: loadAvatar,
       on: {
         status: setStatus,
         refused,
@@ -145,6 +147,7 @@ function startRoomPage() {
   wireLobby({ act, leave, getState: () => store.get() });
   wirePreferences(sound);
   wireGates();
+  buildAvatarPicker(byId("gate-avatar"));
   setupInput({ store, send, feedback, sound });
   if (loadName()) connect();
   else askName();

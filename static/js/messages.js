@@ -24,6 +24,9 @@ const MESSAGES = {
   "closed.title": "Disconnected",
   "closed.message": "This seat is open in another tab or window, or the server closed the connection.",
   "name.missing": "Type a name so the table knows who you are.",
+  // The avatar picker (avatars.js).
+  "avatar.legend": "Your avatar (optional)",
+  "avatar.none": "None",
   // A lobby action's refusal, led by what was refused.
   "lobby.refused.start": "Can't start yet: {reason}",
   "lobby.refused.rules": "Those house rules won't work: {reason}",
@@ -156,6 +159,8 @@ const MESSAGES = {
   "lobby.waiting": "Waiting for the host to start...",
   "lobby.start.one": "Start game · {count} player",
   "lobby.start.other": "Start game · {count} players",
+  "lobby.start.needs.one": "Start: {count} more player, or add a bot",
+  "lobby.start.needs.other": "Start: {count} more players, or add bots",
   "lobby.watchers": "Watching: {names}",
   "lobby.watchers.more": "Watching: {names} and {more} more",
   // The game-over card (panels.js).
@@ -168,6 +173,13 @@ const MESSAGES = {
   "over.ms": "{ms} ms",
   "over.waiting_for": "Waiting for {name} to deal again...",
   "over.the_host": "the host",
+  "over.place": "{place}.",
+  // The podium's titles and the match score (podium.js).
+  "title.fastest": "Fastest hand · {ms} ms",
+  "title.takes": "Most takes ({count})",
+  "title.false_slaps": "Most wrong slaps ({count})",
+  "match.score": "{name} {wins}",
+  "match.line": "Match: {scores}",
   // The share panel (share.js).
   "share.copied": "Link copied!",
   "share.copy_by_hand": "Select the link and copy it.",

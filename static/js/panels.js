@@ -3,6 +3,7 @@
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords, writeRules } from "./rules.js";
+import { matchLine, podiumRows, winnerTitle } from "./podium.js";
 import { nameTag } from "./seats.js";
 import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
 
@@ -66,10 +67,13 @@ export function renderLobby(state) {
   const host = amHost(state);
   const mine = mySeat(state);
   setText(byId("lobby-status"), lobbyStatus(state, seated, freeSeats));
-  // Seat first: no Start while nobody sits. Whether enough people sit to deal is the
-  // server's call: `start` may come back too_few_players, and the lobby note says so.
-  show(byId("start"), host && seated > 0);
-  setText(byId("start"), countOf("lobby.start", seated));
+  // Seat first: no Start while nobody sits. How many more must sit to deal is the server's
+  // word (players_needed): until then Start says why it cannot start, and is not offered.
+  const needed = state.players_needed ?? 0;
+  const start = byId("start");
+  show(start, host && seated > 0);
+  start.disabled = needed > 0;
+  setText(start, needed > 0 ? countOf("lobby.start.needs", needed) : countOf("lobby.start", seated));
   show(byId("sit"), mine === null && freeSeats > 0);
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
@@ -83,17 +87,18 @@ export function renderLobby(state) {
   show(byId("watchers"), Boolean(watchers));
 }
 
-function statRow(state, stat, winner, fastest) {
-  const row = el("tr");
-  const entry = seatAt(state, stat.seat);
-  const cell = el("td");
-  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
-  row.append(cell);
-  row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
-  row.append(el("td", "", typeof stat.best_ms === "number" ? say("over.ms", { ms: Math.round(stat.best_ms) }) : say("over.no_time")));
-  if (stat.seat === winner) row.classList.add("is-winner");
-  if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
-  return row;
+function podiumRow(row) {
+  const item = el("li", `place${row.place === 1 ? " place--first" : ""}`);
+  item.append(el("span", "place-rank", say("over.place", { place: row.place })));
+  const avatar = el("span", "place-avatar", row.avatar || "");
+  avatar.hidden = !row.avatar;
+  item.append(avatar, nameTag(row.name, row.you, "place-name"), el("span", "place-cards", row.cards));
+  if (row.titles.length) {
+    const titles = el("span", "place-titles");
+    for (const title of row.titles) titles.append(el("span", "place-title", title));
+    item.append(titles);
+  }
+  return item;
 }
 
 export function renderGameOver(state) {
@@ -101,17 +106,13 @@ export function renderGameOver(state) {
   const opening = over && byId("over").hidden;
   show(byId("over"), over);
   if (!over) return;
-  const winner = state.winner;
-  const title = winner === null || winner === undefined
-    ? say("over.title")
-    : winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: seatName(state, winner) });
-  setText(byId("over-title"), title);
+  setText(byId("over-title"), winnerTitle(state));
   const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
   setText(byId("over-reason"), reason);
-  const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
-  const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
-  const fastest = times.length ? Math.min(...times) : null;
-  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
+  byId("podium").replaceChildren(...podiumRows(state).map(podiumRow));
+  const match = matchLine(state);
+  setText(byId("match"), match);
+  show(byId("match"), Boolean(match));
   show(byId("rematch"), amHost(state));
   show(byId("sit-next"), mySeat(state) === null);
   show(byId("to-lobby"), amHost(state));

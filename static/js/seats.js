@@ -58,7 +58,8 @@ export function nameTag(name, you, className = "seat-name") {
 }
 
 function takenSeat(state, entry, flags) {
-  const avatar = el("span", "seat-avatar", initialOf(entry.name));
+  // The person's emoji if they picked one, else their initial.
+  const avatar = el("span", entry.avatar ? "seat-avatar seat-avatar--emoji" : "seat-avatar", entry.avatar || initialOf(entry.name));
   avatar.style.setProperty("--avatar", `var(--avatar-${colourOf(entry.name)})`);
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));

@@ -12,7 +12,7 @@ function refusalOf(error) {
   return { code: "refused", message: error && error.message };
 }
 
-export function openRoomSocket({ room, getName, getToken, on }) {
+export function openRoomSocket({ room, getName, getToken, getAvatar, on }) {
   const socket = io({
     path: "/socket.io",
     transports: ["websocket", "polling"],
@@ -23,6 +23,8 @@ export function openRoomSocket({ room, getName, getToken, on }) {
       const auth = { room, name: getName() };
       const token = getToken();
       if (token) auth.token = token;
+      const avatar = getAvatar ? getAvatar() : "";
+      if (avatar) auth.avatar = avatar;
       send(auth);
     },
   });

@@ -85,8 +85,11 @@ async def flip_until_a_trigger(host: Person, guest: Guest) -> None:
         else:
             before = await page.text_content("#pile-count")
             reply = await guest.call("flip")
-            if not reply["ok"]:  # the page had not drawn the newest turn yet
+            if not reply["ok"]:  # the page had not drawn the newest turn yet: wait for it
                 assert reply["error"]["code"] == "not_your_turn", reply
+                await expect(page.locator("body")).to_have_attribute(
+                    "data-turn", "mine", timeout=WAIT_MS
+                )
                 continue
             # The guest's card reached the host's page: the pile grew (or a trigger shows).
             await page.wait_for_function(
@@ -122,6 +125,9 @@ async def test_axe_finds_nothing_serious_in_any_state(base_url: str, browser: Br
     watcher = await Person.open(browser, "desktop", DESKTOP)
     try:
         await watcher.join(link, "Cat")
+        await watcher.seated()  # a free seat: seated on arrival; she stands up to watch
+        await watcher.press("#stand")
+        await expect(watcher.page.locator("[data-sit]").first).to_be_visible(timeout=WAIT_MS)
         problems += await axe(watcher.page, "lobby, watching")  # with the free seats' buttons
         await page.click("#start")
         await person.wait_phase("playing")
