@@ -91,7 +91,7 @@ function podiumRow(row) {
   const item = el("li", `place${row.place === 1 ? " place--first" : ""}`);
   item.append(el("span", "place-rank", say("over.place", { place: row.place })));
   const avatar = el("span", "place-avatar", row.avatar || "");
-  avatar.hidden = !row.avatar;
+  avatar.setAttribute("aria-hidden", "true"); // the name says who it is
   item.append(avatar, nameTag(row.name, row.you, "place-name"), el("span", "place-cards", row.cards));
   if (row.titles.length) {
     const titles = el("span", "place-titles");

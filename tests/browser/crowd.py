@@ -25,9 +25,9 @@ LONG_NAMES = [
 ]
 
 
-async def open_room(base_url: str) -> str:
+async def open_room(base_url: str, rules: dict[str, Any] | None = None) -> str:
     async with httpx.AsyncClient(base_url=base_url) as http:
-        answer = await http.post("/api/rooms", json={})
+        answer = await http.post("/api/rooms", json={"rules": rules or {}})
         answer.raise_for_status()
         code: str = answer.json()["code"]
         return code
