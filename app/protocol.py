@@ -200,6 +200,8 @@ class Auth(Message):
     token: Annotated[str, Field(max_length=64)] | None = None
     # One emoji (app.table.clean_avatar); anything else is dropped, not refused.
     avatar: Annotated[str, Field(max_length=64)] | None = None
+    # A shared screen (the /tv page): it watches and is never seated on arrival.
+    watch: bool = False
 
 
 def parse_auth(auth: Any) -> Auth:

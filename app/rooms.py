@@ -176,7 +176,13 @@ class Room:
     # ---- people come and go ------------------------------------------------------------
 
     async def join(
-        self, sid: str, name: str, token: str | None, avatar: str | None = None
+        self,
+        sid: str,
+        name: str,
+        token: str | None,
+        avatar: str | None = None,
+        *,
+        watch: bool = False,
     ) -> tuple[Person, str | None]:
         """Connection `sid` is now the person holding `token` (or a new person); returns them
         and the sid of the older connection this one replaces, for the caller to close."""
@@ -184,7 +190,7 @@ class Room:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
             now = time.monotonic()
-            joined = self.table.join(name, token, now, avatar=clean_avatar(avatar))
+            joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
             person = joined.person
             replaced = self._sid_of.get(person.id) if joined.returning else None
             if replaced is not None:

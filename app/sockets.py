@@ -60,7 +60,9 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
             connections[sid] = Connection(room, bucket, address)
-            _, replaced = await room.join(sid, name, wanted.token, wanted.avatar)
+            _, replaced = await room.join(
+                sid, name, wanted.token, wanted.avatar, watch=wanted.watch
+            )
         except ProtocolError as error:
             connections.pop(sid, None)
             raise Refused(error.message, refusal(error)) from None

@@ -201,13 +201,15 @@ class Table:
         now: float,
         *,
         avatar: str | None = None,
+        watch: bool = False,
         new_id: str | None = None,
         new_token: str | None = None,
     ) -> Joined:
         """The person holding `token` (a new person if nobody does) is connected now. A new
         person's id and token are drawn here unless given (tests give them). A new person
         in the lobby sits in the first free seat at once (they may stand up to watch); one
-        arriving during or after a game watches until the lobby."""
+        arriving during or after a game watches until the lobby, and so does one who asked to
+        `watch` (a shared screen)."""
         known = self._by_token.get(token_hash(token)) if token else None
         person = self.people.get(known) if known is not None else None
         returning = person is not None
@@ -225,7 +227,7 @@ class Table:
             self._by_token[person.token_hash] = person.id
             happened: list[AppEvent] = [events.Join(person.id, name)]
             free = self._free_seat_or_none()
-            if self.phase == "lobby" and free is not None:
+            if self.phase == "lobby" and free is not None and not watch:
                 self.seats[free] = person.id
                 happened.append(events.Sit(person.id, free, name))
         else:

@@ -50,12 +50,16 @@ function lobbyNote(error, action) {
 
 function startRoomPage() {
   const room = document.body.dataset.room;
+  // The shared screen (/r/CODE/tv): it watches under its own name, never asks for one,
+  // keeps no seat token and takes no keys: the phones play.
+  const tv = document.body.dataset.tv === "1";
+  const getName = tv ? () => say("tv.name") : loadName;
   const store = createStore();
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
   const scheduleRender = createRenderer(store);
-  const share = setupShare({ url: document.body.dataset.shareUrl, room });
+  const share = setupShare({ url: document.body.dataset.shareUrl, room, alwaysShown: tv });
   let connection = null;
   let leaving = false;
 
@@ -79,15 +83,16 @@ function startRoomPage() {
     setStatus("connecting");
     connection = openRoomSocket({
       room,
-      getName: loadName,
-      getToken: () => loadToken(room),
-      getAvatar: loadAvatar,
+      getName,
+      getToken: () => (tv ? null : loadToken(room)),
+      getAvatar: tv ? () => "" : loadAvatar,
+      watch: tv,
       on: {
         status: setStatus,
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
-        welcome: (data) => data && data.token && saveToken(room, data.token),
+        welcome: (data) => !tv && data && data.token && saveToken(room, data.token),
         state: receiveState,
         event: (event) => feedback.event(event),
       },
@@ -148,8 +153,8 @@ function startRoomPage() {
   wirePreferences(sound);
   wireGates();
   buildAvatarPicker(byId("gate-avatar"));
-  setupInput({ store, send, feedback, sound });
-  if (loadName()) connect();
+  if (!tv) setupInput({ store, send, feedback, sound });
+  if (getName()) connect();
   else askName();
 }
 

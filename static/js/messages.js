@@ -180,6 +180,8 @@ const MESSAGES = {
   "title.false_slaps": "Most wrong slaps ({count})",
   "match.score": "{name} {wins}",
   "match.line": "Match: {scores}",
+  // The shared screen's name among the watchers (/r/CODE/tv).
+  "tv.name": "Big screen",
   // The share panel (share.js).
   "share.copied": "Link copied!",
   "share.copy_by_hand": "Select the link and copy it.",

@@ -406,6 +406,12 @@ def test_the_creator_and_an_invitee_are_seated_at_once_while_a_seat_is_free() ->
     assert kinds(full.events) == ["join"] and table.seat_of("p-Cy") is None  # no seat: watches
 
 
+def test_a_shared_screen_asks_to_watch_and_is_not_seated() -> None:
+    table = new_table()
+    joined = table.join("Big screen", None, 0.0, watch=True)
+    assert kinds(joined.events) == ["join"] and table.seated() == 0
+
+
 def test_a_newcomer_during_or_after_a_game_watches() -> None:
     table, ann, _bob = lobby_of_two()
     table.start(ann, 0.0, seed=1)

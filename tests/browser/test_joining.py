@@ -140,3 +140,41 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
     finally:
         await guest.close()
     assert person.problems == []
+
+
+async def test_the_big_screen_shows_the_table_large_with_the_qr_code_and_never_sits(
+    base_url: str, browser: Browser, screenshots: Path
+) -> None:
+    code = await open_room(base_url)
+    host = await Person.open(browser, "small phone", SMALL_PHONE)
+    await host.join(f"{base_url}/r/{code}", "Ann")
+    await host.seated()
+    await expect(host.page.locator(".share-tv")).to_have_attribute("href", f"/r/{code}/tv")
+    screen = await Person.open(browser, "tv", {"viewport": {"width": 1920, "height": 1080}})
+    page = screen.page
+    answer = await page.goto(f"{base_url}/r/{code}/tv")
+    assert answer is not None and answer.status == 200
+    await expect(page.locator("#conn")).to_have_attribute("data-status", "connected")
+    await expect(page.locator("#name-gate")).to_be_hidden()  # no name asked
+    await expect(host.page.locator("#watchers")).to_have_text("Watching: Big screen")
+    await expect(page.locator(".seat:not(.seat--empty)")).to_have_count(1)  # Ann only
+    guest = await Guest(base_url, code, "Bob").connect()
+    try:
+        await guest.sit()
+        await expect(page.locator(".seat:not(.seat--empty)")).to_have_count(2, timeout=WAIT_MS)
+        await host.page.tap("#start")
+        await screen.wait_phase("playing")
+        # Large: the table fills most of the screen, the QR code and code stay beside it.
+        felt = await box(page, "#felt")
+        qr = await box(page, ".share-qr")
+        assert felt["width"] >= 1920 * 0.6 and felt["height"] >= 1080 * 0.8
+        await page.screenshot(path=screenshots / "tv-1920x1080.png")
+        assert qr["width"] >= 240 and qr["y"] + qr["height"] <= 1080, qr
+        await expect(page.locator(".share-code")).to_have_text(code)
+        await expect(page.locator("#controls")).to_be_hidden()
+        await page.screenshot(path=screenshots / "tv-1920x1080.png")
+    finally:
+        await guest.close()
+    answer = await page.goto(f"{base_url}/r/ZZZZZZ/tv")
+    assert answer is not None and answer.status == 404
+    assert [p for p in screen.problems if "status of 404" not in p] == []
