@@ -34,6 +34,7 @@ export function stateChanges(state, previous, bannerAbout = "") {
   if (myTurnNow && !myTurnBefore) {
     effects.push(["sound", "turn"]);
     effects.push(["buzz", 15]); // a nudge for a phone lying on the table
+    effects.push(["announce", say("controls.your_turn")]);
   }
   const rulesChanged = previous && JSON.stringify(previous.rules) !== JSON.stringify(state.rules);
   if (rulesChanged && !state.you?.host) effects.push(["toast", { text: say("rules.changed"), game: false }]);

@@ -53,7 +53,6 @@ const MESSAGES = {
   "cards.other": "{count} cards",
   "flip.auto.other": "Flipped for {name} (away)",
   "flip.auto.mine": "Flipped for you: it was your turn",
-  "flip.said": "{name} flipped the {card}",
   "take.the_pile": "the pile",
   "take.speed": " · {ms} ms",
   "take.last_card": " with a last-card Jack",

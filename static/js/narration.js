@@ -9,7 +9,7 @@
 //   ["sound", name] ["buzz", pattern] ["flipped", seat] ["slide", seat] ["burn", text]
 //   ["taker", name]                  remember who took the last pile, for "Too late! Sam was faster"
 
-import { cardLabel, cardName } from "./cards.js";
+import { cardLabel } from "./cards.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
 import { mySeat, seatName } from "./state.js";
@@ -30,9 +30,9 @@ const HANDLERS = {
     } else if (event.auto) {
       effects.push(["toast", { text: say("flip.auto.mine"), game: true }]);
     }
-    if (!state.trigger && event.card) {
-      effects.push(["announce", say("flip.said", { name: nameOf(state, event), card: cardName(event.card) })]);
-    }
+    // Flips are not announced one by one: a screen reader would queue "Jack! Slap!" behind
+    // them. The pile's label says the top card; your turn, triggers, takes, wrong slaps,
+    // someone out and the win are announced.
     return effects;
   },
   take(state, event) {

@@ -73,6 +73,13 @@ async def test_enter_flips_after_a_click_on_the_sound_switch(
         await expect(page.locator("#sound-toggle")).to_have_attribute("aria-pressed", "false")
         await person.flip()  # Enter: waits for the card to leave the deck
         await expect(page.locator("#sound-toggle")).to_have_attribute("aria-pressed", "false")
+        # Flips are not announced one by one; two sentences in one moment are both said.
+        await expect(page.locator("#announcer")).not_to_contain_text("flipped")
+        await page.evaluate(
+            """() => import('/static/js/widgets.js').then((widgets) => {
+                 widgets.announce('Sam takes 4 cards.'); widgets.announce('Bo is out'); })"""
+        )
+        await expect(page.locator("#announcer")).to_have_text("Sam takes 4 cards. Bo is out")
         # Space slaps wherever the focus is: here on the (focused) four-colour switch, a
         # keyboard user's, it still slaps rather than pressing the switch.
         await page.focus("#colours-toggle")
