@@ -33,6 +33,12 @@ ALWAYS = {"page-has-heading-one", "landmark-one-main"}
 async def axe(page: Page, state: str) -> list[str]:
     """The violations that fail this state, one line each."""
     assert AXE.exists(), "run `make test` (npm ci installs axe-core)"
+    # Colours are judged as they settle: a card still fading in would measure half-faded.
+    await page.evaluate(
+        """() => Promise.all(document.getAnimations()
+              .filter((a) => a.effect.getComputedTiming().iterations !== Infinity)
+              .map((a) => a.finished.catch(() => null)))"""
+    )
     if not await page.evaluate("() => typeof window.axe === 'object'"):
         await page.add_script_tag(path=str(AXE))
     result: dict[str, Any] = await page.evaluate(
@@ -41,7 +47,10 @@ async def axe(page: Page, state: str) -> list[str]:
     failing = []
     for violation in result["violations"]:
         if violation["impact"] in ("serious", "critical") or violation["id"] in ALWAYS:
-            targets = [node["target"] for node in violation["nodes"]][:4]
+            targets = [
+                (node["target"], node.get("failureSummary", "")[:300])
+                for node in violation["nodes"]
+            ][:2]
             failing.append(
                 f"{state}: {violation['id']} ({violation['impact']}) {json.dumps(targets)}"
             )
@@ -134,6 +143,11 @@ async def test_axe_finds_nothing_serious_in_any_state(base_url: str, browser: Br
         await watcher.wait_phase("playing")
         problems += await axe(page, "playing")
         problems += await axe(watcher.page, "spectator")
+        screen = await watcher.context.new_page()
+        await screen.goto(f"{link}/tv")
+        await expect(screen.locator("body")).to_have_attribute("data-phase", "playing")
+        problems += await axe(screen, "big screen")
+        await screen.close()
         await flip_until_a_trigger(person, guest)
         problems += await axe(page, "trigger")
         await page.keyboard.press("Space")
