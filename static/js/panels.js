@@ -5,18 +5,21 @@ import { countOf, say } from "./messages.js";
 import { triggerWords, writeRules } from "./rules.js";
 import { matchLine, podiumRows, winnerTitle } from "./podium.js";
 import { nameTag } from "./seats.js";
-import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
   const me = seatAt(state, seat);
   const flip = byId("flip");
-  const myTurn = isMyTurn(state);
-  flip.disabled = !myTurn;
+  const ready = canFlip(state);
+  flip.disabled = !ready;
   setText(byId("my-count"), me ? (me.out ? say("controls.out") : countOf("cards", me.cards)) : "");
   let hint = "";
   if (state.phase === "playing" && me && !me.out) {
-    hint = myTurn ? say("controls.your_turn") : say("controls.their_turn", { name: seatName(state, state.next) });
+    // "Your turn!" only when the server would take the flip; else what it waits for.
+    if (ready) hint = say("controls.your_turn");
+    else if (isMyTurn(state)) hint = say(`controls.wait.${flipWait(state)}`);
+    else hint = say("controls.their_turn", { name: seatName(state, state.next) });
   }
   setText(byId("flip-hint"), hint);
   const out = Boolean(me && me.out);
@@ -32,6 +35,12 @@ export function rulesSummary(rules) {
   if (rules.decks === 2) parts.push(say("summary.two_decks"));
   if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
   if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
+  if (rules.collect_seconds === 0) parts.push(say("summary.no_collect"));
+  else if (typeof rules.collect_seconds === "number" && rules.collect_seconds !== 1) parts.push(say("summary.collect", { seconds: rules.collect_seconds }));
+  if (rules.trigger_timeout === 0) parts.push(say("summary.no_lapse"));
+  else if (typeof rules.trigger_timeout === "number" && rules.trigger_timeout !== 8) parts.push(say("summary.lapse", { seconds: rules.trigger_timeout }));
+  if (rules.shuffle_taken) parts.push(say("summary.shuffle"));
+  if (rules.lag_fair) parts.push(say("summary.lag_fair"));
   if (rules.time_limit) {
     const limit = rules.time_limit % 60 === 0
       ? say("summary.minutes", { minutes: rules.time_limit / 60 })
@@ -101,6 +110,21 @@ function podiumRow(row) {
   return item;
 }
 
+const msText = (ms) => (typeof ms === "number" ? say("over.ms", { ms: Math.round(ms) }) : say("over.no_time"));
+
+function statRow(state, stat, winner, fastest) {
+  const row = el("tr");
+  const entry = seatAt(state, stat.seat);
+  const cell = el("td");
+  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
+  row.append(cell);
+  row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
+  for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));
+  if (stat.seat === winner) row.classList.add("is-winner");
+  if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
+  return row;
+}
+
 export function renderGameOver(state) {
   const over = state.phase === "over";
   const opening = over && byId("over").hidden;
@@ -110,6 +134,11 @@ export function renderGameOver(state) {
   const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
   setText(byId("over-reason"), reason);
   byId("podium").replaceChildren(...podiumRows(state).map(podiumRow));
+  // Every number behind the podium, in "All stats" (folded away under it).
+  const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
+  const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
+  const fastest = times.length ? Math.min(...times) : null;
+  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, state.winner, fastest)));
   const match = matchLine(state);
   setText(byId("match"), match);
   show(byId("match"), Boolean(match));
