@@ -123,11 +123,11 @@ async def test_lag_fair_judging_is_a_house_rule_and_each_seat_shows_its_compensa
     await page.check("input[name=lag_fair]")
     await page.click("#create-button")
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
-    await host.sit()
+    await host.seated()
     await expect(page.locator("#rules-summary")).to_contain_text("lag-fair judging")
     await expect(page.locator("#rules-form input[name=lag_fair]")).to_be_checked()
     await guest.join(page.url, "Eli")
-    await guest.sit()
+    await guest.seated()
     for person in (host, guest):
         badges = person.page.locator(".seat .seat-lag")
         await expect(badges).to_have_count(2, timeout=WAIT_MS)
