@@ -77,8 +77,7 @@ async def seat_me(person: Person, link: str, name: str) -> None:
     if await gate.is_visible():
         await person.join(link, name)
     await expect(lobby).not_to_be_empty(timeout=WAIT_MS)
-    if await person.page.locator("#sit").is_visible():
-        await person.sit()
+    await person.seated()
     await expect(person.page.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
 
 

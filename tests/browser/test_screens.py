@@ -123,8 +123,7 @@ async def test_eight_long_names_fit_every_screen(
     host = await Person.open(browser, "small phone", SMALL_PHONE)
     page = host.page
     await host.join(f"{base_url}/r/{code}", LONG_NAMES[0])
-    if await page.locator("#sit").is_visible():
-        await host.sit()
+    await host.seated()
     await expect(page.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
     # The indicators say what they are: the four-colour switch and the connection dot on
     # hover, the house rules by a chevron that turns as they open.

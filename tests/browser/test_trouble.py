@@ -58,8 +58,7 @@ async def test_enter_flips_after_a_click_on_the_sound_switch(
     person = await Person.open(browser, "desktop", DESKTOP, flip_key="Enter")
     page = person.page
     await person.join(f"{base_url}/r/{code}", "Ann")
-    if await page.locator("#sit").is_visible():
-        await person.sit()
+    await person.seated()
     guest = await Guest(base_url, code, "Bob").connect()
     try:
         await guest.sit()
