@@ -58,6 +58,9 @@ class Person:
     connected_since: float
     disconnected_at: float | None = None  # None while connected
     avatar: str | None = None  # one emoji the person picked (kept with the name on the device)
+    # A shared screen (/r/CODE/tv, joined with `watch`): it shows the table and never plays,
+    # so it is never seated on arrival and never made host.
+    screen: bool = False
 
     @property
     def connected(self) -> bool:
@@ -259,7 +262,7 @@ class Table:
                 if new_id is not None:
                     raise ValueError(f"person id {new_id!r} is taken")
                 person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
-            person = Person(person_id, name, token_hash(token), now, avatar=avatar)
+            person = Person(person_id, name, token_hash(token), now, avatar=avatar, screen=watch)
             self.people[person.id] = person
             self._by_token[person.token_hash] = person.id
             happened: list[AppEvent] = [events.Join(person.id, name)]
@@ -275,7 +278,7 @@ class Table:
             person.name, person.disconnected_at, person.avatar = name, None, avatar
             happened = [events.Reconnect(person.id, self.seat_of(person.id))]
         assert token is not None
-        if self.host is None:
+        if self.host is None and not person.screen:
             self.host = person.id
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
@@ -323,7 +326,7 @@ class Table:
         """The connected person present longest becomes host; with nobody connected, the
         next person in will."""
         old = self.host_person()
-        candidates = self.connected()
+        candidates = [p for p in self.connected() if not p.screen]
         new = min(candidates, key=lambda p: p.connected_since) if candidates else None
         self.host = new.id if new is not None else None
         if old is not None:
@@ -567,6 +570,7 @@ class Table:
                     "connected_for": now - p.connected_since,
                     "gone_for": None if p.disconnected_at is None else now - p.disconnected_at,
                     "avatar": p.avatar,
+                    "screen": p.screen,
                 }
                 for p in self.people.values()
             ],
@@ -604,6 +608,7 @@ class Table:
                 now - float(p["connected_for"]),
                 None if gone is None else now - float(gone),
                 clean_avatar(p.get("avatar")),
+                bool(p.get("screen", False)),
             )
             table.people[person.id] = person
             table._by_token[person.token_hash] = person.id

@@ -414,10 +414,18 @@ def test_the_creator_and_an_invitee_are_seated_at_once_while_a_seat_is_free() ->
     assert kinds(full.events) == ["join"] and table.seat_of("p-Cy") is None  # no seat: watches
 
 
-def test_a_shared_screen_asks_to_watch_and_is_not_seated() -> None:
+def test_a_shared_screen_asks_to_watch_and_is_not_seated_nor_made_host() -> None:
     table = new_table()
-    joined = table.join("Big screen", None, 0.0, watch=True)
+    joined = table.join("Big screen", None, 0.0, watch=True, new_id="p-tv", new_token="tv")
     assert kinds(joined.events) == ["join"] and table.seated() == 0
+    assert table.host is None  # a screen first in does not take the host's buttons
+    ann = join(table, "Ann", 1.0)
+    bob = join(table, "Bob", 2.0)
+    assert table.host == ann
+    table.drop(ann, 3.0, left=True)
+    assert table.host == bob  # not the screen, though it has been here longest
+    restored = Table.from_dict(table.to_dict(4.0), 4.0)
+    assert restored.people["p-tv"].screen and not restored.people[bob].screen
 
 
 def test_a_newcomer_during_or_after_a_game_watches() -> None:
