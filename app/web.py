@@ -40,7 +40,7 @@ async def create_room(request: Request) -> Any:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
         rules = merged_rules(Rules(), wanted.rules.changes()) if wanted.rules else Rules()
-        room = rooms.create(rules)
+        room = await rooms.open_room(rules)
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)

@@ -34,7 +34,8 @@ NEWEST_SCHEMA = 1
 
 
 class RoomStore(Protocol):
-    """What a Room needs from a store (the same seam as app/store.py's, which it satisfies)."""
+    """The four calls a table's snapshots go through (a cluster node's fenced view of Redis,
+    `FencedStore`, is one); `Store` below is what the server opens."""
 
     async def save(self, code: str, snapshot: Snapshot) -> None: ...
 
@@ -59,6 +60,11 @@ class Store(Protocol):
     async def delete(self, code: str) -> None: ...
 
     async def codes(self) -> list[str]: ...
+
+    async def exists(self, code: str) -> bool:
+        """Whether a table is stored under `code`, readable or not (a new room must not
+        take the code of one a newer release wrote, or of one another process owns)."""
+        ...
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         """Deletes the tables nobody was connected to for this long; returns their codes."""

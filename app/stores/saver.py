@@ -98,6 +98,15 @@ class Saver:
             self._task = None
         self._saved.set()
 
+    def stop(self) -> None:
+        """`close` for a caller that cannot wait: a write in flight is cancelled (a SQLite
+        write already handed to its thread still lands whole, or not at all)."""
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self._saved.set()
+
     async def discard(self) -> None:
         """The room is closed for good: stop saving and delete its stored table (a pending
         write must not bring it back after the delete)."""

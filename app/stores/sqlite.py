@@ -94,6 +94,12 @@ class SqliteStore:
         )
         return [code for (code,) in rows]
 
+    async def exists(self, code: str) -> bool:
+        row = await self._run(
+            lambda db: db.execute("SELECT 1 FROM tables WHERE code = ?", (code,)).fetchone()
+        )
+        return row is not None
+
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         cutoff = wall_clock() - older_than_seconds
 

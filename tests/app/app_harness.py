@@ -20,6 +20,9 @@ WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message
 
 # Settings for tests: everything that waits is scaled down so the suite stays fast.
 FAST = {
+    # No durability where it is not the point (and no slapjack.db left in the repo); the
+    # durability tests name their own store.
+    "store": "memory",
     "bot_time_scale": 0.01,
     "disconnected_autoflip_seconds": 30.0,
     "idle_autoflip_seconds": 30.0,
