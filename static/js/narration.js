@@ -117,9 +117,9 @@ const HANDLERS = {
   abandon() {
     return [["toast", { text: say("abandon"), game: false }]];
   },
-  restart(state, event) {
-    // The server is shutting down: its text says what happens to this table.
-    const text = event.message || say("restart");
+  restart() {
+    // The server is restarting: the table is saved and the page comes back by itself.
+    const text = say("restart");
     return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
   },
 };
