@@ -111,7 +111,9 @@ class Room:
         connection survives a move between processes: each person is disconnected now and
         comes back with their token; the timers are rebuilt from the state."""
         table = Table.from_dict(snapshot, now, policy(settings))
-        if table.disconnect_everyone(now):
+        # The engine's clock catches up to the moment the table was written (a state then
+        # shows each freeze with the time it had left), and nobody is connected any more.
+        if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
         room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
         room._schedule(now, {})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -96,6 +97,7 @@ class Client:
         self.server, self.room, self.name, self.token = server, room, name, token
         self.sio = socketio.AsyncClient(reconnection=False)
         self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
+        self.times: list[float] = []  # when each message came (monotonic), in step with it
         self.welcome: dict[str, Any] | None = None
         self.refusal: Any = None
         self.disconnected = asyncio.Event()
@@ -165,6 +167,7 @@ class Client:
 
     def _record(self, kind: str, data: Any) -> None:
         self.messages.append((kind, data))
+        self.times.append(time.monotonic())
         self._news.set()
 
     def _on_welcome(self, data: dict[str, Any]) -> None:
