@@ -521,16 +521,23 @@ def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
     "frozen until 0.0" on whatever clock dealt it, which means nothing on another clock."""
     data = game.to_dict()
     data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
-    return _game_times(data, -now)
+    # A fresh dict of our own: moved in place (a deep copy here was half a save's cost).
+    return _move_times(data, -now)
 
 
 def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
-    moved = copy.deepcopy(game)
+    """A copy of a stored game with its times moved: the Game built from it shares nothing
+    with the snapshot it came from."""
+    return _move_times(copy.deepcopy(game), offset)
+
+
+def _move_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
+    """Moves the game's times by `offset` in `game` itself (nested values untouched)."""
     for key in _GAME_TIMES:
-        if moved[key] is not None:
-            moved[key] = moved[key] + offset
-    moved["frozen_until"] = [when + offset for when in moved["frozen_until"]]
-    return moved
+        if game[key] is not None:
+            game[key] = game[key] + offset
+    game["frozen_until"] = [when + offset for when in game["frozen_until"]]
+    return game
 
 
 def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:

@@ -25,6 +25,8 @@ from app.config import Settings
 from app.rooms import Rooms
 from app.stores import SCHEMA_KEY
 from app.stores.memory import MemoryStore
+from app.stores.saver import Saver
+from app.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -237,3 +239,30 @@ class Recorder:
 
     async def enter_room(self, sid: str, room: str) -> None:
         pass
+
+
+async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transaction(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.open()
+    trips = 0
+    run = store._run
+
+    async def counted(work: Any) -> Any:
+        nonlocal trips
+        trips += 1
+        return await run(work)
+
+    store._run = counted  # type: ignore[method-assign]
+    snapshots = {f"ROOM{i:02d}": {SCHEMA_KEY: 1, "code": f"ROOM{i:02d}"} for i in range(10)}
+    savers = [Saver(store, code, lambda c=code: snapshots[c], delay=0.5) for code in snapshots]
+    for saver in savers:  # changes at different moments of the same beat
+        saver.changed()
+        await asyncio.sleep(0.01)
+    await until(lambda: not any(saver.pending for saver in savers), "the beat's writes")
+    # One trip to the SQLite thread for all ten (two if a beat fell between the changes).
+    assert trips <= 2, trips
+    assert sum(saver.saves for saver in savers) == 10
+    assert sorted(await store.codes()) == sorted(snapshots)
+    await store.close()
