@@ -132,7 +132,8 @@ class Saver:
             if wait > EARLY_SECONDS:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), wait)  # an urgent change cuts it
+                    async with asyncio.timeout(wait):  # no task per wait, unlike wait_for
+                        await self._wake.wait()  # a sooner (urgent) change cuts it short
                 continue
             self._due = None
             try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import signal
 import socket
 import statistics
@@ -29,8 +30,13 @@ from types import SimpleNamespace
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app_harness import Client, close_all
+
+from app.stores.saver import Saver
+from app.stores.sqlite import SqliteStore
+from app.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -90,6 +96,7 @@ async def play(clients: list[Client], pace: float, until: float) -> int:
     """Plays the room at `pace` seconds per action until `until`; returns the actions."""
     host, actions = clients[0], 0
     by_seat = {c.seat: c for c in clients[:4]}
+    next_at = time.monotonic()
     while time.monotonic() < until:
         state = host.state
         if state["phase"] == "over":
@@ -105,7 +112,8 @@ async def play(clients: list[Client], pace: float, until: float) -> int:
             actions += 1
             version = max((e.get("version", 0) for e in reply.get("events", [])), default=0)
             await host.wait_state(lambda s, v=version: s["version"] >= v)  # type: ignore[misc]
-        await asyncio.sleep(pace)
+        next_at += pace  # on a fixed clock: the same load whatever the round trip
+        await asyncio.sleep(max(0.0, next_at - time.monotonic()))
     return actions
 
 
@@ -129,6 +137,55 @@ async def measure(store: str, args: argparse.Namespace, workdir: Path) -> tuple[
         process.wait(timeout=60)
 
 
+def a_table_in_play(code: str) -> Table:
+    """A 4-player table 30 moves into a game, as the rooms above would hold."""
+    table = Table(code)
+    for i in range(4):
+        joined = table.join(f"P{i}", None, 0.0)
+        table.sit(joined.person.id, None, 0.0)
+    assert table.host is not None
+    table.start(table.host, 0.0, seed=7)
+    now = 0.0
+    for _ in range(30):
+        game = table.game
+        assert game is not None
+        now += 0.3
+        if game.slap_open:
+            seat = next(s for s in range(game.players) if not game.is_out(s))
+            table.play(seat, "slap", game.pile_id, now)
+        elif game.next_to_play is not None:
+            table.play(game.next_to_play, "flip", None, now)
+    return table
+
+
+async def saving_alone(args: argparse.Namespace, workdir: Path) -> float:
+    """The CPU seconds per wall second that saving `--rooms` tables costs, each changed every
+    `--pace` seconds, in this process alone (snapshots, encoding, the SQLite thread): the
+    same Savers and store the server runs, without the game around them."""
+    store = SqliteStore(workdir / "alone.db")
+    await store.open()
+    tables = [a_table_in_play(f"ROOM{i:02d}") for i in range(args.rooms)]
+    savers = [
+        Saver(store, t.code, lambda t=t: t.to_dict(time.monotonic()), delay=0.5) for t in tables
+    ]
+
+    async def changes(saver: Saver, until: float) -> None:
+        await asyncio.sleep(random.uniform(0, args.pace))
+        while time.monotonic() < until:
+            saver.changed()
+            await asyncio.sleep(args.pace)
+
+    began, cpu_before = time.monotonic(), time.process_time()
+    until = began + args.seconds
+    await asyncio.gather(*(changes(saver, until) for saver in savers))
+    await asyncio.gather(*(saver.flush() for saver in savers))
+    cpu, wall = time.process_time() - cpu_before, time.monotonic() - began
+    writes = sum(saver.saves for saver in savers)
+    await store.close()
+    print(f"saving alone: {writes / wall:.0f} writes/s, {cpu / wall * 100:.2f}% of a core")
+    return cpu / wall
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=30)
@@ -136,7 +193,12 @@ async def main() -> None:
     parser.add_argument("--pace", type=float, default=0.35, help="seconds between actions")
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--alone", action="store_true", help="only the saving, in-process")
     args = parser.parse_args()
+    if args.alone:
+        with tempfile.TemporaryDirectory() as scratch:
+            await saving_alone(args, Path(scratch))
+        return
     results: dict[str, list[tuple[float, int]]] = {"memory": [], "sqlite": []}
     with tempfile.TemporaryDirectory() as scratch:
         workdir = Path(scratch)
