@@ -24,7 +24,7 @@ def test_the_local_cluster_config_passes_nginx_own_check(tmp_path: Path) -> None
 
 
 def test_the_compose_config_is_the_generated_one() -> None:
-    # Regenerate with: .venv/bin/python -m deploy.cluster --compose-config > deploy/nginx.compose.conf
+    # Regenerate: .venv/bin/python -m deploy.cluster --compose-config > deploy/nginx.compose.conf
     assert (DEPLOY / "nginx.compose.conf").read_text() == compose_nginx_config()
 
 
