@@ -2,7 +2,7 @@
 
     store = open_store("sqlite:///slapjack.db")   # or "redis://127.0.0.1:6379/0", or "memory"
     await store.open()
-    await store.save("ABCD", table.to_dict())     # one atomic write: never a half-written table
+    await store.save("ABCD", table.to_dict(now))  # one atomic write: never a half-written table
     snapshots = await restore_all(store, expiry_seconds=600)
 
 Every store keeps, per room code, the latest snapshot (a JSON-able dict carrying its schema
