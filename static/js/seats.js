@@ -2,7 +2,7 @@
 
 import { el } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { amHost, mySeat } from "./state.js";
+import { amHost, mySeat, nameOf } from "./state.js";
 
 function hueOf(name) {
   let hash = 0;
@@ -54,13 +54,20 @@ export function nameTag(name, you, className = "seat-name") {
 }
 
 function takenSeat(state, entry, flags) {
-  const avatar = el("span", "seat-avatar", initialOf(entry.name));
+  const name = nameOf(entry);
+  const avatar = el("span", "seat-avatar", initialOf(name));
   avatar.style.setProperty("--hue", String(hueOf(entry.name)));
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
   // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
   if (flags.frozen) avatar.append(el("span", "seat-freeze"));
-  const parts = [avatar, nameTag(entry.name, flags.you)];
+  // Lag-fair judging: how much earlier this seat's slaps count (its measured round trip).
+  if (state.rules?.lag_fair && typeof entry.lag_ms === "number") {
+    const badge = el("span", "seat-lag", say("seat.lag", { ms: entry.lag_ms }));
+    badge.title = say("seat.lag.label", { ms: entry.lag_ms });
+    avatar.append(badge);
+  }
+  const parts = [avatar, nameTag(name, flags.you)];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
@@ -69,7 +76,7 @@ function takenSeat(state, entry, flags) {
     const remove = el("button", "seat-remove", "×");
     remove.type = "button";
     remove.dataset.remove = String(entry.seat);
-    remove.setAttribute("aria-label", say("seat.remove.label", { name: entry.name }));
+    remove.setAttribute("aria-label", say("seat.remove.label", { name }));
     parts.push(remove);
   }
   return parts;
@@ -99,7 +106,7 @@ function seatClass(entry, flags) {
 
 function describeSeat(entry, flags, index) {
   if (!entry) return say("seat.empty.label", { number: index + 1 });
-  const bits = [flags.you ? say("seat.you.label", { name: entry.name }) : entry.name];
+  const bits = [flags.you ? say("seat.you.label", { name: nameOf(entry) }) : nameOf(entry)];
   if (entry.bot) bits.push(say("seat.bot"));
   if (flags.host) bits.push(say("seat.host"));
   if (flags.turn) bits.push(say("seat.to_flip"));
@@ -116,7 +123,8 @@ function updateSeat(cache, state, index, list) {
   const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
   // frozen_ms changes with every state during a freeze: the countdown ticks in freeze.js, so
   // only being frozen or not rebuilds the seat (a rebuilt seat would lose its countdown).
-  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase]);
+  const lagFair = Boolean(state.rules?.lag_fair); // the lag badges show only under the rule
+  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase, lagFair]);
   let record = cache.get(index);
   if (!record) {
     record = { node: el("li"), signature: "" };

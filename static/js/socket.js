@@ -10,6 +10,8 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 const ACK_TIMEOUT_MS = 5000;
 // Between tries while the server restarts: soon at first, then every few seconds.
 const RESTART_RETRY_MS = [300, 600, 1200, 2500];
+const RETRY_FIRST_MS = 1000; // after a rate_limited refusal; doubles each time
+const RETRY_MAX_MS = 30000;
 
 // A refusal's reason arrives as connect_error data ({code, message}).
 function refusalOf(error) {
@@ -59,11 +61,19 @@ export function openRoomSocket({ room, getName, getToken, on }) {
     else if (reason === "io server disconnect") retrySoon();
     else on.status(restarting ? "restarting" : "reconnecting");
   });
+  // rate_limited is no final answer: after a network blip every phone comes back at once.
+  // Try again later, waiting longer each time (with jitter, so they do not return together).
+  let limitedTries = 0;
+  socket.on("connect", () => (limitedTries = 0));
   socket.on("connect_error", (error) => {
     const refusal = refusalOf(error);
     if (socket.active) on.status(restarting ? "restarting" : "reconnecting"); // retrying by itself
     else if (restarting || refusal.code === "shutting_down") retrySoon(); // the old process, closing
-    else on.refused(refusal); // the server said no: needs the person to act
+    else if (refusal.code === "rate_limited") {
+      on.status("reconnecting");
+      const wait = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** limitedTries++);
+      setTimeout(() => socket.connect(), wait * (0.5 + Math.random()));
+    } else on.refused(refusal); // the server said no: needs the person to act
   });
   socket.on("welcome", (data) => on.welcome(data));
   socket.on("state", (data) => on.state(data));
@@ -73,6 +83,10 @@ export function openRoomSocket({ room, getName, getToken, on }) {
       on.status("restarting");
     }
     on.event(data);
+  });
+  // The server measures our round trip (lag-fair judging): answer at once, with its id.
+  socket.on("ping", (data) => {
+    if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
   });
 
   // Every action resolves to the server's ack, or an error shaped like one (its words are

@@ -8,16 +8,34 @@ export const amHost = (state) => Boolean(state && state.you && state.you.host);
 export const seatAt = (state, seat) => (state && state.seats ? state.seats[seat] || null : null);
 export const seatedCount = (state) => (state && state.seats ? state.seats.filter(Boolean).length : 0);
 
+// A seat's name as the page writes it: a bot's by its level, in the page's language (the
+// server's bot names are English), a person's as they typed it.
+export const nameOf = (entry) => (entry?.bot ? say(`bot.name.${entry.bot}`) : entry?.name ?? "");
+
 export function seatName(state, seat) {
   const entry = seatAt(state, seat);
   if (!entry) return say("seat.number", { number: Number(seat) + 1 });
-  return seat === mySeat(state) ? say("you") : entry.name;
+  return seat === mySeat(state) ? say("you") : nameOf(entry);
 }
 
 export function isMyTurn(state) {
   const seat = mySeat(state);
   return Boolean(state && state.phase === "playing" && seat !== null && state.next === seat);
 }
+
+// Why the seat to play may not flip yet, by the server's own state: "frozen" (after a
+// wrong slap), "trigger" (one shows and has not lapsed), "collect" (the pause after a
+// take), or null when a flip would be accepted.
+export function flipWait(state) {
+  if (!state) return null;
+  if (seatAt(state, state.next)?.frozen_ms > 0) return "frozen";
+  if ((state.trigger || state.slap_open) && !state.trigger_lapsed) return "trigger";
+  if (state.collect_ms > 0) return "collect";
+  return null;
+}
+
+// Your turn, and the server would take your flip now: the deck says "Your turn" only then.
+export const canFlip = (state) => isMyTurn(state) && flipWait(state) === null;
 
 // Everyone in the room by player id (seated or watching), for names in events.
 export function people(state) {
