@@ -179,16 +179,22 @@ def table_of(state: dict[str, Any]) -> dict[str, Any]:
 
 async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:
     """Bob slaps a pile with no trigger showing and is frozen; returns when the slap left
-    and when its answer came back (monotonic seconds)."""
-    state = await settled(clients)
-    while state["slap_open"]:  # a trigger shows: someone takes it first
-        await play(clients, 1)
+    and when its answer came back (monotonic seconds). A slap just after a take is only
+    late (no penalty): then a card is flipped and Bob tries again."""
+    for _ in range(10):
+        await asyncio.sleep(1.0)  # a take's collect pause ends on a timer: let it pass
         state = await settled(clients)
-    sent = time.monotonic()
-    reply = await bob.call("slap", {"pile_id": state["pile"]["id"]})
-    answered = time.monotonic()
-    assert reply["ok"] and any(e["kind"] == "false_slap" for e in reply["events"]), reply
-    return sent, answered
+        if state["slap_open"] or state["pile"]["count"] == 0:
+            await play(clients, 1)  # a trigger is taken, or a first card goes down
+            continue
+        sent = time.monotonic()
+        reply = await bob.call("slap", {"pile_id": state["pile"]["id"]})
+        answered = time.monotonic()
+        assert reply["ok"], reply
+        if any(e["kind"] == "false_slap" for e in reply["events"]):
+            return sent, answered
+        await play(clients, 1)
+    raise AssertionError("Bob never slapped a plain pile")
 
 
 async def back_with_tokens(app: App, code: str, clients: list[Client]) -> list[Client]:
