@@ -1,5 +1,6 @@
 """Wires the ASGI app: FastAPI for pages and HTTP, Socket.IO beside it. Nothing else."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,10 +14,12 @@ from fastapi.staticfiles import StaticFiles
 from app import pages, sockets, web
 from app.config import Settings, get_settings
 from app.limits import PerAddress
-from app.logs import configure_logging
+from app.logs import configure_logging, log_event
 from app.metrics import Metrics
 from app.origins import origin_check
 from app.rooms import Rooms
+from app.stores import StoreError, open_store
+from app.table import SCHEMA_VERSION
 from app.transport import GameServer
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -35,12 +38,21 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    rooms = Rooms(settings, sio, metrics)
+    # Opened at start-up, not here: importing the app must not touch a file or a network.
+    store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
+    rooms = Rooms(settings, sio, metrics, store=store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            await rooms.start()  # every saved table, back before the first connection
+        except StoreError as error:
+            # Not starting is better than starting without the tables: a restart policy
+            # tries again, and the tables are still there when the store is back.
+            log_event("store_unavailable", level=logging.CRITICAL, reason=str(error)[:300])
+            raise
         yield
-        rooms.close_all()  # cancels every room's timers and bots
+        await rooms.shutdown(settings.drain_seconds)  # a last write; stored tables stay
 
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms

@@ -40,7 +40,7 @@ async def create_room(request: Request) -> Any:
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
         changes = wanted.rules.changes() if wanted.rules else {}
         lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
-        room = rooms.create(merged_rules(Rules(), changes), lag_fair=lag_fair)
+        room = await rooms.open_room(merged_rules(Rules(), changes), lag_fair=lag_fair)
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
