@@ -13,6 +13,7 @@ from app.config import Settings, get_settings
 from app.limits import PerAddress
 from app.logs import configure_logging
 from app.origins import origin_check
+from app.outgoing import SocketTransport
 from app.rooms import Rooms
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -28,7 +29,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    rooms = Rooms(settings, sio)
+    rooms = Rooms(settings, SocketTransport(sio))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import random
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.cards import Card, as_card, full_deck
 from engine.errors import ErrorCode, IllegalAction
 from engine.events import Event, FalseSlap, Flip, Late, Out, Take, Win
 from engine.rules import Rules, check_players
-from engine.views import player_view
+from engine.views import player_view, table_view
 
 SNAPSHOT_VERSION = 1
 
@@ -34,6 +34,11 @@ class SeatStats:
         self.takes += 1
         if reaction_ms is not None and (self.best_ms is None or reaction_ms < self.best_ms):
             self.best_ms = reaction_ms
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for views and snapshots: every field, by hand (`asdict` deep-copies,
+        and a server builds this for every seat of every change)."""
+        return {"takes": self.takes, "false_slaps": self.false_slaps, "best_ms": self.best_ms}
 
 
 class Game:
@@ -198,11 +203,15 @@ class Game:
     def stats(self, seat: int) -> SeatStats:
         """Seat's slaps won, false slaps and fastest correct slap (ms from the trigger)."""
         self._check_seat(seat)
-        return SeatStats(**asdict(self._stats[seat]))
+        return SeatStats(**self._stats[seat].to_dict())
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see; see engine.views."""
         return player_view(self, seat)
+
+    def table_view(self) -> dict[str, Any]:
+        """What every seat and spectator sees alike (`view` without the viewer)."""
+        return table_view(self)
 
     # ---- actions ------------------------------------------------------------------------
 
@@ -414,7 +423,7 @@ class Game:
             "now": self._now,
             "deadline": self._deadline,
             "trigger_since": self._trigger_since,
-            "stats": [asdict(s) for s in self._stats],
+            "stats": [s.to_dict() for s in self._stats],
         }
 
     @classmethod
