@@ -65,7 +65,7 @@ class Settings(BaseSettings):
 
     # The garbage collector's thresholds (gc.set_threshold), set once start-up is done and
     # what it left alive is frozen out of every collection (`python -m app`). See README.
-    gc_thresholds: tuple[int, int, int] = (700, 10, 10)
+    gc_thresholds: tuple[int, int, int] = (20_000, 10, 10)
 
     max_rooms: int = Field(default=1000, ge=1)
     max_people_per_room: int = Field(default=40, ge=1)
