@@ -2,11 +2,11 @@
 
 In Slapjack nobody may see a face-down card, their own included, so every seat sees the same
 table (`table_view`: counts, the face-up pile and public facts) and a seat's view only adds
-who is looking (`player_view`). A server can build `table_view` once per change and share it.
+who is looking (`player_view`). A server builds `table_view` once per change and shares it.
 
 Views are built from plain values (no `dataclasses.asdict`, which deep-copies field by field):
 a server builds one for every change of every table. To show a new field, add one line to
-the dict it belongs in (`table_view`, `_seat_view`, or `SeatStats.to_dict` for the stats).
+the dict it belongs in (`table_view`, `_seat_view`, or `SeatStats.summary` for the stats).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
 
 def table_view(game: Game) -> dict[str, Any]:
     """What every seat and every spectator sees alike: `player_view` without the viewer."""
-    pile, sizes, now = game.pile, game.hand_sizes, game.now
+    pile, sizes = game.pile, game.hand_sizes
     return {
-        "seats": [_seat_view(game, s, sizes[s], now) for s in range(game.players)],
+        "seats": [_seat_view(game, s, sizes[s]) for s in range(game.players)],
         "pile": {
             "id": game.pile_id,
             "count": len(pile),
@@ -40,18 +40,28 @@ def table_view(game: Game) -> dict[str, Any]:
         "next": game.next_to_play,
         "slap_open": game.slap_open,
         "trigger": game.trigger,
+        "trigger_lapsed": game.trigger_lapsed,
+        "lapse_ms": None if game.lapse_at is None else _ms_left(game, game.lapse_at),
+        "collect_ms": _ms_left(game, game.collect_until),
+        "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **game.stats(s).to_dict()} for s in range(game.players)],
+        "stats": [{"seat": s, **game.stats(s).summary()} for s in range(game.players)],
         "rules": game.rules.to_dict(),
     }
 
 
-def _seat_view(game: Game, seat: int, cards: int, now: float) -> dict[str, Any]:
-    frozen_s = max(0.0, game.frozen_until(seat) - now)
+def _seat_view(game: Game, seat: int, cards: int) -> dict[str, Any]:
     return {
         "seat": seat,
         "cards": cards,
         "out": game.is_out(seat),
-        "frozen_ms": math.ceil(frozen_s * 1000),
+        "frozen_ms": _ms_left(game, game.frozen_until(seat)),
     }
+
+
+def _ms_left(game: Game, until: float) -> int:
+    """Milliseconds from the game's `now` (its last action) to `until`, rounded up, never
+    negative: a client counting down must not see the wait end early."""
+    # Rounded to the microsecond first, so 2.5 - 1.9 reads 600 ms and not 601.
+    return math.ceil(round(max(0.0, until - game.now) * 1000, 3))
