@@ -24,7 +24,7 @@ from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
 from app.lag import LagMeter
 from engine import Game, Rules
-from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
+from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
@@ -593,8 +593,9 @@ def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
 
 
 def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
-    """`rules` with the fields a client sent; only `time_limit` may be null (no limit)."""
-    if any(value is None for key, value in changes.items() if key != "time_limit"):
+    """`rules` with the fields a client sent; only a nullable rule (`time_limit`: no limit)
+    may be null."""
+    if any(value is None for key, value in changes.items() if key not in NULLABLE_RULES):
         raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
     try:
         return Rules.from_dict({**rules.to_dict(), **changes})

@@ -35,10 +35,11 @@ export function askName(error) {
 // The server's reasons for saying no (docs/protocol.md), each with what the person can do.
 export function refused(reason) {
   setStatus("disconnected");
-  if (reason.code === "bad_name") askName(reason.message);
+  if (reason.code === "bad_name") askName(say("error.bad_name"));
   else if (reason.code === "no_room") fatal(say("refused.no_room.title"), say("refused.no_room.message"));
-  else if (reason.code === "room_full") fatal(say("refused.room_full.title"), reason.message || say("refused.room_full.message"));
-  else fatal(say("refused.other.title"), reason.message || say("refused.other.message"));
+  else if (reason.code === "room_full") fatal(say("refused.room_full.title"), say("refused.room_full.message"));
+  else if (hasMessage(`error.${reason.code}`)) fatal(say("refused.other.title"), say(`error.${reason.code}`));
+  else fatal(say("refused.other.title"), say("refused.other.message"));
 }
 
 // The server (or another tab holding our token) closed the connection.

@@ -17,6 +17,7 @@ import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
+import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
 import { wirePreferences } from "./preferences.js";
@@ -29,21 +30,13 @@ import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
 
-// The server's refusal of a lobby action (too_few_players, bad_rules, ...) in its own
-// words, after a few of ours saying what was refused; a rules change's refusal is said
-// by the rules, the others under the lobby's buttons.
-function refusalText(error, action) {
-  // The form sends only values it offers: a malformed rules change is no trigger ticked,
-  // and the validator's message for it is not for people.
-  const reason = action === "rules" && error.code === "bad_request" ? say("rules.no_trigger") : error.message || errorText(error);
-  return action === "start" || action === "rules" ? say(`lobby.refused.${action}`, { reason }) : reason;
-}
-
 function lobbyNote(error, action) {
   for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
   if (!error) return;
   const note = byId(action === "rules" ? "rules-error" : "lobby-error");
-  setText(note, refusalText(error, action));
+  // The page's words for the refusal's code (messages.js): a rules change's refusal is said
+  // by the rules, the others under the lobby's buttons.
+  setText(note, errorText(error));
   show(note, true);
 }
 
@@ -105,7 +98,7 @@ function startRoomPage() {
     const ack = await send(name, payload);
     if (ack && !ack.ok) {
       if (store.get()?.phase === "lobby") lobbyNote(ack.error, name);
-      else toast(ack.error?.message || errorText(ack.error));
+      else toast(errorText(ack.error));
     }
     return ack;
   }
@@ -149,4 +142,5 @@ function startRoomPage() {
   else askName();
 }
 
-startRoomPage();
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) startRoomPage();

@@ -13,11 +13,13 @@
 import { cardLabel, cardName } from "./cards.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
-import { mySeat, seatName } from "./state.js";
+import { mySeat, seatAt, seatName } from "./state.js";
 
-// "You" for your own seat, else the name the event carries or the seat's.
+// "You" for your own seat, else the seat's name (a bot's in the page's language), else the
+// name the event carries (someone who has left the seat).
 function nameOf(state, event) {
   if (event.seat === mySeat(state)) return say("you");
+  if (seatAt(state, event.seat)) return seatName(state, event.seat);
   return event.name || seatName(state, event.seat);
 }
 
@@ -131,9 +133,9 @@ const HANDLERS = {
   abandon() {
     return [["toast", { text: say("abandon"), game: false }]];
   },
-  restart(state, event) {
-    // The server is shutting down: its text says what happens to this table.
-    const text = event.message || say("restart");
+  restart() {
+    // The server is shutting down (its English message is for logs; the page says it).
+    const text = say("restart");
     return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
   },
 };

@@ -2,9 +2,9 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { triggerWords, writeRules } from "./rules.js";
+import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
-import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
@@ -24,29 +24,6 @@ export function renderControls(state) {
   const out = Boolean(me && me.out);
   document.body.classList.toggle("is-out", out && state.phase === "playing");
   setText(byId("watching"), say(out ? "controls.out.watching" : "controls.watching"));
-}
-
-export function rulesSummary(rules) {
-  if (!rules) return "";
-  const parts = [say("summary.slap", { triggers: triggerWords(rules.triggers) })];
-  parts.push(say(rules.penalty === "give" ? "summary.give" : "summary.burn"));
-  if (rules.freeze_seconds > 0) parts.push(say("summary.freeze", { seconds: rules.freeze_seconds }));
-  if (rules.decks === 2) parts.push(say("summary.two_decks"));
-  if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
-  if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
-  if (rules.collect_seconds === 0) parts.push(say("summary.no_collect"));
-  else if (typeof rules.collect_seconds === "number" && rules.collect_seconds !== 1) parts.push(say("summary.collect", { seconds: rules.collect_seconds }));
-  if (rules.trigger_timeout === 0) parts.push(say("summary.no_lapse"));
-  else if (typeof rules.trigger_timeout === "number" && rules.trigger_timeout !== 8) parts.push(say("summary.lapse", { seconds: rules.trigger_timeout }));
-  if (rules.shuffle_taken) parts.push(say("summary.shuffle"));
-  if (rules.lag_fair) parts.push(say("summary.lag_fair"));
-  if (rules.time_limit) {
-    const limit = rules.time_limit % 60 === 0
-      ? say("summary.minutes", { minutes: rules.time_limit / 60 })
-      : say("summary.seconds", { seconds: rules.time_limit });
-    parts.push(limit);
-  }
-  return parts.join(say("summary.joiner"));
 }
 
 function lobbyStatus(state, seated, freeSeats) {
@@ -98,7 +75,7 @@ function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
   const cell = el("td");
-  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
+  cell.append(nameTag(entry ? nameOf(entry) : seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
   for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));

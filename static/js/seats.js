@@ -2,7 +2,7 @@
 
 import { el } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { amHost, mySeat } from "./state.js";
+import { amHost, mySeat, nameOf } from "./state.js";
 
 function hueOf(name) {
   let hash = 0;
@@ -54,7 +54,8 @@ export function nameTag(name, you, className = "seat-name") {
 }
 
 function takenSeat(state, entry, flags) {
-  const avatar = el("span", "seat-avatar", initialOf(entry.name));
+  const name = nameOf(entry);
+  const avatar = el("span", "seat-avatar", initialOf(name));
   avatar.style.setProperty("--hue", String(hueOf(entry.name)));
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
@@ -66,7 +67,7 @@ function takenSeat(state, entry, flags) {
     badge.title = say("seat.lag.label", { ms: entry.lag_ms });
     avatar.append(badge);
   }
-  const parts = [avatar, nameTag(entry.name, flags.you)];
+  const parts = [avatar, nameTag(name, flags.you)];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
@@ -75,7 +76,7 @@ function takenSeat(state, entry, flags) {
     const remove = el("button", "seat-remove", "×");
     remove.type = "button";
     remove.dataset.remove = String(entry.seat);
-    remove.setAttribute("aria-label", say("seat.remove.label", { name: entry.name }));
+    remove.setAttribute("aria-label", say("seat.remove.label", { name }));
     parts.push(remove);
   }
   return parts;
@@ -105,7 +106,7 @@ function seatClass(entry, flags) {
 
 function describeSeat(entry, flags, index) {
   if (!entry) return say("seat.empty.label", { number: index + 1 });
-  const bits = [flags.you ? say("seat.you.label", { name: entry.name }) : entry.name];
+  const bits = [flags.you ? say("seat.you.label", { name: nameOf(entry) }) : nameOf(entry)];
   if (entry.bot) bits.push(say("seat.bot"));
   if (flags.host) bits.push(say("seat.host"));
   if (flags.turn) bits.push(say("seat.to_flip"));

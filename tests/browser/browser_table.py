@@ -37,7 +37,8 @@ READ_TABLE = """() => {
     frozen: !document.getElementById('freeze').hidden
       || (!!you && you.classList.contains('seat--frozen')),
     out: !!you && you.classList.contains('seat--out'),
-    cards: cards && /^\\d+ cards?$/.test(cards.textContent) ? parseInt(cards.textContent) : null,
+    cards: cards && /^\\d+ (cards?|kad)$/.test(cards.textContent)
+      ? parseInt(cards.textContent) : null,
     pileCards: pile.querySelectorAll('.card').length,  // the top few, fanned
     pileCount: parseInt(document.getElementById('pile-count').textContent) || 0,
     pileId: pile.dataset.pileId,
