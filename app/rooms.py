@@ -421,9 +421,8 @@ class Room:
             sid = self._sid_of.get(person.id)
             if sid is not None:
                 sent = time.monotonic()  # the moment it leaves, not when the timer fired
-                await self.transport.emit(
-                    PING, {"id": self.table.lag.ping(person.id, sent)}, to=sid
-                )
+                ping = {"id": self.table.lag.ping(person.id, sent)}
+                await self.transport.send(Encoded.of(PING, ping), sid)
         if self.table.connected():
             self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
 

@@ -319,6 +319,11 @@ class Game:
         stats.reactions_ms = list(stats.reactions_ms)
         return stats
 
+    def stats_summary(self, seat: int) -> dict[str, int | None]:
+        """Seat's public figures (`SeatStats.summary`), read without copying its samples."""
+        self._check_seat(seat)
+        return self._stats[seat].summary()
+
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see; see engine.views."""
         return player_view(self, seat)

@@ -46,7 +46,7 @@ def table_view(game: Game) -> dict[str, Any]:
         "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **game.stats(s).summary()} for s in range(game.players)],
+        "stats": [{"seat": s, **game.stats_summary(s)} for s in range(game.players)],
         "rules": game.rules.to_dict(),
     }
 
