@@ -381,6 +381,7 @@ class Server:
                 SLAPJACK_ROOMS_PER_MINUTE="1000000",
                 SLAPJACK_CONNECTS_PER_MINUTE="1000000",
                 SLAPJACK_MAX_ROOMS="100000",
+                SLAPJACK_MAX_CONNECTIONS="100000",  # uvicorn's limit_concurrency (503 beyond)
             )
             command = [sys.executable, "-m", "bench.serve"]
         else:
