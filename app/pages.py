@@ -97,6 +97,17 @@ async def choose_language(request: Request, code: str, next: str = "/") -> Respo
     return response
 
 
+@router.get("/r/{code}/tv", include_in_schema=False)
+async def room_tv(request: Request, code: str) -> Response:
+    """The table for a shared screen (a laptop or a TV): large, with the QR code to join,
+    watching while the phones play."""
+    if find_room(request, code) is None:
+        return not_found(request, room=True)
+    code = code.upper()
+    context = {"code": code, "share_url": share_url(request, code), "tv": True}
+    return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
 @router.get("/r/{code}/qr.svg", include_in_schema=False)
 async def room_qr(request: Request, code: str) -> Response:
     if find_room(request, code) is None:

@@ -219,6 +219,10 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
+    # One emoji (app.table.clean_avatar); anything else is dropped, not refused.
+    avatar: Annotated[str, Field(max_length=64)] | None = None
+    # A shared screen (the /tv page): it watches and is never seated on arrival.
+    watch: bool = False
 
 
 def parse_auth(auth: Any) -> Auth:
@@ -278,6 +282,7 @@ class SeatState(TypedDict):
     seat: int
     player: str | None
     name: str
+    avatar: str | None
     bot: str | None
     connected: bool
     cards: int
@@ -290,6 +295,12 @@ class Spectator(TypedDict):
     player: str
     name: str
     connected: bool
+
+
+class MatchScore(TypedDict):
+    player: str | None  # None: a bot
+    name: str
+    wins: int
 
 
 class Pile(TypedDict):
@@ -321,6 +332,9 @@ class Seen(TypedDict):
     win_reason: str | None
     stats: list[dict[str, Any]]
     rules: dict[str, Any]
+    players_needed: int
+    places: list[int]
+    match: list[MatchScore]
 
 
 class State(Seen):

@@ -6,8 +6,17 @@ import { hasMessage, say } from "./messages.js";
 import { loadName } from "./storage.js";
 
 export function setStatus(status) {
+  const words = hasMessage(`status.${status}`) ? say(`status.${status}`) : status;
   byId("conn").dataset.status = status;
-  setText(byId("conn-text"), hasMessage(`status.${status}`) ? say(`status.${status}`) : status);
+  // The dot alone does not say what it is: a pointer's hover does ("Connection: connected").
+  byId("conn").title = say("status.title", { status: words });
+  setText(byId("conn-text"), words);
+  // A table we are not connected to may be stale: it is greyed and says so, and taps on it
+  // go nowhere, until the connection is back.
+  const trouble = status === "reconnecting";
+  document.body.classList.toggle("is-offline", trouble);
+  setText(byId("offline-text"), trouble ? say("offline.reconnecting") : "");
+  show(byId("offline"), trouble);
 }
 
 export function showGate(which) {

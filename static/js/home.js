@@ -1,12 +1,12 @@
 // The home page: create a table (with optional house rules) or join one by its code.
 
 import { byId, setText, show } from "./dom.js";
+import { roomCodeFrom } from "./codes.js";
 import { followBrowserLanguage } from "./language.js";
 import { errorText, say } from "./messages.js";
 import { readRules } from "./rules.js";
+import { buildAvatarPicker } from "./avatars.js";
 import { loadName, saveName } from "./storage.js";
-
-const CODE_PATTERN = /^[A-Z0-9]{6}$/;
 
 function fail(id, message) {
   setText(byId(id), message);
@@ -54,9 +54,8 @@ async function createRoom(event) {
 
 function joinRoom(event) {
   event.preventDefault();
-  const raw = byId("join-code").value.trim().toUpperCase();
-  const code = raw.replace(/^.*\/R\//, "").replace(/[^A-Z0-9]/g, "");
-  if (!CODE_PATTERN.test(code)) {
+  const code = roomCodeFrom(byId("join-code").value);
+  if (!code) {
     fail("join-error", say("home.bad_code"));
     return;
   }
@@ -66,6 +65,7 @@ function joinRoom(event) {
 // A first visit whose browser prefers the other language loads the page again in it.
 if (!followBrowserLanguage()) {
   byId("create-name").value = loadName();
+  buildAvatarPicker(byId("create-avatar"));
   byId("create-form").addEventListener("submit", createRoom);
   byId("join-form").addEventListener("submit", joinRoom);
 }

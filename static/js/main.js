@@ -25,7 +25,8 @@ import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { createSound } from "./sound.js";
-import { loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { buildAvatarPicker } from "./avatars.js";
+import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
@@ -42,12 +43,16 @@ function lobbyNote(error, action) {
 
 function startRoomPage() {
   const room = document.body.dataset.room;
+  // The shared screen (/r/CODE/tv): it watches under its own name, never asks for one,
+  // keeps no seat token and takes no keys: the phones play.
+  const tv = document.body.dataset.tv === "1";
+  const getName = tv ? () => say("tv.name") : loadName;
   const store = createStore();
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
   const scheduleRender = createRenderer(store);
-  const share = setupShare({ url: document.body.dataset.shareUrl, room });
+  const share = setupShare({ url: document.body.dataset.shareUrl, room, alwaysShown: tv });
   let connection = null;
   let leaving = false;
 
@@ -71,14 +76,16 @@ function startRoomPage() {
     setStatus("connecting");
     connection = openRoomSocket({
       room,
-      getName: loadName,
-      getToken: () => loadToken(room),
+      getName,
+      getToken: () => (tv ? null : loadToken(room)),
+      getAvatar: tv ? () => "" : loadAvatar,
+      watch: tv,
       on: {
         status: setStatus,
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
-        welcome: (data) => data && data.token && saveToken(room, data.token),
+        welcome: (data) => !tv && data && data.token && saveToken(room, data.token),
         state: receiveState,
         event: (event) => feedback.event(event),
       },
@@ -129,16 +136,18 @@ function startRoomPage() {
     });
   }
 
-  // A phone waking up or a tab coming back: rejoin now instead of waiting for a backoff.
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && connection && !gateOpen()) connection.wake();
-  });
+  // A phone waking up, a tab coming back or the network returning: rejoin now instead of
+  // waiting for the reconnection back-off (up to seconds) to run out.
+  const wake = () => connection && !gateOpen() && connection.wake();
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
+  window.addEventListener("online", wake);
 
   wireLobby({ act, leave, getState: () => store.get() });
   wirePreferences(sound);
   wireGates();
-  setupInput({ store, send, feedback, sound });
-  if (loadName()) connect();
+  buildAvatarPicker(byId("gate-avatar"));
+  if (!tv) setupInput({ store, send, feedback, sound });
+  if (getName()) connect();
   else askName();
 }
 

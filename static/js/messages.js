@@ -49,6 +49,9 @@ const MESSAGES = {
   "closed.title": "Disconnected",
   "closed.message": "This seat is open in another tab or window, or the server closed the connection.",
   "name.missing": "Type a name so the table knows who you are.",
+  // The avatar picker (avatars.js).
+  "avatar.legend": "Your avatar (optional)",
+  "avatar.none": "None",
   // Home page.
   "home.name_missing": "Type your name first: it's how the table knows you.",
   "home.bad_code": "Room codes have 6 letters and digits, like K7PQRX.",
@@ -61,13 +64,14 @@ const MESSAGES = {
   "status.reconnecting": "reconnecting...",
   "status.connecting": "connecting...",
   "status.disconnected": "disconnected",
+  "status.title": "Connection: {status}",
+  "offline.reconnecting": "Connection lost, reconnecting...",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
   "cards.other": "{count} cards",
   "flip.auto.other": "Flipped for {name} (away)",
   "flip.auto.mine": "Flipped for you: it was your turn",
-  "flip.said": "{name} flipped the {card}",
   "take.the_pile": "the pile",
   "take.speed": " · {ms} ms",
   "take.last_card": " with a last-card Jack",
@@ -97,6 +101,7 @@ const MESSAGES = {
   "start.first": "Cards dealt!",
   "start.hint": " Slap when {when} shows",
   "start.said": "Game {game} starts. {name} flips first.",
+  "start.said.mine": "Game {game} starts. You flip first.",
   "join": "{name} joined",
   "leave": "{name} left",
   "disconnect": "{name} lost connection",
@@ -138,15 +143,11 @@ const MESSAGES = {
   // The seats (seats.js, state.js).
   "seat.number": "Seat {number}",
   "seat.sit": "Sit here",
-  "seat.sit.label": "Sit in seat {number}",
+  "seat.sit.label": "Sit here, seat {number}",
   "seat.empty.label": "Seat {number}: empty",
   "seat.you.label": "{name}, you",
   "seat.you.tag": "you",
   "seat.bot": "bot",
-  // A bot's name, by its level (the server's names are English).
-  "bot.name.easy": "Easy bot",
-  "bot.name.normal": "Normal bot",
-  "bot.name.hard": "Hard bot",
   "seat.host": "host",
   "seat.to_flip": "to flip",
   "seat.out": "out",
@@ -234,6 +235,8 @@ const MESSAGES = {
   "lobby.waiting": "Waiting for the host to start...",
   "lobby.start.one": "Start game · {count} player",
   "lobby.start.other": "Start game · {count} players",
+  "lobby.start.needs.one": "Start: {count} more player, or add a bot",
+  "lobby.start.needs.other": "Start: {count} more players, or add bots",
   "lobby.watchers": "Watching: {names}",
   "lobby.watchers.more": "Watching: {names} and {more} more",
   // The game-over card (panels.js).
@@ -246,6 +249,15 @@ const MESSAGES = {
   "over.ms": "{ms} ms",
   "over.waiting_for": "Waiting for {name} to deal again...",
   "over.the_host": "the host",
+  "over.place": "{place}.",
+  // The podium's titles and the match score (podium.js).
+  "title.fastest": "Fastest hand · {ms} ms",
+  "title.takes": "Most takes ({count})",
+  "title.false_slaps": "Most wrong slaps ({count})",
+  "match.score": "{name} {wins}",
+  "match.line": "Match: {scores}",
+  // The shared screen's name among the watchers (/r/CODE/tv).
+  "tv.name": "Big screen",
   // The share panel (share.js).
   "share.copied": "Link copied!",
   "share.copy_by_hand": "Select the link and copy it.",

@@ -33,9 +33,9 @@ const HANDLERS = {
     } else if (event.auto) {
       effects.push(["toast", { text: say("flip.auto.mine"), game: true }]);
     }
-    if (!state.trigger && event.card) {
-      effects.push(["announce", say("flip.said", { name: nameOf(state, event), card: cardName(event.card) })]);
-    }
+    // Flips are not announced one by one: a screen reader would queue "Jack! Slap!" behind
+    // them. The pile's label says the top card; your turn, triggers, takes, wrong slaps,
+    // someone out and the win are announced.
     return effects;
   },
   take(state, event) {
@@ -100,7 +100,10 @@ const HANDLERS = {
     const text = `${say(event.rematch ? "start.rematch" : "start.first")}${hint}`;
     return [
       ["banner", { text, tone: "good", about: "" }],
-      ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
+      // "You flip first", never "You flips first": your own turn has its own sentence.
+      state.next === mySeat(state)
+        ? ["announce", say("start.said.mine", { game: event.game ?? "" })]
+        : ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
     ];
   },
   join(state, event) {

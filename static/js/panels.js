@@ -2,6 +2,7 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
+import { matchLine, podiumRows, winnerTitle } from "./podium.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
@@ -52,10 +53,13 @@ export function renderLobby(state) {
   const host = amHost(state);
   const mine = mySeat(state);
   setText(byId("lobby-status"), lobbyStatus(state, seated, freeSeats));
-  // Seat first: no Start while nobody sits. Whether enough people sit to deal is the
-  // server's call: `start` may come back too_few_players, and the lobby note says so.
-  show(byId("start"), host && seated > 0);
-  setText(byId("start"), countOf("lobby.start", seated));
+  // Seat first: no Start while nobody sits. How many more must sit to deal is the server's
+  // word (players_needed): until then Start says why it cannot start, and is not offered.
+  const needed = state.players_needed ?? 0;
+  const start = byId("start");
+  show(start, host && seated > 0);
+  start.disabled = needed > 0;
+  setText(start, needed > 0 ? countOf("lobby.start.needs", needed) : countOf("lobby.start", seated));
   show(byId("sit"), mine === null && freeSeats > 0);
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
@@ -67,6 +71,20 @@ export function renderLobby(state) {
   const watchers = watchersText(state);
   setText(byId("watchers"), watchers);
   show(byId("watchers"), Boolean(watchers));
+}
+
+function podiumRow(row) {
+  const item = el("li", `place${row.place === 1 ? " place--first" : ""}`);
+  item.append(el("span", "place-rank", say("over.place", { place: row.place })));
+  const avatar = el("span", "place-avatar", row.avatar || "");
+  avatar.setAttribute("aria-hidden", "true"); // the name says who it is
+  item.append(avatar, nameTag(row.name, row.you, "place-name"), el("span", "place-cards", row.cards));
+  if (row.titles.length) {
+    const titles = el("span", "place-titles");
+    for (const title of row.titles) titles.append(el("span", "place-title", title));
+    item.append(titles);
+  }
+  return item;
 }
 
 const msText = (ms) => (typeof ms === "number" ? say("over.ms", { ms: Math.round(ms) }) : say("over.no_time"));
@@ -89,17 +107,18 @@ export function renderGameOver(state) {
   const opening = over && byId("over").hidden;
   show(byId("over"), over);
   if (!over) return;
-  const winner = state.winner;
-  const title = winner === null || winner === undefined
-    ? say("over.title")
-    : winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: seatName(state, winner) });
-  setText(byId("over-title"), title);
+  setText(byId("over-title"), winnerTitle(state));
   const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
   setText(byId("over-reason"), reason);
+  byId("podium").replaceChildren(...podiumRows(state).map(podiumRow));
+  // Every number behind the podium, in "All stats" (folded away under it).
   const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
   const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
   const fastest = times.length ? Math.min(...times) : null;
-  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
+  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, state.winner, fastest)));
+  const match = matchLine(state);
+  setText(byId("match"), match);
+  show(byId("match"), Boolean(match));
   show(byId("rematch"), amHost(state));
   show(byId("sit-next"), mySeat(state) === null);
   show(byId("to-lobby"), amHost(state));

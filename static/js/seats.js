@@ -4,10 +4,14 @@ import { el } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { amHost, mySeat, nameOf } from "./state.js";
 
-function hueOf(name) {
+// Avatar colours (tokens.css --avatar-0 ... --avatar-7): none of them green on the green
+// felt, each dark enough for a white letter.
+const AVATAR_COLOURS = 8;
+
+function colourOf(name) {
   let hash = 0;
-  for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 360;
-  return hash;
+  for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 9973;
+  return hash % AVATAR_COLOURS;
 }
 
 function initialOf(name) {
@@ -55,8 +59,9 @@ export function nameTag(name, you, className = "seat-name") {
 
 function takenSeat(state, entry, flags) {
   const name = nameOf(entry);
-  const avatar = el("span", "seat-avatar", initialOf(name));
-  avatar.style.setProperty("--hue", String(hueOf(entry.name)));
+  // The person's emoji if they picked one, else their initial.
+  const avatar = el("span", entry.avatar ? "seat-avatar seat-avatar--emoji" : "seat-avatar", entry.avatar || initialOf(name));
+  avatar.style.setProperty("--avatar", `var(--avatar-${colourOf(entry.name)})`);
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
   // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
@@ -156,9 +161,12 @@ export function renderSeats(cache, state, list) {
     const sin = Math.sin(angle);
     node.style.setProperty("--cos", cos.toFixed(4));
     node.style.setProperty("--sin", sin.toFixed(4));
-    // The same angle on a squarer curve: phones' tall tables keep the corners for seats.
-    node.style.setProperty("--square-cos", (Math.sign(cos) * Math.sqrt(Math.abs(cos))).toFixed(4));
-    node.style.setProperty("--square-sin", (Math.sign(sin) * Math.sqrt(Math.abs(sin))).toFixed(4));
+    // The same direction on a rectangle's rim: phones' tall tables seat people in the corners
+    // too (three across the top, three across the bottom with eight), where an ellipse
+    // would crowd them together at the bottom.
+    const reach = Math.max(Math.abs(cos), Math.abs(sin));
+    node.style.setProperty("--square-cos", (cos / reach).toFixed(4));
+    node.style.setProperty("--square-sin", (sin / reach).toFixed(4));
   });
   for (const [index, record] of cache) {
     if (!visible.has(index) || index >= state.seats.length) record.node.remove();

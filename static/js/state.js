@@ -10,7 +10,8 @@ export const seatedCount = (state) => (state && state.seats ? state.seats.filter
 
 // A seat's name as the page writes it: a bot's by its level, in the page's language (the
 // server's bot names are English), a person's as they typed it.
-export const nameOf = (entry) => (entry?.bot ? say(`bot.name.${entry.bot}`) : entry?.name ?? "");
+// Bots have distinct friendly names from the server ("Robo Rita"): names, not words to translate.
+export const nameOf = (entry) => entry?.name ?? "";
 
 export function seatName(state, seat) {
   const entry = seatAt(state, seat);
