@@ -11,6 +11,7 @@ tables at start (app/rooms.py `Rooms.start`).
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
 import sys
 from types import FrameType
@@ -74,6 +75,15 @@ def announce(settings: Settings) -> None:
     print(f"\n  Slapjack is running: open {where}\n", flush=True)
 
 
+def settle_the_heap(thresholds: tuple[int, int, int]) -> None:
+    """Once start-up is done: what it left alive (the code, the frameworks, the templates)
+    lives as long as the process, so it is frozen out of the collector's reach (a full
+    collection no longer walks it), and the thresholds are set for a long-lived heap."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*thresholds)
+
+
 def main() -> None:
     settings = load_settings()
     from app.main import app  # built from the same cached settings
@@ -81,6 +91,7 @@ def main() -> None:
     config = server_config(app, settings)
     configure_logging(settings.log_level, server_too=True)
     rooms: Rooms = app.other_asgi_app.state.rooms
+    settle_the_heap(settings.gc_thresholds)
     announce(settings)
     DrainingServer(config, rooms, settings.drain_seconds).run()
 

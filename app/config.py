@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     # A changed table is saved at most this long after the change (at once on a phase change).
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
+    # The garbage collector's thresholds (gc.set_threshold), set once start-up is done and
+    # what it left alive is frozen out of every collection (`python -m app`). See README.
+    gc_thresholds: tuple[int, int, int] = (20_000, 10, 10)
+
     max_rooms: int = Field(default=1000, ge=1)
     max_people_per_room: int = Field(default=40, ge=1)
 

@@ -17,6 +17,7 @@ from app.limits import PerAddress
 from app.logs import configure_logging, log_event
 from app.metrics import Metrics
 from app.origins import origin_check
+from app.outgoing import SocketTransport
 from app.rooms import Rooms
 from app.stores import StoreError, open_store
 from app.table import SCHEMA_VERSION
@@ -40,7 +41,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
     store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
-    rooms = Rooms(settings, sio, metrics, store=store)
+    rooms = Rooms(settings, SocketTransport(sio), metrics, store=store)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -32,13 +32,14 @@ from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, EventDict, Restart
 from app.logs import log_event
 from app.metrics import Metrics
-from app.protocol import COMMANDS, EVENT, PING, STATE, WELCOME, Ack, Message, Seen, Slap, ack
+from app.outgoing import Encoded
+from app.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from app.stores import Snapshot, Store, StoreError, restore_all, wall_clock
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar
 from app.timers import Timers, WatchedLock
-from app.views import build_state
+from app.views import Views
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
@@ -50,11 +51,16 @@ FIRST_SAVE_SECONDS = 2.0
 
 
 class Transport(Protocol):
-    """What a room needs from the Socket.IO server (python-socketio's AsyncServer fits)."""
+    """What a room needs from the Socket.IO server (app.outgoing.SocketTransport wraps
+    python-socketio's AsyncServer)."""
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
 
     async def enter_room(self, sid: str, room: str) -> None: ...
+
+    async def send(self, message: Encoded, to: str) -> None:
+        """`message`, encoded once, to a room or to one connection (its sid)."""
+        ...
 
 
 @dataclass
@@ -140,7 +146,7 @@ class Room:
         if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
         room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
-        room._schedule(now, {})
+        room._schedule(now, Views(table))
         return room
 
     def snapshot(self, now: float) -> dict[str, Any]:
@@ -454,7 +460,8 @@ class Room:
             if slap.answer is not None and not slap.answer.done():
                 slap.answer.set_result(answer)
         if self.table.phase == "playing":
-            self._schedule(now, {})  # flips may go on: the judging no longer holds them
+            # Flips may go on: the judging no longer holds them.
+            self._schedule(now, Views(self.table))
 
     def _answer_held_slaps(self) -> None:
         """The room closes with slaps held: their senders are told, not left waiting."""
@@ -472,9 +479,8 @@ class Room:
             sid = self._sid_of.get(person.id)
             if sid is not None:
                 sent = time.monotonic()  # the moment it leaves, not when the timer fired
-                await self.transport.emit(
-                    PING, {"id": self.table.lag.ping(person.id, sent)}, to=sid
-                )
+                ping = {"id": self.table.lag.ping(person.id, sent)}
+                await self.transport.send(Encoded.of(PING, ping), sid)
         if self.table.connected():
             self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
 
@@ -495,9 +501,9 @@ class Room:
         if self.table.phase == "over" and phase_before != "over":
             self._game_over()
         self._phase_seen = self.table.phase
-        seen: dict[int | None, Seen] = {}  # state per seat, shared by recipients
-        await self._broadcast(sent, seen)
-        self._schedule(now, seen)
+        views = Views(self.table)  # built and encoded once, shared by recipients and bots
+        await self._broadcast(sent, views)
+        self._schedule(now, views)
         self._changed(urgent=self.table.phase != phase_before)
 
     def _changed(self, *, urgent: bool) -> None:
@@ -523,24 +529,23 @@ class Room:
             reason=game.win_reason,
         )
 
-    async def _broadcast(self, sent: list[EventDict], seen: dict[int | None, Seen]) -> None:
-        """Each person's own state, then the events to all. Every send is queued on its
-        connection before this returns, so the next change's messages come after these."""
+    async def _broadcast(self, sent: list[EventDict], views: Views) -> None:
+        """Each person's own state, then the events to all, each encoded once. Every send
+        is queued on its connection before this returns, so the next change's messages
+        come after these."""
         seat_of = self.table.seat_by_id()
-        states = [
-            self.transport.emit(STATE, build_state(self.table, p, seat_of.get(p.id), seen), to=sid)
-            for p in self.table.connected()
-            if (sid := self._sid_of.get(p.id)) is not None
-        ]
-        await asyncio.gather(*states)
+        for person in self.table.connected():
+            sid = self._sid_of.get(person.id)
+            if sid is not None:
+                await self.transport.send(views.message(person, seat_of.get(person.id)), sid)
         for event in sent:
-            await self.transport.emit(EVENT, event, to=self.code)
+            await self.transport.send(Encoded.of(EVENT, event), self.code)
 
-    def _schedule(self, now: float, seen: dict[int | None, Seen]) -> None:
+    def _schedule(self, now: float, views: Views) -> None:
         """Every timer, from the table's state alone."""
         self._schedule_autopilot()
         self._schedule_tick()
-        self._schedule_bots(seen)
+        self._schedule_bots(views)
         self._schedule_abandon(now)
         self._schedule_host()
         if self.table.connected():
@@ -605,8 +610,9 @@ class Room:
         else:
             self._timers.cancel("tick")
 
-    def _schedule_bots(self, seen: dict[int | None, Seen] | None = None) -> None:
+    def _schedule_bots(self, views: Views | None = None) -> None:
         table = self.table
+        views = views if views is not None else Views(table)
         for bot_id in self._planners.keys() - table.bots.keys():
             del self._planners[bot_id]  # removed from the table
         for seat in range(len(table.seats)):
@@ -617,7 +623,7 @@ class Room:
                 self._bot_plans.pop(seat, None)
                 continue
             planner = self._planner(occupant)
-            plan = planner.plan(build_state(table, None, seat, seen)) if table.game else None
+            plan = planner.plan(views.state(None, seat)) if table.game else None
             if plan is None:
                 self._timers.cancel(timer)
                 self._bot_plans.pop(seat, None)

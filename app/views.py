@@ -1,39 +1,67 @@
-"""The one function that builds a `state` message: the engine's view of a seat plus room data.
+"""The one place that builds `state` messages: the engine's view of the table plus room data.
 
-Nothing here reads a Game's private state: cards come only from `game.view(seat)`, which
-shows counts and the face-up pile and never a face-down card.
+Nothing here reads a Game's private state: cards come only from the engine's views, which
+show counts and the face-up pile and never a face-down card. In Slapjack every seat sees the
+same table (engine.views.table_view), so a change builds one `Seen` for everyone, encodes it
+once, and each person's `state` is that JSON with their own `you` spliced in at the end.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from app.protocol import MatchScore, Pile, SeatState, Seen, Spectator, State, You
+from app.outgoing import Encoded, to_json
+from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
 
 
-def build_state(
-    table: Table,
-    person: Person | None,
-    seat: int | None,
-    cache: dict[int | None, Seen] | None = None,
-) -> State:
-    """What `person` (None: the bot in `seat`) may see of `table` right now. Everything but
-    `you` depends only on the seat, so one broadcast builds it once per seat in `cache`."""
-    cache = {} if cache is None else cache
-    if seat not in cache:
-        cache[seat] = _seen_from(table, seat)
-    you = You(
-        player=person.id if person is not None else None,
-        seat=seat,
-        host=person is not None and person.id == table.host,
-    )
-    return State(**cache[seat], you=you)
+class Views:
+    """One change's view of a table, built and encoded at most once, shared by every
+    recipient and every bot planning from it. Make a new one after each change."""
+
+    __slots__ = ("_json", "_seen", "table")
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._seen: Seen | None = None
+        self._json: str | None = None
+
+    @property
+    def seen(self) -> Seen:
+        if self._seen is None:
+            self._seen = _seen_from(self.table)
+        return self._seen
+
+    def state(self, person: Person | None, seat: int | None) -> State:
+        """What `person` (None: the bot in `seat`) may see of the table."""
+        return State(**self.seen, you=_you(self.table, person, seat))
+
+    def message(self, person: Person, seat: int | None) -> Encoded:
+        """`person`'s `state`, encoded: the shared JSON with their `you` last (where
+        `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
+        if self._json is None:
+            self._json = to_json(self.seen)
+        state = self.state(person, seat)
+        text = f'{self._json[:-1]},"you":{to_json(state["you"])}}}'
+        return Encoded.of(STATE, state, text)
 
 
-def _seen_from(table: Table, seat: int | None) -> Seen:
+def build_state(table: Table, person: Person | None, seat: int | None) -> State:
+    """What `person` (None: the bot in `seat`) may see of `table` right now."""
+    return Views(table).state(person, seat)
+
+
+def _you(table: Table, person: Person | None, seat: int | None) -> You:
+    return {
+        "player": person.id if person is not None else None,
+        "seat": seat,
+        "host": person is not None and person.id == table.host,
+    }
+
+
+def _seen_from(table: Table) -> Seen:
     game = table.game
-    view = game.view(seat) if game is not None else None
+    view = game.table_view() if game is not None else None
     hands = view["seats"] if view is not None else None
     seats = range(game.players) if game is not None else range(len(table.seats))
     return {

@@ -32,20 +32,17 @@ class Pauses:
     def callback(self, phase: str, info: dict[str, Any]) -> None:
         # Wall time is the stall the players feel; CPU time is the collector's own work
         # (on a shared machine the wall time also holds whatever ran on the core meanwhile).
-        # Only full collections read the (slower) thread clock: young ones are many and short.
         generation = info["generation"]
         if phase == "start":
             self._began = time.perf_counter()
-            if generation == 2:
-                self._began_cpu = time.thread_time()
+            self._began_cpu = time.thread_time()
             return
         took = time.perf_counter() - self._began
+        took_cpu = time.thread_time() - self._began_cpu
         self.count[generation] += 1
         self.total[generation] += took
         self.longest[generation] = max(self.longest[generation], took)
-        if generation == 2:
-            took_cpu = time.thread_time() - self._began_cpu
-            self.longest_cpu[2] = max(self.longest_cpu[2], took_cpu)
+        self.longest_cpu[generation] = max(self.longest_cpu[generation], took_cpu)
 
     def report(self) -> dict[str, Any]:
         self.dumps += 1
@@ -54,7 +51,7 @@ class Pauses:
             "count": self.count,
             "total_ms": [round(t * 1000, 3) for t in self.total],
             "max_ms": [round(t * 1000, 3) for t in self.longest],
-            "max_cpu_ms": [round(t * 1000, 3) for t in self.longest_cpu],  # full ones only
+            "max_cpu_ms": [round(t * 1000, 3) for t in self.longest_cpu],
         }
 
 

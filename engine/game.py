@@ -10,6 +10,7 @@ after it.
 
 from __future__ import annotations
 
+import copy
 import random
 import statistics
 from collections import Counter, deque
@@ -21,7 +22,7 @@ from engine.cards import Card, as_card, full_deck
 from engine.errors import ErrorCode, IllegalAction
 from engine.events import Event, FalseSlap, Flip, Lapse, Late, Out, Take, Win
 from engine.rules import Rules, check_players
-from engine.views import player_view
+from engine.views import player_view, table_view
 
 SNAPSHOT_VERSION = 1  # later fields are optional in a snapshot, so version 1 still loads
 RUNNER_UP_MS = 500  # a correct slap this close behind the winner's is a runner-up
@@ -315,11 +316,22 @@ class Game:
     def stats(self, seat: int) -> SeatStats:
         """Seat's slaps won, false slaps, reaction times and closest races (a copy)."""
         self._check_seat(seat)
-        return SeatStats(**asdict(self._stats[seat]))
+        stats = copy.copy(self._stats[seat])  # not asdict: views ask for every seat's
+        stats.reactions_ms = list(stats.reactions_ms)
+        return stats
+
+    def stats_summary(self, seat: int) -> dict[str, int | None]:
+        """Seat's public figures (`SeatStats.summary`), read without copying its samples."""
+        self._check_seat(seat)
+        return self._stats[seat].summary()
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see; see engine.views."""
         return player_view(self, seat)
+
+    def table_view(self) -> dict[str, Any]:
+        """What every seat and spectator sees alike (`view` without the viewer)."""
+        return table_view(self)
 
     # ---- actions ------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from engine.cards import FACE_RANKS, Card
@@ -83,7 +83,9 @@ class Rules:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """JSON-ready, field by field (`asdict` deep-copies each value: slower, and every
+        view of every change holds the rules)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["triggers"] = sorted(self.triggers)
         return data
 

@@ -1,7 +1,12 @@
 """Per-seat views: the one function that decides what a seat (or a spectator) may see.
 
-In Slapjack nobody may see a face-down card, their own included, so every view shows only
-counts, the face-up pile and public facts; it names the viewer so a client knows its seat.
+In Slapjack nobody may see a face-down card, their own included, so every seat sees the same
+table (`table_view`: counts, the face-up pile and public facts) and a seat's view only adds
+who is looking (`player_view`). A server builds `table_view` once per change and shares it.
+
+Views are built from plain values (no `dataclasses.asdict`, which deep-copies field by field):
+a server builds one for every change of every table. To show a new field, add one line to
+the dict it belongs in (`table_view`, `_seat_view`, or `SeatStats.summary` for the stats).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
     """JSON-ready: seats' card counts and states, the top of the pile, whose turn, the result."""
     if seat is not None:
         game.is_out(seat)  # raises bad_seat for a seat that does not exist
+    return {"players": game.players, "viewer": seat, **table_view(game)}
+
+
+def table_view(game: Game) -> dict[str, Any]:
+    """What every seat and every spectator sees alike: `player_view` without the viewer."""
     pile, sizes = game.pile, game.hand_sizes
     return {
-        "players": game.players,
-        "viewer": seat,
         "seats": [_seat_view(game, s, sizes[s]) for s in range(game.players)],
         "pile": {
             "id": game.pile_id,
@@ -38,7 +46,7 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
         "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **game.stats(s).summary()} for s in range(game.players)],
+        "stats": [{"seat": s, **game.stats_summary(s)} for s in range(game.players)],
         "rules": game.rules.to_dict(),
     }
 

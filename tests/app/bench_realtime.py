@@ -24,6 +24,7 @@ from app_harness import close_all, join, serving
 
 from app import protocol
 from app.config import Settings
+from app.outgoing import Encoded
 from app.rooms import Rooms
 
 
@@ -99,6 +100,9 @@ class EncodeOnly:
 
     async def enter_room(self, sid: str, room: str) -> None:
         pass
+
+    async def send(self, message: Encoded, to: str) -> None:
+        message.packet.encode()
 
 
 async def room_alone(people: int) -> None:

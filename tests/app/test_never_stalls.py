@@ -60,7 +60,8 @@ async def test_a_disconnected_seat_is_flipped_for_and_gets_its_seat_back() -> No
         while state["slap_open"]:  # Ann takes any Jack herself, from her old seat
             reply = await back.ok("slap", {"pile_id": state["pile"]["id"]})
             assert reply["events"][0]["kind"] == "take" and reply["events"][0]["seat"] == 0
-            state = await back.wait_state(lambda s: not s["slap_open"])
+            # The collect pause after a take holds every flip: wait for its end.
+            state = await back.wait_state(lambda s: not s["slap_open"] and not s["collect_ms"])
         if state["next"] == 0:
             # A take of hers is gathered first: nobody flips during the collect pause.
             await back.wait_state(lambda s: s["collect_ms"] == 0)

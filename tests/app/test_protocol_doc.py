@@ -6,6 +6,7 @@ from pathlib import Path
 import engine
 from app import events, protocol
 from app.config import Settings
+from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.table import Person
 from app.views import build_state
@@ -71,6 +72,9 @@ class Silent:
         pass
 
     async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+    async def send(self, message: Encoded, to: str) -> None:
         pass
 
 

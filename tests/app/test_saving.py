@@ -22,6 +22,7 @@ from redis_server import RedisServer
 
 from app import rooms as rooms_module
 from app.config import Settings
+from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.stores import SCHEMA_KEY
 from app.stores.memory import MemoryStore
@@ -238,6 +239,9 @@ class Recorder:
         pass
 
     async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+    async def send(self, message: Encoded, to: str) -> None:
         pass
 
 

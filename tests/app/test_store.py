@@ -12,6 +12,7 @@ import pytest
 
 from app import protocol
 from app.config import Settings
+from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
 from app.stores.memory import MemoryStore
@@ -31,6 +32,9 @@ class Recorder:
 
     async def enter_room(self, sid: str, room: str) -> None:
         pass
+
+    async def send(self, message: Encoded, to: str) -> None:
+        self.sent.append((message.event, message.data, to))
 
     def welcome(self, sid: str) -> dict[str, Any]:
         return next(d for e, d, to in reversed(self.sent) if e == "welcome" and to == sid)

@@ -117,3 +117,17 @@ def test_view_has_no_hand_or_deck_lists():
     for viewer in viewers(g):
         found = {k.lower() for k in keys(g.view(viewer))}
         assert not found & {"hand", "hands", "deck", "decks_cards", "cards_list"}
+
+
+def test_every_seat_sees_the_same_table_and_views_share_no_mutable_data():
+    g = new(HANDS, pile=["9C", "JC"], penalty="give")
+    g.slap(0, now=1.0)  # takes the Jack: stats to share
+    table = g.table_view()
+    for viewer in viewers(g):
+        view = g.view(viewer)
+        assert view == {"players": 3, "viewer": viewer, **table}
+    g.view(None)["rules"]["triggers"].append("face")  # a caller's copy, not the rules'
+    g.view(None)["stats"][0]["takes"] = 99
+    assert g.view(None)["rules"]["triggers"] == ["jack"]
+    assert g.view(None)["stats"][0]["takes"] == 1
+    assert g.rules.to_dict() == Rules.from_dict(g.rules.to_dict()).to_dict()

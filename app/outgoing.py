@@ -1,0 +1,65 @@
+"""Server-to-client messages encoded once, however many connections receive them.
+
+python-socketio's `emit` builds a Packet per call (and scans its payload for binary), and
+for a room it starts a task per recipient. A room's change goes to everyone at the table at
+once, so here each distinct message is encoded once (orjson) into its Socket.IO text packet,
+wrapped once in an Engine.IO packet (which caches its own encoding), and that one object is
+queued on every recipient's connection through python-engineio's `send_packet`, its API for
+sending a raw packet. The bytes on the wire are what `emit` sends: `2["state",{...}]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import socketio
+from engineio import packet as eio_packet
+
+NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
+EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
+
+
+def to_json(data: Any) -> str:
+    """Compact JSON text (orjson: several times faster than json, the same meaning)."""
+    return orjson.dumps(data).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A server event, encoded: its name and data (for in-process transports and tests)
+    and the Engine.IO packet that carries it."""
+
+    event: str
+    data: Any
+    packet: eio_packet.Packet
+
+    @classmethod
+    def of(cls, event: str, data: Any, data_json: str | None = None) -> Encoded:
+        """`event` with `data`; `data_json` when the caller already holds its JSON."""
+        text = data_json if data_json is not None else to_json(data)
+        socketio_packet = f'{EVENT_PACKET}["{event}",{text}]'  # event names are plain words
+        return cls(event, data, eio_packet.Packet(eio_packet.MESSAGE, socketio_packet))
+
+
+class SocketTransport:
+    """What a Room needs from python-socketio's server: `emit` and `enter_room` as they are,
+    and `send` of an encoded message, the broadcast path."""
+
+    def __init__(self, sio: socketio.AsyncServer) -> None:
+        self.sio = sio
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
+        await self.sio.emit(event, data, to=to)
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        await self.sio.enter_room(sid, room)
+
+    async def send(self, message: Encoded, to: str) -> None:
+        """Queues `message` on each connection in `to` (a room, or one connection's sid:
+        each is a room of its own), after whatever was queued there before. A connection
+        is asked for no more than a place in its queue: nothing here waits on a client."""
+        eio = self.sio.eio
+        for _, eio_sid in list(self.sio.manager.get_participants(NAMESPACE, to)):
+            await eio.send_packet(eio_sid, message.packet)
