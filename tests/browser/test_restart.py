@@ -87,7 +87,7 @@ async def test_a_game_survives_a_server_restart_with_the_page_reconnecting_by_it
     people = [phone, bob]
     link = await open_table_from_home(phone, app.url, "Ann", SHORT_GAME)
     await bob.join(link, "Bob")
-    await bob.sit()
+    await bob.seated()  # an invited friend sits at once
     await start_the_game(phone, people, players=2)
     for _ in range(3):  # a few cards on the pile, each flipped by its player
         for person in people:
