@@ -50,6 +50,11 @@ cluster: $(STAMP) $(VENDOR)
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1
 
+# The fan-out benchmark (bench/load.py): tables of four against the app and a bare relay.
+# More steps: make bench BENCH_ARGS='--steps 100,200,400,1000 --seconds 20'
+bench: $(STAMP)
+	$(BIN)/python -m bench.load $(BENCH_ARGS)
+
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -1,8 +1,9 @@
 """`python -m app`: serve the app (the README's run command and the Docker image's).
 
-Prints the address to open on a phone, runs one uvicorn worker (uvloop, httptools,
-websockets), and on SIGTERM or Ctrl-C drains: every room is told the server is
-restarting and no new room or person is taken, then connections close within a bound.
+Prints the address to open on a phone, runs one uvicorn worker (configured in
+app/serving.py: uvloop, httptools, websockets, request deadlines), and on SIGTERM or
+Ctrl-C drains: every room is told the server is restarting and no new room or person
+is taken, then connections close within a bound.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 from app.config import Settings, get_settings, lan_address
 from app.logs import configure_logging
 from app.rooms import Rooms
+from app.serving import server_config
 
 
 class DrainingServer(uvicorn.Server):
@@ -74,21 +76,7 @@ def main() -> None:
     settings = load_settings()
     from app.main import app  # built from the same cached settings
 
-    config = uvicorn.Config(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        loop="uvloop",
-        http="httptools",
-        ws="websockets-sansio",
-        ws_max_size=settings.max_message_bytes,  # the same cap engine.io applies
-        proxy_headers=True,
-        forwarded_allow_ips=settings.trusted_proxies,
-        timeout_graceful_shutdown=settings.shutdown_seconds,
-        log_config=None,  # uvicorn's own lines go through our JSON log too
-        access_log=False,  # one line per request is noise; metrics count what matters
-    )
+    config = server_config(app, settings)
     configure_logging(settings.log_level, server_too=True)
     rooms: Rooms = app.other_asgi_app.state.rooms
     announce(settings)

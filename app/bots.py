@@ -83,7 +83,9 @@ class Bot:
         if top and self._chance(self.skill.false_slap_chance):
             return self._slap(pile["id"], unfreeze, slow=False)
         if state["next"] == seat and me["cards"] > 0:
-            delay = max(self._between(self.skill.flip_delay), unfreeze + 0.05 * self.time_scale)
+            # Never before the freeze or the collect pause ends: the engine would refuse it.
+            ready = max(unfreeze, state["collect_ms"] / 1000) + 0.05 * self.time_scale
+            delay = max(self._between(self.skill.flip_delay), ready)
             return Plan("flip", delay, pile["id"])
         return None
 

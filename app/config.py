@@ -38,8 +38,25 @@ class Settings(BaseSettings):
     rooms_per_minute: float = Field(default=30.0, gt=0)  # new rooms per client address
     # Connections per client address: a reconnect loop must not flood a room with states.
     connects_per_minute: float = Field(default=120.0, gt=0)
-    # Refused (rate-limited) events in a row before the connection is closed at the transport.
+    # Refused (rate-limited or malformed) frames in a row before the connection is closed
+    # at the transport.
     flood_cutoff: int = Field(default=40, ge=1)
+    # Room look-ups (GET /api/rooms/{code}) per client address.
+    lookups_per_minute: float = Field(default=120.0, gt=0)
+    # Messages waiting to be sent to one connection before it counts as a client that never
+    # reads, and is dropped (the room goes on without it).
+    send_queue_limit: int = Field(default=500, ge=10)
+
+    # The HTTP server (see README, "Behind a proxy"): a request's headers and body must
+    # arrive within request_timeout_seconds (slowloris), and at most max_connections
+    # connections and requests are served at once (beyond: 503).
+    request_timeout_seconds: float = Field(default=10.0, gt=0)
+    max_connections: int = Field(default=2000, ge=1)
+    # Host names the server answers to (JSON list), against DNS rebinding: a page from an
+    # attacker's name resolving to this server is refused. Empty: any Host is served.
+    allowed_hosts: list[str] = []
+    # Serve Prometheus metrics at /metrics. Off to keep them private on a public address.
+    expose_metrics: bool = True
 
     # How soon a vanished connection is noticed: a ping every interval, gone after the timeout.
     ping_interval_seconds: float = Field(default=10.0, gt=0)
@@ -56,6 +73,10 @@ class Settings(BaseSettings):
     # A game whose every seat still in belongs to a person who is gone ends after this long.
     abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02
+    # Lag-fair judging (house rule lag_fair): each connection's round trip is measured with
+    # an app-level ping this often, and no one is credited with more than the cap.
+    lag_ping_seconds: float = Field(default=2.0, gt=0, le=60)
+    lag_cap_ms: int = Field(default=150, ge=0, le=1000)
 
     # Where tables are kept across restarts (app/stores): memory, sqlite:///PATH (relative to
     # the working directory; sqlite:////PATH absolute) or redis://HOST:PORT/DB.

@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     GAME_OVER = EngineCode.GAME_OVER.value
     OUT = EngineCode.OUT.value
     FROZEN = EngineCode.FROZEN.value
+    COLLECTING = EngineCode.COLLECTING.value
     NOT_YOUR_TURN = EngineCode.NOT_YOUR_TURN.value
     SLAP_PENDING = EngineCode.SLAP_PENDING.value
     NO_CARDS = EngineCode.NO_CARDS.value

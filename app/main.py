@@ -3,17 +3,21 @@
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import socketio
 from fastapi import FastAPI
+from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import pages, sockets, web
 from app.config import Settings, get_settings
 from app.limits import PerAddress
 from app.logs import configure_logging
+from app.metrics import Metrics
 from app.origins import origin_check
 from app.rooms import Rooms
+from app.transport import GameServer
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -21,14 +25,17 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     settings = settings or get_settings()
     configure_logging(settings.log_level)
-    sio = socketio.AsyncServer(
+    metrics = Metrics()
+    sio = GameServer(
+        settings,
+        metrics,
         async_mode="asgi",
         cors_allowed_origins=origin_check(settings.allowed_origins),
         max_http_buffer_size=settings.max_message_bytes,
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    rooms = Rooms(settings, sio)
+    rooms = Rooms(settings, sio, metrics)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -39,11 +46,30 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     api.state.rooms = rooms
     api.state.settings = settings
     api.state.room_limit = PerAddress.per_minute(settings.rooms_per_minute)
+    api.state.lookup_limit = PerAddress.per_minute(settings.lookups_per_minute)
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     sockets.install(sio, rooms, settings)
-    return socketio.ASGIApp(sio, other_asgi_app=api)
+    return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
+
+
+class GameApp(socketio.ASGIApp):  # type: ignore[misc]
+    """Socket.IO and the pages, behind one Host check when SLAPJACK_ALLOWED_HOSTS is set:
+    against DNS rebinding, where another site's name resolves to this server and its page
+    then talks to us as if it were ours (same-origin to the browser, so Origin can't tell)."""
+
+    def __init__(self, *args: Any, allowed_hosts: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.allowed_hosts = {host.lower() for host in allowed_hosts}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.allowed_hosts and scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if host.lower().rsplit(":", 1)[0] not in self.allowed_hosts:
+                await PlainTextResponse("Unknown host", status_code=400)(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
 
 
 app = create_app()

@@ -11,12 +11,14 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
+LOCK_BUCKETS = (0.0001, 0.001, 0.01, 0.1, 0.5, 1.0, 5.0)
 SLAP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
 
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self.longest_hold = 0.0  # seconds: what lock_held_max shows
         self.rooms = Gauge("slapjack_rooms", "Rooms open now", registry=self.registry)
         self.connected = Gauge(
             "slapjack_connected_players", "People connected to a room now", registry=self.registry
@@ -70,6 +72,36 @@ class Metrics:
             "Tables this process brought back from the store",
             registry=self.registry,
         )
+
+        self.frames_refused = Counter(
+            "slapjack_frames_refused",
+            "Incoming frames refused at the transport (binary, malformed, over budget), by why",
+            ["why"],
+            registry=self.registry,
+        )
+        self.lock_held = Histogram(
+            "slapjack_room_lock_held_seconds",
+            "How long a room's lock was held, each time",
+            buckets=LOCK_BUCKETS,
+            registry=self.registry,
+        )
+        self.lock_held_max = Gauge(
+            "slapjack_room_lock_held_max_seconds",
+            "The longest any room's lock was held since start (a stuck room shows here)",
+            registry=self.registry,
+        )
+        self.lock_held_long = Counter(
+            "slapjack_room_lock_held_long",
+            "Times a room's lock was still held past the watchdog's limit",
+            registry=self.registry,
+        )
+
+    def lock_released(self, held: float) -> None:
+        """A room's lock was held `held` seconds."""
+        self.lock_held.observe(held)
+        if held > self.longest_hold:
+            self.longest_hold = held
+            self.lock_held_max.set(held)
 
     def watch(self, rooms: Callable[[], int], connected: Callable[[], int]) -> None:
         """Gauges read at scrape time, so they can never drift from the truth."""

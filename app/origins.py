@@ -13,13 +13,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-OriginCheck = Callable[[str, dict[str, Any]], bool]
+OriginCheck = Callable[[str | None, dict[str, Any]], bool]
 
 
 def origin_check(extra_origins: Iterable[str]) -> OriginCheck:
     listed = {origin.rstrip("/").lower() for origin in extra_origins}
 
-    def allowed(origin: str, environ: dict[str, Any]) -> bool:
+    def allowed(origin: str | None, environ: dict[str, Any]) -> bool:
+        # No Origin: python-engineio asks only to build CORS headers, for a request no
+        # browser made cross-origin (a same-origin long-poll GET sends none). Nothing to
+        # allow; python-engineio checks a present Origin before anything else.
+        if origin is None:
+            return False
         if origin.rstrip("/").lower() in listed:
             return True
         host = str(environ.get("HTTP_HOST", "")).lower()

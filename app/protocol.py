@@ -5,6 +5,7 @@ docs/protocol.md is the human version of this file; tests check the two agree.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,6 +78,11 @@ class RulesUpdate(Message):
     decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
     last_card_jack: StrictBool | None = None
     time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
+    collect_seconds: Annotated[Seconds, Field(ge=0, le=5)] | None = None
+    # 0 (never) or 2-60: the engine refuses the gap between, in its own words.
+    trigger_timeout: Annotated[Seconds, Field(ge=0, le=60)] | None = None
+    shuffle_taken: StrictBool | None = None
+    lag_fair: StrictBool | None = None  # the room's, not the engine's: see Table.set_rules
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
@@ -86,6 +92,12 @@ class RulesUpdate(Message):
 
 class Slap(Message):
     pile_id: Annotated[StrictInt, Field(ge=0)]
+
+
+class Pong(Message):
+    """The answer to the server's `ping`, with its id: one round-trip sample."""
+
+    id: Annotated[str, Field(min_length=1, max_length=16)]
 
 
 class CreateRoom(Message):
@@ -131,6 +143,11 @@ def _rules(table: Table, person: str, message: Any, now: float) -> Done:
     return table.set_rules(person, message.changes(), now)
 
 
+def _pong(table: Table, person: str, message: Any, now: float) -> Done:
+    assert isinstance(message, Pong)
+    return table.pong(person, message.id, now)
+
+
 def _slap(table: Table, person: str, message: Any, now: float) -> Done:
     assert isinstance(message, Slap)
     return table.play_as(person, "slap", message.pile_id, now)
@@ -154,6 +171,7 @@ COMMANDS: dict[str, Command] = {
         acks_events=True,
     ),
     "slap": Command(Slap, _slap, "seated", frozenset({"playing"}), acks_events=True),
+    "pong": Command(Pong, _pong, "anyone", PHASES),
     "leave": Command(
         Leave,
         lambda t, p, m, now: Done(t.drop(p, now, left=True)),
@@ -210,13 +228,31 @@ def parse_auth(auth: Any) -> Auth:
 
 
 def clean_name(name: str) -> str:
-    """The name as stored and shown: trimmed; refused when empty, long or with controls."""
+    """The name as stored and shown: trimmed; refused when empty, long, with controls or
+    line breaks, with nothing visible in it, or dressed as a bot ("Hard bot")."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in trimmed):
+    if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
+    if not any(_visible(ch) for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
+    if BOT_LIKE.search(trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
     return trimmed
+
+
+# Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
+# line and paragraph separators (U+2028, U+2029).
+NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Letters by category that draw nothing: the Hangul fillers and the braille blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
+
+
+def _visible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category[0] in "LNPS" and ch not in BLANK_LETTERS
 
 
 # ---- outgoing ----------------------------------------------------------------------------
@@ -244,6 +280,7 @@ class SeatState(TypedDict):
     cards: int
     out: bool
     frozen_ms: int
+    lag_ms: int | None
 
 
 class Spectator(TypedDict):
@@ -273,6 +310,10 @@ class Seen(TypedDict):
     next: int | None
     slap_open: bool
     trigger: str | None
+    trigger_lapsed: bool
+    lapse_ms: int | None
+    collect_ms: int
+    race: dict[str, Any] | None
     winner: int | None
     win_reason: str | None
     stats: list[dict[str, Any]]
@@ -299,3 +340,4 @@ def refusal(error: ProtocolError) -> dict[str, str]:
 WELCOME = "welcome"
 STATE = "state"
 EVENT = "event"
+PING = "ping"

@@ -14,6 +14,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
@@ -23,11 +24,12 @@ from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, EventDict, Restart
 from app.logs import log_event
 from app.metrics import Metrics
-from app.protocol import COMMANDS, EVENT, STATE, WELCOME, Ack, Message, Seen, ack
+from app.protocol import COMMANDS, EVENT, PING, STATE, WELCOME, Ack, Message, Seen, Slap, ack
 from app.store import MemoryStore, RoomStore
 from app.table import Action, Person, Phase, Policy, Table, TableBot
-from app.timers import Timers
+from app.timers import Timers, WatchedLock
 from app.views import build_state
+from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
@@ -42,8 +44,29 @@ class Transport(Protocol):
     async def enter_room(self, sid: str, room: str) -> None: ...
 
 
+@dataclass
+class HeldSlap:
+    """A slap held for lag-fair judging: who, when it arrived, when it counts, who waits."""
+
+    seat: int
+    arrived: float
+    counts_at: float  # arrival minus the slapper's round-trip estimate
+    answer: asyncio.Future[Ack] | None  # a person's ack waits for the judging; None for a bot
+
+
+@dataclass
+class Judging:
+    """The slaps at a trigger held while the judging window is open (house rule lag_fair)."""
+
+    pile_id: int
+    shown_at: float  # when the trigger showed (the last flip or burn): no slap counts before
+    slaps: list[HeldSlap] = field(default_factory=list)
+
+
 def policy(settings: Settings) -> Policy:
-    return Policy(settings.max_people_per_room, settings.host_handover_seconds)
+    return Policy(
+        settings.max_people_per_room, settings.host_handover_seconds, settings.lag_cap_ms / 1000
+    )
 
 
 class Room:
@@ -65,12 +88,13 @@ class Room:
         self._on_close = on_close
         self.table = table if table is not None else Table(code, rules, policy(settings))
         self.closed = False
-        self.lock = asyncio.Lock()
+        self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
         self._people_by_sid: dict[str, str] = {}  # connection -> person id
         self._sid_of: dict[str, str] = {}  # person id -> their current connection
         self._planners: dict[str, Bot] = {}  # bot id -> the bot's mind (not in snapshots)
         self._bot_plans: dict[int, Plan] = {}
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
+        self._judging: Judging | None = None  # lag-fair slaps waiting for their window
         self._timers = Timers(self.lock)
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
@@ -192,6 +216,8 @@ class Room:
             await self.transport.enter_room(sid, self.code)  # the events go to the room at once
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
             await self._apply(joined.events, now)
+            if not self._timers.pending("ping"):
+                self._timers.at("ping", now, self._ping)
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:
@@ -219,26 +245,39 @@ class Room:
 
     async def act(self, sid: str, event: str, message: Message, now: float) -> Ack:
         """Applies a validated client message from connection `sid`, arrived at `now`."""
-        command = COMMANDS[event]
         async with self.lock:
             person_id = self._people_by_sid.get(sid)
-            try:
-                if person_id is None or self.closed:
-                    raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
-                done = command.handler(self.table, person_id, message, now)
-            except ProtocolError as error:
-                return ack(error)
-            except IllegalAction as refused:
-                return ack(ProtocolError(ErrorCode(refused.code), refused.message))
-            if command.ends_connection:
-                self._people_by_sid.pop(sid, None)
-                self._sid_of.pop(person_id, None)
-            if any(e.kind == "start" for e in done.events):
-                self._new_game()
-            sent = await self._apply(done.events, now) if done.events else []
-            if command.acks_events:
-                return ack(events=sent)
-            return ack(**done.reply)
+            held = None
+            if isinstance(message, Slap) and person_id is not None and not self.closed:
+                held = self._hold_for_judging(person_id, message.pile_id, now)
+            if held is None:
+                return await self._act_now(sid, person_id, event, message, now)
+        return await held  # answered when the judging window closes (outside the lock)
+
+    async def _act_now(
+        self, sid: str, person_id: str | None, event: str, message: Message, now: float
+    ) -> Ack:
+        """The body of `act`, under the room's lock."""
+        command = COMMANDS[event]
+        try:
+            if person_id is None or self.closed:
+                raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
+            if event == "flip":
+                self._check_not_judging()
+            done = command.handler(self.table, person_id, message, now)
+        except ProtocolError as error:
+            return ack(error)
+        except IllegalAction as refused:
+            return ack(ProtocolError(ErrorCode(refused.code), refused.message))
+        if command.ends_connection:
+            self._people_by_sid.pop(sid, None)
+            self._sid_of.pop(person_id, None)
+        if any(e.kind == "start" for e in done.events):
+            self._new_game()
+        sent = await self._apply(done.events, now) if done.events or done.refresh else []
+        if command.acks_events:
+            return ack(events=sent)
+        return ack(**done.reply)
 
     def _new_game(self) -> None:
         self.metrics.games_started.inc()
@@ -253,6 +292,10 @@ class Room:
     async def _play(
         self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
     ) -> None:
+        if action == "flip":
+            self._check_not_judging()
+        elif pile_id is not None and self._hold_seat_for_judging(seat, pile_id, now, None):
+            return  # a bot's slap, held for lag-fair judging like anyone's
         await self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
 
     async def _bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None:
@@ -281,7 +324,8 @@ class Room:
             self._timers.at("autopilot", when, self._autoflip)
 
     async def _tick(self, now: float) -> None:
-        """A freeze ended or the time limit came: let the engine's clock catch up."""
+        """A freeze or the collect pause ended, a trigger lapsed or the time limit came: let
+        the engine's clock catch up."""
         if self.closed or self.table.phase != "playing" or self.table.game is None:
             return
         await self._apply(self.table.tick(now), now)  # a fresh state even with no events
@@ -293,6 +337,88 @@ class Room:
         if happened:
             log_event("game_abandoned", room=self.code, game=self.table.games)
             await self._apply(happened, now)
+
+    # ---- lag-fair judging (house rule lag_fair) -----------------------------------------
+
+    def _hold_for_judging(
+        self, person_id: str, pile_id: int, now: float
+    ) -> asyncio.Future[Ack] | None:
+        """A person's slap held for lag-fair judging: the future of its ack, or None when
+        the slap is judged at once (the rule is off, no trigger shows, another pile)."""
+        seat = self.table.seat_of(person_id)
+        if seat is None:
+            return None
+        answer: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        return answer if self._hold_seat_for_judging(seat, pile_id, now, answer) else None
+
+    def _hold_seat_for_judging(
+        self, seat: int, pile_id: int, now: float, answer: asyncio.Future[Ack] | None
+    ) -> bool:
+        """Holds `seat`'s slap at `pile_id` if lag-fair judging applies to it. The first
+        slap opens a judging window: any slap that could still count as earlier once
+        compensated (arrival minus the slapper's round trip) arrives within it."""
+        table, game = self.table, self.table.game
+        if not table.lag_fair or table.phase != "playing" or game is None:
+            return False
+        if not game.slap_open or pile_id != game.pile_id:
+            return False  # no race to judge: late, false or refused, at once
+        counts_at = now - table.compensation(seat)
+        if self._judging is None:
+            self._judging = Judging(game.pile_id, table.turn_started_at)
+            most = max((table.compensation(s) for s in range(game.players)), default=0.0)
+            self._timers.at("judging", counts_at + most, self._judge)
+        self._judging.slaps.append(HeldSlap(seat, now, counts_at, answer))
+        return True
+
+    def _check_not_judging(self) -> None:
+        """No flip while slaps wait for their judging: it would cover the trigger."""
+        if self._judging is not None:
+            raise IllegalAction(EngineCode.SLAP_PENDING, "slaps are being judged")
+
+    async def _judge(self, now: float) -> None:
+        """The judging window closed: the engine gets the held slaps in compensated order,
+        each at the time it counts (never before the trigger showed), and stays first-come."""
+        judging, self._judging = self._judging, None
+        if judging is None:
+            return
+        for slap in sorted(judging.slaps, key=lambda held: held.counts_at):
+            at = max(slap.counts_at, judging.shown_at)
+            try:
+                if self.closed or self.table.game is None or self.table.phase != "playing":
+                    raise ProtocolError(ErrorCode.WRONG_PHASE, "the game ended")
+                happened = self.table.play(slap.seat, "slap", judging.pile_id, at)
+            except ProtocolError as error:
+                answer = ack(error)
+            except IllegalAction as refused:
+                answer = ack(ProtocolError(ErrorCode(refused.code), refused.message))
+            else:
+                answer = ack(events=await self._apply(happened, now))
+            if slap.answer is not None and not slap.answer.done():
+                slap.answer.set_result(answer)
+        if self.table.phase == "playing":
+            self._schedule(now, {})  # flips may go on: the judging no longer holds them
+
+    def _answer_held_slaps(self) -> None:
+        """The room closes with slaps held: their senders are told, not left waiting."""
+        judging, self._judging = self._judging, None
+        for slap in judging.slaps if judging is not None else []:
+            if slap.answer is not None and not slap.answer.done():
+                slap.answer.set_result(ack(ProtocolError(ErrorCode.NO_ROOM, "room closed")))
+
+    async def _ping(self, now: float) -> None:
+        """Measures each connection's round trip: an app-level `ping` every
+        SLAPJACK_LAG_PING_SECONDS, answered by the page's `pong` (app/lag.py)."""
+        if self.closed:
+            return
+        for person in self.table.connected():
+            sid = self._sid_of.get(person.id)
+            if sid is not None:
+                sent = time.monotonic()  # the moment it leaves, not when the timer fired
+                await self.transport.emit(
+                    PING, {"id": self.table.lag.ping(person.id, sent)}, to=sid
+                )
+        if self.table.connected():
+            self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
 
     # ---- after every change ------------------------------------------------------------
 
@@ -371,10 +497,15 @@ class Room:
             self._timers.cancel("abandon")
 
     def _schedule_autopilot(self) -> None:
-        """Flips for the seat to play once it is idle, or disconnected, for too long."""
+        """Flips for the seat to play once it is idle, or disconnected, for too long; never
+        before its freeze or the collect pause ends, nor while a trigger holds the table (a
+        trigger that lapsed holds it no longer)."""
         game, table = self.table.game, self.table
-        if table.phase != "playing" or game is None or game.slap_open or game.next_to_play is None:
+        if table.phase != "playing" or game is None or game.next_to_play is None:
             self._timers.cancel("autopilot")
+            return
+        if game.slap_open and not game.trigger_lapsed:
+            self._timers.cancel("autopilot")  # the lapse's tick schedules it again
             return
         seat, settings = game.next_to_play, self.settings
         when = table.turn_started_at + settings.idle_autoflip_seconds
@@ -383,17 +514,21 @@ class Room:
             gone = occupant.disconnected_at + settings.disconnected_autoflip_seconds
             paused = table.turn_started_at + settings.autoflip_pause_seconds
             when = min(when, max(gone, paused))
-        self._timers.at("autopilot", max(when, game.frozen_until(seat)), self._autoflip)
+        ready = max(game.frozen_until(seat), game.collect_until)
+        self._timers.at("autopilot", max(when, ready), self._autoflip)
 
     def _schedule_tick(self) -> None:
-        """Wakes the game when a freeze ends (so `frozen_ms` drops to 0) or time runs out."""
+        """Wakes the game when a freeze or the collect pause ends (so `frozen_ms` and
+        `collect_ms` drop to 0), when a trigger lapses, or when time runs out."""
         game = self.table.game
         if self.table.phase != "playing" or game is None:
             self._timers.cancel("tick")
             return
         wakes = [game.frozen_until(s) for s in range(game.players)]
-        if game.deadline is not None:
-            wakes.append(game.deadline)
+        wakes.append(game.collect_until)
+        for when in (game.lapse_at, game.deadline):
+            if when is not None:
+                wakes.append(when)
         future = [when for when in wakes if when > game.now]
         if future:
             self._timers.at("tick", min(future), self._tick)
@@ -428,6 +563,7 @@ class Room:
     def close(self) -> None:
         self.closed = True
         self._timers.cancel_all()
+        self._answer_held_slaps()
         self._on_close(self.code)
 
 
@@ -449,7 +585,7 @@ class Rooms:
         self._rooms: dict[str, Room] = {}
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
 
-    def create(self, rules: Rules | None = None) -> Room:
+    def create(self, rules: Rules | None = None, *, lag_fair: bool = False) -> Room:
         if self.draining:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
         if len(self._rooms) >= self.settings.max_rooms:
@@ -459,8 +595,9 @@ class Rooms:
             code = new_code()
         rules = rules or Rules()
         room = Room(code, rules, self.settings, self.transport, self._closed, self.metrics)
+        room.table.lag_fair = lag_fair
         self._rooms[code] = room
-        log_event("room_opened", room=code, rules=rules.to_dict())
+        log_event("room_opened", room=code, rules=room.table.rules_shown())
         return room
 
     async def save(self, room: Room) -> None:

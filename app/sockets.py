@@ -1,13 +1,20 @@
-"""Socket.IO handlers: rate limit, parse (protocol), hand to the room, answer with an ack.
+"""Socket.IO handlers: parse (protocol), hand to the room, answer with an ack.
 
 No rules here. The room and seat of a message come from the connection, never from its
 payload: a connection belongs to one room, and the room knows which person holds it.
+Every frame was counted and checked before it got here (app/transport.py).
+
+No handler that a transport callback runs awaits a room: the disconnect handler runs
+inside whatever closed the connection, which may be a room sending under its lock, so
+the room hears of it in a task of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +22,7 @@ import socketio
 from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.config import Settings
-from app.limits import PerAddress, TokenBucket
+from app.limits import PerAddress
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import (
@@ -31,35 +38,46 @@ from app.protocol import (
     refusal,
 )
 from app.rooms import Room, Rooms
+from app.transport import client_address
 
 
 @dataclass(eq=False)
 class Connection:
     room: Room
-    bucket: TokenBucket
     address: str
-    refused_in_a_row: int = 0
-    cut_off: bool = False
 
 
 def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
     connections: dict[str, Connection] = {}
     connects = PerAddress.per_minute(settings.connects_per_minute)
+    tasks: set[asyncio.Task[None]] = set()  # held until done: asyncio keeps tasks weakly
+
+    def in_own_task(work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        tasks.add(task)
+        task.add_done_callback(_finished)
+
+    def _finished(task: asyncio.Task[None]) -> None:
+        tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log_event("room_drop_failed", level=logging.ERROR, error=repr(task.exception()))
 
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
             if rooms.draining:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
-            address = environ.get("REMOTE_ADDR") or "unknown"
-            if not connects.take(address, time.monotonic()):
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             wanted = parse_auth(auth)
             name = clean_name(wanted.name)
             room = rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
-            bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
-            connections[sid] = Connection(room, bucket, address)
+            # The real client address (after the trusted proxies), one bucket each. A person
+            # coming back with their token is no flood: after a blip every phone at once does.
+            address = client_address(environ)
+            returning = wanted.token is not None and room.table.knows(wanted.token)
+            if not returning and not connects.take(address, time.monotonic()):
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
+            connections[sid] = Connection(room, address)
             _, replaced = await room.join(sid, name, wanted.token)
         except ProtocolError as error:
             connections.pop(sid, None)
@@ -70,31 +88,21 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
     async def disconnect(sid: str, reason: str | None = None) -> None:
         connection = connections.pop(sid, None)
         if connection is not None:
-            await connection.room.drop(sid, left=reason == sio.reason.CLIENT_DISCONNECT)
+            left = reason == sio.reason.CLIENT_DISCONNECT
+            in_own_task(connection.room.drop(sid, left=left))  # never awaited here: see above
 
-    async def client_event(*received: Any) -> Ack:
+    async def client_event(event: str, sid: str, *args: Any) -> Ack:
+        # python-socketio's catch-all: (event, sid, *args). The transport answers the
+        # reserved names ("*" among them) itself, so this call shape always holds.
         now = time.monotonic()  # arrival: the time every time rule is judged by
-        event, sid, args = split_catch_all(received)
         answer = await handle(event, sid, args, now)
         _count(rooms.metrics, event, answer, now)
         return answer
 
-    def split_catch_all(received: tuple[Any, ...]) -> tuple[str, str, tuple[Any, ...]]:
-        """python-socketio calls the catch-all with (event, sid, *args), except for an event
-        literally named "*", which it calls with (sid, *args). A sid is never an event name
-        we know, and a client knows no sid but its own, so a first argument that is a live
-        sid means the "*" case, from that sid."""
-        if received and received[0] in connections:
-            return "*", received[0], received[1:]
-        return received[0], received[1], received[2:]
-
     async def handle(event: str, sid: str, args: tuple[Any, ...], now: float) -> Ack:
         connection = connections.get(sid)
-        if connection is None or connection.cut_off:
+        if connection is None:
             return ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
-        if not connection.bucket.take(now):
-            return await _refuse_flood(sid, connection)
-        connection.refused_in_a_row = 0
         try:
             message = parse(event, args)
         except ProtocolError as error:
@@ -114,23 +122,6 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
         await connection.room.drop(sid, left=True)
         sio.start_background_task(sio.disconnect, sid)
         return ack()
-
-    async def _refuse_flood(sid: str, connection: Connection) -> Ack:
-        connection.refused_in_a_row += 1
-        if connection.refused_in_a_row >= settings.flood_cutoff:
-            connection.cut_off = True
-            eio_sid = sio.manager.eio_sid_from_sid(sid, "/")
-            log_event(
-                "rate_limited_cut_off",
-                level=logging.WARNING,
-                sid=sid,
-                room=connection.room.code,
-                address=connection.address,
-            )
-            if eio_sid is not None:
-                # The transport, not just the namespace: a flooder must reconnect from scratch.
-                sio.start_background_task(sio.eio.disconnect, eio_sid)
-        return ack(ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down"))
 
     sio.on("connect", connect)
     sio.on("disconnect", disconnect)

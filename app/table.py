@@ -22,11 +22,14 @@ from typing import Any, Literal, NamedTuple
 from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
+from app.lag import LagMeter
 from engine import Game, Rules
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
+# A seat's lag badge is sent again once its estimate moves this much (ms), not on every pong.
+LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
 # float rounding): a host gone this close to the grace counts as gone for it.
 HANDOVER_EARLY_SECONDS = 0.05
@@ -69,6 +72,7 @@ class Policy:
 
     max_people: int = 40
     handover_seconds: float = 10.0  # a disconnected host keeps the role this long
+    lag_cap_seconds: float = 0.15  # lag-fair judging credits nobody with more (app/lag.py)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class Done:
 
     events: list[AppEvent]
     reply: dict[str, Any] = field(default_factory=dict)
+    refresh: bool = False  # the state changed with no event: broadcast it all the same
 
 
 class Joined(NamedTuple):
@@ -91,6 +96,11 @@ class Table:
         self.code = code
         self.rules = rules or Rules()
         self.policy = policy or Policy()
+        # House rule of the room, not of the engine: judge slaps by arrival minus each
+        # person's measured round trip (the Room holds them for a judging window).
+        self.lag_fair = False
+        self.lag = LagMeter(self.policy.lag_cap_seconds)  # measurements: not in snapshots
+        self._lag_shown: dict[str, int] = {}  # person id -> the estimate last broadcast, ms
         self.version = 0
         self.phase: Phase = "lobby"
         self.game: Game | None = None
@@ -105,6 +115,10 @@ class Table:
         self._by_token: dict[str, str] = {}  # token hash -> person id
 
     # ---- reading -----------------------------------------------------------------------
+
+    def knows(self, token: str) -> bool:
+        """Someone at this table holds `token` (a person coming back)."""
+        return token_hash(token) in self._by_token
 
     def person(self, person_id: str) -> Person | None:
         return self.people.get(person_id)
@@ -150,6 +164,29 @@ class Table:
                 return True
         return False
 
+    def compensation(self, seat: int) -> float:
+        """Seconds a slap from `seat` is moved earlier under lag-fair judging: the person's
+        measured round trip (capped), 0 for a bot or before any measurement."""
+        occupant = self.occupant(seat)
+        if not isinstance(occupant, Person):
+            return 0.0
+        return self.lag.estimate(occupant.id) or 0.0
+
+    def pong(self, person_id: str, ping_id: str, now: float) -> Done:
+        """The answer to a lag ping: one more round-trip sample. Under lag-fair judging a
+        seated person's badge is sent again when their estimate moved noticeably."""
+        self._connected_person(person_id)
+        if not self.lag.pong(person_id, ping_id, now) or not self.lag_fair:
+            return Done([])
+        estimate = self.lag.estimate(person_id)
+        if estimate is None or self.seat_of(person_id) is None:
+            return Done([])
+        shown, ms = self._lag_shown.get(person_id), round(estimate * 1000)
+        if shown is not None and abs(ms - shown) < LAG_SHOWN_STEP_MS:
+            return Done([])
+        self._lag_shown[person_id] = ms
+        return Done([], refresh=True)
+
     def new_version(self) -> int:
         """The next change's number: the Room calls this once per broadcast change."""
         self.version += 1
@@ -187,6 +224,8 @@ class Table:
         else:
             if not person.connected:
                 person.connected_since = now
+            self.lag.forget(person.id)  # a new connection: measure it afresh
+            self._lag_shown.pop(person.id, None)
             person.name, person.disconnected_at = name, None
             happened = [events.Reconnect(person.id, self.seat_of(person.id))]
         assert token is not None
@@ -324,10 +363,19 @@ class Table:
         """Merges the house rules the host sent into the room's."""
         self._check_host(person_id)
         self._check_between_games()
+        changes = dict(changes)
+        lag_fair = changes.pop("lag_fair", self.lag_fair)
+        if not isinstance(lag_fair, bool):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "lag_fair: true or false")
         rules = merged_rules(self.rules, changes)
-        self.rules = rules
+        self.rules, self.lag_fair = rules, lag_fair
         self._reopen()
-        return Done([events.RulesChanged(rules.to_dict())], {"rules": rules.to_dict()})
+        shown = self.rules_shown()
+        return Done([events.RulesChanged(shown)], {"rules": shown})
+
+    def rules_shown(self) -> dict[str, Any]:
+        """The room's rules as the protocol shows them: the engine's and the room's own."""
+        return {**self.rules.to_dict(), "lag_fair": self.lag_fair}
 
     def start(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
         self._check_host(person_id)
@@ -443,6 +491,7 @@ class Table:
             "version": self.version,
             "phase": self.phase,
             "rules": self.rules.to_dict(),
+            "lag_fair": self.lag_fair,
             "games": self.games,
             "first": self.first,
             "seats": list(self.seats),
@@ -470,6 +519,7 @@ class Table:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
         table.version = int(data["version"])
+        table.lag_fair = bool(data.get("lag_fair", False))  # absent before issue 14
         phase = data["phase"]
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")
@@ -512,24 +562,33 @@ class Table:
 
 
 # The engine's snapshot times (`now` of its clock), each moved by the same offset.
-_GAME_TIMES = ("now", "deadline", "trigger_since")
+_GAME_TIMES = ("now", "deadline", "trigger_since", "collect_until")
+_RACE_TIMES = ("at", "shown_at")  # in the photo finish of the last pile won
 
 
 def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
-    """The engine's snapshot with its times relative to `now`. A freeze that ended by the
-    game's own clock is written as ending at that clock: the engine starts every seat
-    "frozen until 0.0" on whatever clock dealt it, which means nothing on another clock."""
+    """The engine's snapshot with its times relative to `now`. A freeze or collect pause
+    that ended by the game's own clock is written as ending at that clock: the engine starts
+    every seat "frozen until 0.0" on whatever clock dealt it, which means nothing on another
+    clock."""
     data = game.to_dict()
     data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
+    if "collect_until" in data:
+        data["collect_until"] = max(data["collect_until"], game.now)
     return _game_times(data, -now)
 
 
 def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
     moved = copy.deepcopy(game)
     for key in _GAME_TIMES:
-        if moved[key] is not None:
+        if moved.get(key) is not None:
             moved[key] = moved[key] + offset
     moved["frozen_until"] = [when + offset for when in moved["frozen_until"]]
+    race: dict[str, Any] | None = moved.get("race")
+    if race is not None:
+        for key in _RACE_TIMES:
+            if race[key] is not None:
+                race[key] = race[key] + offset
     return moved
 
 

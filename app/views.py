@@ -43,9 +43,7 @@ def _seen_from(table: Table, seat: int | None) -> Seen:
         "game": table.games,
         "first": table.first,
         "host": table.host,
-        "seats": [
-            _seat(i, table.occupant(i), hands[i] if hands is not None else None) for i in seats
-        ],
+        "seats": [_seat(table, i, hands[i] if hands is not None else None) for i in seats],
         "spectators": [
             Spectator(player=p.id, name=p.name, connected=True) for p in table.spectators()
         ],
@@ -53,18 +51,26 @@ def _seen_from(table: Table, seat: int | None) -> Seen:
         "next": view["next"] if view is not None else None,
         "slap_open": view["slap_open"] if view is not None else False,
         "trigger": view["trigger"] if view is not None else None,
+        "trigger_lapsed": view["trigger_lapsed"] if view is not None else False,
+        "lapse_ms": view["lapse_ms"] if view is not None else None,
+        "collect_ms": view["collect_ms"] if view is not None else 0,
+        "race": view["race"] if view is not None else None,
         "winner": view["winner"] if view is not None else None,
         "win_reason": view["win_reason"] if view is not None else None,
         "stats": view["stats"] if view is not None else [],
-        "rules": view["rules"] if view is not None else table.rules.to_dict(),
+        # The game's rules while one is on (the engine's copy), with the room's own.
+        "rules": {
+            **(view["rules"] if view is not None else table.rules.to_dict()),
+            "lag_fair": table.lag_fair,
+        },
     }
 
 
-def _seat(
-    seat: int, occupant: Person | TableBot | None, hand: dict[str, Any] | None
-) -> SeatState | None:
+def _seat(table: Table, seat: int, hand: dict[str, Any] | None) -> SeatState | None:
+    occupant = table.occupant(seat)
     if occupant is None:
         return None
+    lag = table.lag.estimate(occupant.id) if isinstance(occupant, Person) else None
     bot = occupant if isinstance(occupant, TableBot) else None
     person = occupant if isinstance(occupant, Person) else None
     return {
@@ -76,4 +82,5 @@ def _seat(
         "cards": hand["cards"] if hand is not None else 0,
         "out": hand["out"] if hand is not None else False,
         "frozen_ms": hand["frozen_ms"] if hand is not None else 0,
+        "lag_ms": None if lag is None else round(lag * 1000),
     }

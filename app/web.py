@@ -34,13 +34,13 @@ def error_response(error: ProtocolError) -> JSONResponse:
 @router.post("/api/rooms", status_code=201)
 async def create_room(request: Request) -> Any:
     rooms: Rooms = request.app.state.rooms
-    address = request.client.host if request.client is not None else "?"
     try:
-        if not request.app.state.room_limit.take(address, time.monotonic()):
+        if not request.app.state.room_limit.take(client_host(request), time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
-        rules = merged_rules(Rules(), wanted.rules.changes()) if wanted.rules else Rules()
-        room = rooms.create(rules)
+        changes = wanted.rules.changes() if wanted.rules else {}
+        lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
+        room = rooms.create(merged_rules(Rules(), changes), lag_fair=lag_fair)
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
@@ -48,6 +48,9 @@ async def create_room(request: Request) -> Any:
 
 @router.get("/api/rooms/{code}")
 async def room_summary(code: str, request: Request) -> Any:
+    # Limited per address: room codes are short, and guessing them must be slow.
+    if not request.app.state.lookup_limit.take(client_host(request), time.monotonic()):
+        return error_response(ProtocolError(ErrorCode.RATE_LIMITED, "too many look-ups: wait"))
     room = request.app.state.rooms.get(code)
     if room is None:
         return error_response(ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code"))
@@ -62,7 +65,14 @@ async def healthz() -> dict[str, str]:
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
     rooms: Rooms = request.app.state.rooms
+    if not rooms.settings.expose_metrics:  # SLAPJACK_EXPOSE_METRICS=false: kept private
+        return Response("Not Found", status_code=404, media_type="text/plain")
     return Response(rooms.metrics.render(), media_type=CONTENT_TYPE)
+
+
+def client_host(request: Request) -> str:
+    """The client's address as uvicorn saw it, after its trusted-proxy rules."""
+    return request.client.host if request.client is not None else "?"
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -80,7 +90,9 @@ def parse_create(body: bytes) -> CreateRoom:
         return CreateRoom()
     try:
         return CreateRoom.model_validate(json.loads(body))
-    except (ValueError, ValidationError) as exc:  # JSONDecodeError and UnicodeError too
+    # JSONDecodeError and UnicodeError are ValueErrors; a body nested thousands deep
+    # overflows the decoder's recursion.
+    except (ValueError, ValidationError, RecursionError) as exc:
         message = f"expected {{'rules': {{...}}}}: {exc}"[:200]
         raise ProtocolError(ErrorCode.BAD_REQUEST, message) from None
 

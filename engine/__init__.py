@@ -7,7 +7,7 @@ game.flip(game.next_to_play, now=0.0)
 
 from engine.cards import Card, full_deck
 from engine.errors import ErrorCode, IllegalAction
-from engine.events import Event, FalseSlap, Flip, Late, Out, Take, Win
+from engine.events import Event, FalseSlap, Flip, Lapse, Late, Out, Take, Win
 from engine.game import Game
 from engine.rules import TRIGGERS, Rules
 
@@ -20,6 +20,7 @@ __all__ = [
     "Flip",
     "Game",
     "IllegalAction",
+    "Lapse",
     "Late",
     "Out",
     "Rules",

@@ -9,6 +9,7 @@ class ErrorCode(StrEnum):
     OUT = "out"
     FROZEN = "frozen"
     NOT_YOUR_TURN = "not_your_turn"
+    COLLECTING = "collecting"
     SLAP_PENDING = "slap_pending"
     NO_CARDS = "no_cards"
 
@@ -19,6 +20,7 @@ _MESSAGES = {
     ErrorCode.OUT: "that seat is out of the game",
     ErrorCode.FROZEN: "frozen after a false slap",
     ErrorCode.NOT_YOUR_TURN: "it is not this seat's turn to flip",
+    ErrorCode.COLLECTING: "the pile's winner is collecting it: no flip until the pause ends",
     ErrorCode.SLAP_PENDING: "a slap is pending: the pile must be slapped before the next flip",
     ErrorCode.NO_CARDS: "no cards to play",
 }

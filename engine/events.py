@@ -60,10 +60,25 @@ class FalseSlap(Event):
 
 @dataclass(frozen=True, slots=True)
 class Late(Event):
-    """`seat` slapped pile `pile_id`, which someone had already taken: nothing happens."""
+    """`seat` slapped pile `pile_id`, which someone had already taken: nothing happens but the
+    photo finish. `winner` is the seat whose slap took that pile and `behind_ms` how long after
+    that slap this one arrived; both None when the pile was not won by a slap (or is older than
+    the last one won), and `behind_ms` is None when the winner slaps again."""
 
     kind: ClassVar[str] = "late"
     seat: int
+    pile_id: int
+    behind_ms: int | None = None
+    winner: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Lapse(Event):
+    """The `trigger` on pile `pile_id` showed for the rules' `trigger_timeout` unslapped:
+    flipping resumes. The card stays slappable until the next flip covers it."""
+
+    kind: ClassVar[str] = "lapse"
+    trigger: str
     pile_id: int
 
 

@@ -2,24 +2,29 @@
 
 Time comes in as `now` from the caller's monotonic clock and randomness as a seed, so a game
 is a pure function of its inputs. Every action either raises `IllegalAction` before touching
-anything or applies completely and returns the events it caused.
+anything or applies completely and returns the events it caused. Deadlines the game keeps
+(freezes, the collect pause, a trigger's lapse, the time limit) are absolute times on the
+caller's clock; a lapse or the time limit takes effect at the first `tick` or action at or
+after it.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from engine.cards import Card, as_card, full_deck
 from engine.errors import ErrorCode, IllegalAction
-from engine.events import Event, FalseSlap, Flip, Late, Out, Take, Win
+from engine.events import Event, FalseSlap, Flip, Lapse, Late, Out, Take, Win
 from engine.rules import Rules, check_players
 from engine.views import player_view
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 1  # later fields are optional in a snapshot, so version 1 still loads
+RUNNER_UP_MS = 500  # a correct slap this close behind the winner's is a runner-up
 
 
 @dataclass
@@ -28,12 +33,79 @@ class SeatStats:
 
     takes: int = 0
     false_slaps: int = 0
-    best_ms: int | None = None  # fastest correct slap, from the trigger showing
+    best_ms: int | None = None  # fastest winning slap, from the trigger showing
+    closest_win_ms: int | None = None  # smallest lead over the runner-up of a pile it won
+    closest_loss_ms: int | None = None  # smallest margin by which it lost a pile
+    # Every correct slap's reaction, from the trigger showing, won or late: for the median.
+    reactions_ms: list[int] = field(default_factory=list)
+
+    @property
+    def median_ms(self) -> int | None:
+        if not self.reactions_ms:
+            return None
+        return round(statistics.median(self.reactions_ms))
+
+    def summary(self) -> dict[str, int | None]:
+        """The public figures, without the list of samples behind the median."""
+        return {
+            "takes": self.takes,
+            "false_slaps": self.false_slaps,
+            "best_ms": self.best_ms,
+            "median_ms": self.median_ms,
+            "closest_win_ms": self.closest_win_ms,
+            "closest_loss_ms": self.closest_loss_ms,
+        }
 
     def record_take(self, reaction_ms: int | None) -> None:
         self.takes += 1
-        if reaction_ms is not None and (self.best_ms is None or reaction_ms < self.best_ms):
-            self.best_ms = reaction_ms
+        if reaction_ms is not None:
+            self.reactions_ms.append(reaction_ms)
+            if self.best_ms is None or reaction_ms < self.best_ms:
+                self.best_ms = reaction_ms
+
+    def record_win_margin(self, ms: int) -> None:
+        if self.closest_win_ms is None or ms < self.closest_win_ms:
+            self.closest_win_ms = ms
+
+    def record_loss(self, behind_ms: int, reaction_ms: int | None) -> None:
+        if reaction_ms is not None:
+            self.reactions_ms.append(reaction_ms)
+        if self.closest_loss_ms is None or behind_ms < self.closest_loss_ms:
+            self.closest_loss_ms = behind_ms
+
+
+@dataclass
+class Race:
+    """The photo finish of the last pile taken by a slap: who won it, when, and how far
+    behind each other seat's first slap at it arrived (in arrival order)."""
+
+    pile_id: int  # the pile that was won: the id its slappers aimed at
+    winner: int
+    at: float  # when the winning slap arrived
+    shown_at: float | None  # when the trigger showed
+    behind: list[tuple[int, int]] = field(default_factory=list)  # (seat, ms behind the winner)
+
+    def runners_up(self) -> list[dict[str, int]]:
+        close = sorted((ms, seat) for seat, ms in self.behind if ms <= RUNNER_UP_MS)
+        return [{"seat": seat, "behind_ms": ms} for ms, seat in close]
+
+    def public(self) -> dict[str, Any]:
+        return {"pile_id": self.pile_id, "winner": self.winner, "runners_up": self.runners_up()}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["behind"] = [list(pair) for pair in self.behind]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Race:
+        return cls(
+            pile_id=int(data["pile_id"]),
+            winner=int(data["winner"]),
+            at=float(data["at"]),
+            shown_at=None if data["shown_at"] is None else float(data["shown_at"]),
+            behind=[(int(seat), int(ms)) for seat, ms in data["behind"]],
+        )
 
 
 class Game:
@@ -62,11 +134,13 @@ class Game:
         check_players(players)
         _check_first(first, players)
         deck = full_deck(rules.decks)
-        random.Random(seed).shuffle(deck)
+        shuffler = random.Random(seed)
+        shuffler.shuffle(deck)
         hands: list[list[Card]] = [[] for _ in range(players)]
         for i, card in enumerate(deck):
             hands[(first + i) % players].append(card)
-        return cls._new(rules, hands, [], first, now)
+        # Drawn after the deal, so the deal of a seed is the same with or without shuffle_taken.
+        return cls._new(rules, hands, [], first, now, shuffler.getrandbits(64))
 
     @classmethod
     def from_hands(
@@ -77,19 +151,27 @@ class Game:
         first: int = 0,
         pile: Iterable[Card | str] = (),
         now: float = 0.0,
+        seed: int | str | None = None,
     ) -> Game:
-        """A game from literal hands (`hands[i][0]` is seat i's top card) and pile (top last)."""
+        """A game from literal hands (`hands[i][0]` is seat i's top card) and pile (top last);
+        `seed` only seeds the `shuffle_taken` shuffles."""
         rules = rules or Rules()
         check_players(len(hands))
         _check_first(first, len(hands))
         decks = [[as_card(c) for c in hand] for hand in hands]
         table = [as_card(c) for c in pile]
         _check_copies([*table, *(c for hand in decks for c in hand)], rules.decks)
-        return cls._new(rules, decks, table, first, now)
+        return cls._new(rules, decks, table, first, now, random.Random(seed).getrandbits(64))
 
     @classmethod
     def _new(
-        cls, rules: Rules, hands: list[list[Card]], pile: list[Card], first: int, now: float
+        cls,
+        rules: Rules,
+        hands: list[list[Card]],
+        pile: list[Card],
+        first: int,
+        now: float,
+        shuffle_seed: int,
     ) -> Game:
         game = cls.__new__(cls)
         players = len(hands)
@@ -107,6 +189,10 @@ class Game:
         game._deadline = None if rules.time_limit is None else now + rules.time_limit
         game._trigger = rules.trigger(pile)
         game._trigger_since = now if game._trigger else None
+        game._lapsed = False
+        game._collect_until = now
+        game._race = None
+        game._shuffle_seed = shuffle_seed
         game._stats = [SeatStats() for _ in range(players)]
         still_in = [seat for seat, out in enumerate(game._out) if not out]
         if not still_in:
@@ -132,6 +218,10 @@ class Game:
     _deadline: float | None
     _trigger: str | None
     _trigger_since: float | None
+    _lapsed: bool  # the trigger showing has lapsed: flipping may cover it
+    _collect_until: float
+    _race: Race | None
+    _shuffle_seed: int  # secret: seeds the shuffle_taken shuffles, never in a view
     _stats: list[SeatStats]
 
     @property
@@ -187,6 +277,32 @@ class Game:
     def deadline(self) -> float | None:
         return self._deadline
 
+    @property
+    def collect_until(self) -> float:
+        """Until when nobody may flip because a pile was just taken (in the past: no pause)."""
+        return self._collect_until
+
+    @property
+    def trigger_lapsed(self) -> bool:
+        """The trigger showing has lapsed unslapped: it is still slappable, but flips go on."""
+        return self._trigger is not None and self._lapsed
+
+    @property
+    def lapse_at(self) -> float | None:
+        """When the trigger showing lapses, or None (no trigger, lapsed already, or never)."""
+        timeout = self.rules.trigger_timeout
+        if self._trigger is None or self._lapsed or not timeout or self._trigger_since is None:
+            return None
+        return self._trigger_since + timeout
+
+    @property
+    def last_race(self) -> dict[str, Any] | None:
+        """The photo finish of the last pile won by a slap: `pile_id` (the pile won), `winner`
+        and `runners_up` (`[{"seat", "behind_ms"}]`, the other seats' correct slaps within
+        RUNNER_UP_MS of the winner's, closest first). Late slaps keep adding to it until the
+        next pile is won."""
+        return None if self._race is None else self._race.public()
+
     def is_out(self, seat: int) -> bool:
         self._check_seat(seat)
         return self._out[seat]
@@ -196,7 +312,7 @@ class Game:
         return self._frozen[seat]
 
     def stats(self, seat: int) -> SeatStats:
-        """Seat's slaps won, false slaps and fastest correct slap (ms from the trigger)."""
+        """Seat's slaps won, false slaps, reaction times and closest races (a copy)."""
         self._check_seat(seat)
         return SeatStats(**asdict(self._stats[seat]))
 
@@ -211,17 +327,25 @@ class Game:
         self._check_actor(seat, now)
         if seat != self._next:
             raise IllegalAction(ErrorCode.NOT_YOUR_TURN)
-        if self._trigger is not None:
+        if now < self._collect_until:
+            raise IllegalAction(
+                ErrorCode.COLLECTING, f"collecting for {self._collect_until - now:.2f} s more"
+            )
+        lapse_at = self.lapse_at  # None once lapsed, or when triggers never lapse
+        holding = self._trigger is not None and not self._lapsed
+        if holding and (lapse_at is None or now < lapse_at):
             raise IllegalAction(ErrorCode.SLAP_PENDING)
         hand = self._hands[seat]
         if not hand:
             raise IllegalAction(ErrorCode.NO_CARDS)
 
-        self._advance_clock(now)
+        # A due lapse cannot move the turn here: the seat to play holds cards.
+        events: list[Event] = []
+        self._advance_clock(now, events)
         card = hand.popleft()
         self._pile.append(card)
         self._last_flipper = seat
-        events: list[Event] = [Flip(seat, card)]
+        events.append(Flip(seat, card))
         self._update_trigger(now)
         if not hand and card.is_jack and self.rules.last_card_jack:
             self._take(seat, now, events, reason="last_card")
@@ -234,12 +358,18 @@ class Game:
         """A slap aimed at pile `pile_id` (None: whatever pile is there when it arrives)."""
         self._check_actor(seat, now)
         if pile_id is not None and pile_id < self._pile_id:
-            return [Late(seat, pile_id)]  # that pile is gone: nothing to judge, nothing to pay
+            return self._late(seat, now, pile_id)  # that pile is gone: nothing to pay
+        if not self._pile and now < self._collect_until:
+            # Aimed at the pile just taken, whatever id it carries: the slapper saw a trigger
+            # a moment ago, and an empty pile is no trigger anyone could mean.
+            return self._late(seat, now, self._pile_id - 1)
         if not self._hands[seat] and self.rules.empty_deck == "out":
             raise IllegalAction(ErrorCode.NO_CARDS)
 
-        self._advance_clock(now)
         events: list[Event] = []
+        self._advance_clock(now, events)
+        if self._winner is not None or self._out[seat]:
+            return events  # a lapse decided the game, or spent this seat's last chance
         if self._trigger is not None:
             self._take(seat, now, events, reason="slap")
         else:
@@ -248,11 +378,12 @@ class Game:
         return events
 
     def tick(self, now: float) -> list[Event]:
-        """Lets time pass: ends the game at the time limit once one seat leads alone."""
+        """Lets time pass: a trigger lapses when its time has come, and the time limit ends
+        the game once one seat leads alone."""
         if self._winner is not None:
             return []
-        self._advance_clock(now)
         events: list[Event] = []
+        self._advance_clock(now, events)
         self._check_time(events)
         return events
 
@@ -264,11 +395,20 @@ class Game:
         pile, top = self._pile, self._pile[-1]
         reaction_ms = None
         if reason == "slap" and self._trigger_since is not None:
-            reaction_ms = max(0, round((now - self._trigger_since) * 1000))
+            reaction_ms = _ms(now - self._trigger_since)
+        self._race = None
+        if reason == "slap":
+            self._race = Race(self._pile_id, seat, now, self._trigger_since)
+        if self.rules.shuffle_taken:
+            # A fresh generator per pile, from the game's secret seed and the pile's id: the
+            # order is a pure function of the deal yet unknowable from the public flips.
+            random.Random(f"{self._shuffle_seed}:{self._pile_id}").shuffle(pile)
         self._hands[seat].extend(pile)  # under the deck, the pile's bottom card first
         self._pile = []
         self._pile_id += 1
         self._trigger = self._trigger_since = None
+        self._lapsed = False
+        self._collect_until = now + self.rules.collect_seconds
         self._next = seat
         self._stats[seat].record_take(reaction_ms)
         events.append(Take(seat, top, len(pile), self._pile_id, reaction_ms, reason))
@@ -276,6 +416,30 @@ class Game:
             for other, hand in enumerate(self._hands):  # their last chance was this pile
                 if other != seat and not hand and not self._out[other]:
                     self._knock_out(other, events)
+
+    def _late(self, seat: int, now: float, pile_id: int) -> list[Event]:
+        """A slap at a pile already taken: free, but it goes into that pile's photo finish."""
+        events: list[Event] = []
+        self._advance_clock(now, events)
+        events.append(self._photo_finish(seat, now, pile_id))
+        if self._winner is None:
+            self._check_time(events)
+        return events
+
+    def _photo_finish(self, seat: int, now: float, pile_id: int) -> Late:
+        race = self._race
+        if race is None or race.pile_id != pile_id:
+            return Late(seat, pile_id)
+        if seat == race.winner:
+            return Late(seat, pile_id, None, race.winner)
+        behind_ms = _ms(now - race.at)
+        if all(other != seat for other, _ in race.behind):  # only a seat's first slap counts
+            if not race.behind:
+                self._stats[race.winner].record_win_margin(behind_ms)
+            race.behind.append((seat, behind_ms))
+            reaction_ms = None if race.shown_at is None else _ms(now - race.shown_at)
+            self._stats[seat].record_loss(behind_ms, reaction_ms)
+        return Late(seat, pile_id, behind_ms, race.winner)
 
     def _false_slap(self, seat: int, now: float, events: list[Event]) -> None:
         hand = self._hands[seat]
@@ -325,7 +489,7 @@ class Game:
         while self._winner is None:
             if self._out[nxt]:
                 nxt = self._seat_after(nxt)
-            elif not self._hands[nxt] and self._trigger is None:
+            elif not self._hands[nxt] and (self._trigger is None or self._lapsed):
                 self._knock_out(nxt, events)  # last chance: the turn came round first
             else:
                 break
@@ -345,6 +509,7 @@ class Game:
             self._pile = []
             self._pile_id += 1
         self._trigger = self._trigger_since = None
+        self._lapsed = False
         self._finish(seat, "cards", events)
 
     def _check_time(self, events: list[Event]) -> None:
@@ -360,10 +525,12 @@ class Game:
         events.append(Win(seat, reason))
 
     def _update_trigger(self, now: float) -> None:
+        """After a card lands on the pile (a flip, or a burn while no trigger shows): whatever
+        shows now is a fresh trigger, even on top of a lapsed one."""
         showing = self.rules.trigger(self._pile)
-        if showing is not None and self._trigger is None:
-            self._trigger_since = now
         self._trigger = showing
+        self._trigger_since = now if showing is not None else None
+        self._lapsed = False
 
     def _seat_after(self, seat: int) -> int:
         """The next seat up from `seat` (wrapping) that is still in; `seat` if none is."""
@@ -374,9 +541,18 @@ class Game:
                 return candidate
         return seat
 
-    def _advance_clock(self, now: float) -> None:
+    def _advance_clock(self, now: float, events: list[Event]) -> None:
+        """Moves the game's clock to `now` and lets a trigger lapse if its time has come."""
         if now > self._now:
             self._now = now
+        lapse_at = self.lapse_at
+        if lapse_at is not None and self._now >= lapse_at:
+            assert self._trigger is not None
+            self._lapsed = True
+            events.append(Lapse(self._trigger, self._pile_id))
+            # In last_chance a seat without cards is out when its turn comes with no trigger
+            # holding the table: a lapsed trigger holds it no longer.
+            self._pass_turn_to_a_seat_in(events)
 
     # ---- checks -------------------------------------------------------------------------
 
@@ -414,6 +590,10 @@ class Game:
             "now": self._now,
             "deadline": self._deadline,
             "trigger_since": self._trigger_since,
+            "trigger_lapsed": self._lapsed,
+            "collect_until": self._collect_until,
+            "race": None if self._race is None else self._race.to_dict(),
+            "shuffle_seed": self._shuffle_seed,
             "stats": [asdict(s) for s in self._stats],
         }
 
@@ -437,6 +617,12 @@ class Game:
         game._now, game._deadline = float(data["now"]), data["deadline"]
         game._trigger = game.rules.trigger(game._pile)
         game._trigger_since = data["trigger_since"]
+        # Fields added after version 1 came out: an older snapshot loads with their defaults.
+        game._lapsed = bool(data.get("trigger_lapsed", False)) and game._trigger is not None
+        game._collect_until = float(data.get("collect_until", game._now))
+        race = data.get("race")
+        game._race = None if race is None else Race.from_dict(race)
+        game._shuffle_seed = int(data.get("shuffle_seed", 0))
         game._stats = [SeatStats(**s) for s in data["stats"]]
         per_seat = (game._out, game._frozen, game._stats)
         if any(len(values) != len(game._hands) for values in per_seat):
@@ -453,6 +639,11 @@ class Game:
         return (
             f"<Game players={self.players} hands={self.hand_sizes} pile={len(self._pile)} {state}>"
         )
+
+
+def _ms(seconds: float) -> int:
+    """A duration in whole milliseconds, never negative (a caller's clock may stall)."""
+    return max(0, round(seconds * 1000))
 
 
 def _check_first(first: int, players: int) -> None:

@@ -1,6 +1,6 @@
 """House rules. The defaults are the product's digital rules (first slap to reach the server
-wins, a false slap burns a card and freezes 1.5 s); every field is a variant from the table
-rule books."""
+wins, a false slap burns a card and freezes 1.5 s, the winner of a pile has 1 s to collect it,
+a trigger nobody slaps lapses after 8 s); every field is a variant from the table rule books."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ TRIGGERS = ("jack", "face", "double", "sandwich")  # also the order a showing tr
 PENALTIES = ("burn", "give")
 EMPTY_DECK = ("out", "last_chance")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_COLLECT_SECONDS = 5.0  # longer than this and the table feels stuck after every take
+# A lapse sooner than a slow human reaction would race the slappers; later than a minute
+# and the table looks broken. 0 means a trigger never lapses.
+MIN_TRIGGER_TIMEOUT, MAX_TRIGGER_TIMEOUT = 2.0, 60.0
 
 Penalty = Literal["burn", "give"]
 EmptyDeck = Literal["out", "last_chance"]
@@ -29,9 +33,28 @@ class Rules:
     decks: int = 1
     last_card_jack: bool = False
     time_limit: float | None = None
+    collect_seconds: float = 1.0
+    trigger_timeout: float = 8.0
+    shuffle_taken: bool = False
 
     def __post_init__(self) -> None:
         _check_number("freeze_seconds", self.freeze_seconds, allow_zero=True)
+        _check_number("collect_seconds", self.collect_seconds, allow_zero=True)
+        if self.collect_seconds > MAX_COLLECT_SECONDS:
+            raise ValueError(
+                f"collect_seconds must be at most {MAX_COLLECT_SECONDS} seconds, "
+                f"not {self.collect_seconds!r}"
+            )
+        _check_number("trigger_timeout", self.trigger_timeout, allow_zero=True)
+        if self.trigger_timeout and not (
+            MIN_TRIGGER_TIMEOUT <= self.trigger_timeout <= MAX_TRIGGER_TIMEOUT
+        ):
+            raise ValueError(
+                f"trigger_timeout must be 0 (never) or {MIN_TRIGGER_TIMEOUT} to "
+                f"{MAX_TRIGGER_TIMEOUT} seconds, not {self.trigger_timeout!r}"
+            )
+        if not isinstance(self.shuffle_taken, bool):
+            raise ValueError(f"shuffle_taken must be true or false, not {self.shuffle_taken!r}")
         if self.penalty not in PENALTIES:
             raise ValueError(f"penalty must be one of {PENALTIES}, not {self.penalty!r}")
         if self.empty_deck not in EMPTY_DECK:

@@ -7,7 +7,6 @@ counts, the face-up pile and public facts; it names the viewer so a client knows
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,18 +32,28 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
         "next": game.next_to_play,
         "slap_open": game.slap_open,
         "trigger": game.trigger,
+        "trigger_lapsed": game.trigger_lapsed,
+        "lapse_ms": None if game.lapse_at is None else _ms_left(game, game.lapse_at),
+        "collect_ms": _ms_left(game, game.collect_until),
+        "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **asdict(game.stats(s))} for s in range(game.players)],
+        "stats": [{"seat": s, **game.stats(s).summary()} for s in range(game.players)],
         "rules": game.rules.to_dict(),
     }
 
 
 def _seat_view(game: Game, seat: int, cards: int) -> dict[str, Any]:
-    frozen_s = max(0.0, game.frozen_until(seat) - game.now)
     return {
         "seat": seat,
         "cards": cards,
         "out": game.is_out(seat),
-        "frozen_ms": math.ceil(frozen_s * 1000),
+        "frozen_ms": _ms_left(game, game.frozen_until(seat)),
     }
+
+
+def _ms_left(game: Game, until: float) -> int:
+    """Milliseconds from the game's `now` (its last action) to `until`, rounded up, never
+    negative: a client counting down must not see the wait end early."""
+    # Rounded to the microsecond first, so 2.5 - 1.9 reads 600 ms and not 601.
+    return math.ceil(round(max(0.0, until - game.now) * 1000, 3))

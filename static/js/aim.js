@@ -1,12 +1,11 @@
 // Which pile a slap aims at, from the store's record of the pile on screen (never read back
-// out of the page). Pure: `pileView` is store.view.pile and `now` is performance.now().
+// out of the page). Pure: `pileView` is store.view.pile.
 
-// A person reacts to what they saw a moment ago: a tap landing within a slow reaction time
-// of the pile being taken, with no new trigger showing, was aimed at the taken pile (a Jack
-// someone else won first). It is sent with that pile's id and the server calls it late:
-// free, not a wrong slap on the new pile. With a trigger showing, the tap is for that
-// trigger. The server judges either way.
-export const REACTION_MS = 700;
+// A tap is sent with the id of the pile on screen when it lands, and nothing else: the
+// server decides what it was. A tap a moment after someone took the pile reaches the
+// server during the collect pause, when no flip can have covered the empty pile, and the
+// server counts it late for the pile just taken (free, in that pile's photo finish); a tap
+// at a pile already taken is late too. No time window lives here.
 
 // Called when a state is drawn: the pile now on screen, and whether a trigger shows on it.
 export function notePileShown(pileView, state, now) {
@@ -19,7 +18,6 @@ export function notePileShown(pileView, state, now) {
   pileView.trigger = Boolean(state.trigger || state.slap_open);
 }
 
-export function aimedPileId(pileView, now) {
-  const justTaken = pileView.previousId !== null && now - pileView.changedAt < REACTION_MS;
-  return justTaken && !pileView.trigger ? pileView.previousId : pileView.id ?? 0;
+export function aimedPileId(pileView) {
+  return pileView.id ?? 0;
 }

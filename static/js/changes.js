@@ -1,11 +1,15 @@
 // Changes visible in the state alone, found by comparing the newest state with the one
 // before it: a trigger appearing, your turn coming round, a freeze ending, the phase or the
-// house rules changing. Pure: returns effects in narration.js's shape (plus "clearBanner"
-// and "dropGameToasts") for feedback.js to carry out.
+// house rules changing, a photo finish. Pure: returns effects in narration.js's shape (plus
+// "clearBanner", "dropGameToasts" and ["nudge", key]: say "Slap it!" after NUDGE_MS if the
+// trigger `key` still shows unslapped, see nudgeDue) for feedback.js to carry out.
 
 import { cardName } from "./cards.js";
 import { say } from "./messages.js";
-import { isMyTurn, mySeat, seatAt } from "./state.js";
+import { isMyTurn, mySeat, seatAt, seatName } from "./state.js";
+
+// A trigger showing this long unslapped gets a nudge (the server lets it lapse later).
+export const NUDGE_MS = 3000;
 
 const frozenIn = (state) => Boolean(state && seatAt(state, mySeat(state))?.frozen_ms > 0);
 const freezeEnded = (state, previous) => frozenIn(previous) && !frozenIn(state);
@@ -35,7 +39,38 @@ export function stateChanges(state, previous, bannerAbout = "") {
     effects.push(["sound", "turn"]);
     effects.push(["buzz", 15]); // a nudge for a phone lying on the table
   }
+  if (state.phase === "playing" && triggerNow && !triggerBefore) effects.push(["nudge", triggerKey(state)]);
+  const race = raceNews(state, previous);
+  if (race) effects.push(["banner", race], ["announce", race.text]);
   const rulesChanged = previous && JSON.stringify(previous.rules) !== JSON.stringify(state.rules);
   if (rulesChanged && !state.you?.host) effects.push(["toast", { text: say("rules.changed"), game: false }]);
   return effects;
+}
+
+// Which trigger shows: the pile and how many cards are on it (a flip or a burn changes it).
+export const triggerKey = (state) => `${state.pile?.id ?? 0}:${state.pile?.count ?? 0}`;
+
+// Whether the nudge for trigger `key` is still due: the same trigger shows, unslapped and
+// not lapsed, in a game still on.
+export function nudgeDue(state, key) {
+  return Boolean(state && state.phase === "playing" && triggerIn(state) && !state.trigger_lapsed && triggerKey(state) === key);
+}
+
+// "Sam beat Priya by 38 ms!": the server's photo finish (`race`) for every screen, once, when
+// the first runner-up of a newly won pile arrives. Later, slower runners-up add nothing.
+export function raceNews(state, previous) {
+  const race = state?.race;
+  const closest = race?.runners_up?.[0];
+  if (!previous || previous.phase !== "playing" || state.phase === "lobby" || !closest) return null;
+  const before = previous.race;
+  if (before && before.pile_id === race.pile_id && before.runners_up?.length) return null;
+  const mine = mySeat(state);
+  const ms = Math.round(closest.behind_ms);
+  if (race.winner === mine) {
+    return { text: say("race.you_beat", { loser: seatName(state, closest.seat), ms }), tone: "good", about: "" };
+  }
+  if (closest.seat === mine) {
+    return { text: say("race.beat_you", { winner: seatName(state, race.winner), ms }), tone: "", about: "" };
+  }
+  return { text: say("race.beat", { winner: seatName(state, race.winner), loser: seatName(state, closest.seat), ms }), tone: "", about: "" };
 }

@@ -2,8 +2,8 @@
 // aria-live announcer. This module only carries effects out: narration.js says what an
 // event means, changes.js what a new state changed, widgets.js shows the words.
 
-import { stateChanges } from "./changes.js";
-import { errorText } from "./messages.js";
+import { NUDGE_MS, nudgeDue, stateChanges } from "./changes.js";
+import { errorText, say } from "./messages.js";
 import { noteFlip, slidePileTo } from "./motion.js";
 import { narrate } from "./narration.js";
 import { rememberNames } from "./store.js";
@@ -34,7 +34,17 @@ export function createFeedback({ store, sound }) {
       else if (kind === "slide") slidePileTo(view.motion, value);
       else if (kind === "burn") setFreezeBurn(value);
       else if (kind === "taker") view.lastTaker = value;
+      else if (kind === "burned") noteBurn(view.pile, value);
+      else if (kind === "nudge") nudgeLater(value);
     }
+  }
+
+  // "Slap it!" when the trigger `key` still shows unslapped after NUDGE_MS.
+  function nudgeLater(key) {
+    clearTimeout(view.nudge.timer);
+    view.nudge.timer = setTimeout(() => {
+      if (nudgeDue(store.get(), key)) showBanner(view.banner, { text: say("trigger.nudge"), tone: "bad", about: "nudge" });
+    }, NUDGE_MS);
   }
 
   return {
@@ -56,4 +66,11 @@ export function createFeedback({ store, sound }) {
       else showBanner(view.banner, { text: errorText(error), tone: "bad" });
     },
   };
+}
+
+// A card burned face-up under pile `pileId`: pile.js draws the burned ones apart, so a
+// burned Jack never looks like one to slap. A new pile starts with none.
+function noteBurn(pileView, pileId) {
+  if (pileView.burned.id !== pileId) pileView.burned = { id: pileId, count: 0 };
+  pileView.burned.count += 1;
 }

@@ -31,8 +31,8 @@ export function setupInput({ store, send, feedback, sound }) {
 
   async function slap(x, y) {
     if (!playing()) return;
-    // Aim at the pile on screen (or just taken): if it is gone by now, the server says late.
-    const pileId = aimedPileId(store.view.pile, performance.now());
+    // The pile on screen: if it is gone by the time the tap arrives, the server says late.
+    const pileId = aimedPileId(store.view.pile);
     markSlap(x, y);
     sound.play("slap");
     const ack = await send("slap", { pile_id: pileId });

@@ -11,6 +11,7 @@ const MESSAGES = {
   "error.not_seated": "Take a seat to play",
   "error.not_your_turn": "Not your turn yet",
   "error.slap_pending": "Slap first! The pile is up for grabs",
+  "error.collecting": "Wait: the pile is being collected",
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
   "error.unknown": "That didn't work",
@@ -61,6 +62,15 @@ const MESSAGES = {
   "false_slap.other": "{name} slapped wrong: {penalty}",
   "late.beaten": "Too late! {name} was faster. No penalty.",
   "late.plain": "Too late! No penalty.",
+  "late.by": "Too late by {ms} ms! {name} was faster. No penalty.",
+  // The photo finish of a take, on every screen (changes.js): the closest runner-up.
+  "race.beat": "{winner} beat {loser} by {ms} ms!",
+  "race.you_beat": "You beat {loser} by {ms} ms!",
+  "race.beat_you": "{winner} beat you by {ms} ms!",
+  // A trigger nobody slapped: a nudge after a few seconds, then the server lets it lapse.
+  "trigger.nudge": "Slap it!",
+  "lapse": "Nobody slapped the {card}: flipping goes on",
+  "lapse.plain": "Nobody slapped: flipping goes on",
   "out.mine": "You're out of cards. Keep watching!",
   "out.other": "{name} is out",
   "win.mine": "You win the game!",
@@ -120,6 +130,9 @@ const MESSAGES = {
   "seat.out": "out",
   "seat.frozen": "frozen",
   "seat.away": "away",
+  // Lag-fair judging: the seat's slaps count this much earlier (its measured round trip).
+  "seat.lag": "{ms} ms",
+  "seat.lag.label": "Lag-fair: slaps count {ms} ms earlier for this player's connection",
   "seat.remove.label": "Remove {name} from the table",
   "host.you": "you",
   // The pile (pile.js).
@@ -127,10 +140,16 @@ const MESSAGES = {
   "pile.empty": "Empty pile",
   "pile.empty.label": "The pile is empty",
   "pile.top.label": "Top card: {card}",
+  "pile.burned": "burned",
+  "pile.burned.label": "Burned under the pile: {card}",
   // Your controls (panels.js).
   "controls.out": "You're out",
   "controls.your_turn": "Your turn!",
   "controls.their_turn": "{name}'s turn",
+  // Your turn, but the server would not take a flip yet (state.js flipWait).
+  "controls.wait.frozen": "Frozen: flip when it ends",
+  "controls.wait.trigger": "Slap first!",
+  "controls.wait.collect": "Collecting the pile...",
   "controls.out.watching": "You're out of cards. Stay and see who wins!",
   "controls.watching": "You're watching this game. Take a seat when it ends.",
   // The house rules in one line (panels.js).
@@ -143,6 +162,12 @@ const MESSAGES = {
   "summary.last_card_jack": "a last-card Jack takes the pile",
   "summary.minutes": "{minutes} min limit",
   "summary.seconds": "{seconds} s limit",
+  "summary.collect": "{seconds} s to collect a pile",
+  "summary.no_collect": "no pause after a take",
+  "summary.lapse": "an unslapped card lapses after {seconds} s",
+  "summary.no_lapse": "the table waits for every slap",
+  "summary.shuffle": "won piles are shuffled",
+  "summary.lag_fair": "lag-fair judging",
   "summary.joiner": " · ",
   // The lobby (panels.js).
   "lobby.pick_seat": "Pick a seat to play, or just watch.",

@@ -8,6 +8,7 @@
 //   ["toast", {text, game}]          a short note (also announced); `game` ones go when the phase changes
 //   ["sound", name] ["buzz", pattern] ["flipped", seat] ["slide", seat] ["burn", text]
 //   ["taker", name]                  remember who took the last pile, for "Too late! Sam was faster"
+//   ["burned", pileId]               a card went face-up under pile `pileId` (pile.js draws it apart)
 
 import { cardLabel, cardName } from "./cards.js";
 import { countOf, say } from "./messages.js";
@@ -54,15 +55,28 @@ const HANDLERS = {
     else if (given(event.to)) penalty = say("false_slap.given", { name: seatName(state, event.to) });
     const text = mine ? say("false_slap.mine", { penalty }) : say("false_slap.other", { name: nameOf(state, event), penalty });
     const effects = [["banner", { text, tone: mine ? "bad" : "", about: mine ? "freeze" : "" }]];
+    if (event.card) effects.push(["burned", state.pile?.id ?? 0]);
     effects.push(["announce", mine ? say("false_slap.mine.said", { penalty }) : text]);
     if (mine) effects.push(["burn", penalty], ["sound", "wrong"], ["buzz", [70, 50, 70]]);
     return effects;
   },
   late(state, event, memory) {
     if (event.seat !== mySeat(state)) return [];
-    const beaten = memory.lastTaker && memory.lastTaker !== say("you");
-    const text = beaten ? say("late.beaten", { name: memory.lastTaker }) : say("late.plain");
+    let text;
+    if (typeof event.behind_ms === "number" && given(event.winner)) {
+      // The server's photo finish: how far behind the winning slap this one arrived.
+      text = say("late.by", { ms: Math.round(event.behind_ms), name: seatName(state, event.winner) });
+    } else {
+      const beaten = memory.lastTaker && memory.lastTaker !== say("you");
+      text = beaten ? say("late.beaten", { name: memory.lastTaker }) : say("late.plain");
+    }
     return [["banner", { text, tone: "", about: "" }], ["announce", text], ["sound", "late"]];
+  },
+  lapse(state) {
+    // The trigger stays on the pile (still slappable), but flipping goes on.
+    const top = state.pile?.top?.at(-1);
+    const text = top ? say("lapse", { card: cardName(top) }) : say("lapse.plain");
+    return [["banner", { text, tone: "", about: "" }], ["announce", text]];
   },
   out(state, event) {
     // The last one out ends the game: the game-over card says the rest.

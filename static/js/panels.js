@@ -4,18 +4,21 @@ import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
-import { amHost, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
   const me = seatAt(state, seat);
   const flip = byId("flip");
-  const myTurn = isMyTurn(state);
-  flip.disabled = !myTurn;
+  const ready = canFlip(state);
+  flip.disabled = !ready;
   setText(byId("my-count"), me ? (me.out ? say("controls.out") : countOf("cards", me.cards)) : "");
   let hint = "";
   if (state.phase === "playing" && me && !me.out) {
-    hint = myTurn ? say("controls.your_turn") : say("controls.their_turn", { name: seatName(state, state.next) });
+    // "Your turn!" only when the server would take the flip; else what it waits for.
+    if (ready) hint = say("controls.your_turn");
+    else if (isMyTurn(state)) hint = say(`controls.wait.${flipWait(state)}`);
+    else hint = say("controls.their_turn", { name: seatName(state, state.next) });
   }
   setText(byId("flip-hint"), hint);
   const out = Boolean(me && me.out);
@@ -31,6 +34,12 @@ export function rulesSummary(rules) {
   if (rules.decks === 2) parts.push(say("summary.two_decks"));
   if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
   if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
+  if (rules.collect_seconds === 0) parts.push(say("summary.no_collect"));
+  else if (typeof rules.collect_seconds === "number" && rules.collect_seconds !== 1) parts.push(say("summary.collect", { seconds: rules.collect_seconds }));
+  if (rules.trigger_timeout === 0) parts.push(say("summary.no_lapse"));
+  else if (typeof rules.trigger_timeout === "number" && rules.trigger_timeout !== 8) parts.push(say("summary.lapse", { seconds: rules.trigger_timeout }));
+  if (rules.shuffle_taken) parts.push(say("summary.shuffle"));
+  if (rules.lag_fair) parts.push(say("summary.lag_fair"));
   if (rules.time_limit) {
     const limit = rules.time_limit % 60 === 0
       ? say("summary.minutes", { minutes: rules.time_limit / 60 })
@@ -83,6 +92,8 @@ export function renderLobby(state) {
   show(byId("watchers"), Boolean(watchers));
 }
 
+const msText = (ms) => (typeof ms === "number" ? say("over.ms", { ms: Math.round(ms) }) : say("over.no_time"));
+
 function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
@@ -90,7 +101,7 @@ function statRow(state, stat, winner, fastest) {
   cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
-  row.append(el("td", "", typeof stat.best_ms === "number" ? say("over.ms", { ms: Math.round(stat.best_ms) }) : say("over.no_time")));
+  for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));
   if (stat.seat === winner) row.classList.add("is-winner");
   if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
   return row;

@@ -1,4 +1,5 @@
-// The centre pile: the top card big enough to read at arm's length, the two under it fanned.
+// The centre pile: the top card big enough to read at arm's length, the two under it fanned;
+// cards burned under the pile drawn apart, turned and greyed, never in the face-up fan.
 
 import { notePileShown } from "./aim.js";
 import { cardElement, cardName } from "./cards.js";
@@ -18,7 +19,8 @@ export function renderPile(view, state, pileNode, countNode) {
   pileNode.classList.toggle("pile--trigger", pileView.trigger);
   setText(countNode, pile.count > 0 ? say("pile.count", { count: pile.count }) : "");
 
-  const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}`;
+  const burned = burnedOnTop(pileView.burned, pile, top);
+  const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}|${burned}`;
   if (key === pileView.key) return;
   pileView.key = key;
   const topCard = top.length ? top[top.length - 1] : null;
@@ -31,9 +33,31 @@ export function renderPile(view, state, pileNode, countNode) {
     pileNode.setAttribute("aria-label", say("pile.empty.label"));
     return;
   }
-  const cards = top.map((text) => cardElement(text));
-  pileNode.replaceChildren(...cards);
-  if (isNewTop) dealIn(view.motion, cards[cards.length - 1]);
+  const cards = top.slice(burned).map((text) => cardElement(text));
+  const under = burned ? [burnedCards(top.slice(0, burned))] : [];
+  pileNode.replaceChildren(...under, ...cards);
+  if (isNewTop && cards.length) dealIn(view.motion, cards[cards.length - 1]);
   pileNode.dataset.top = topCard;
   pileNode.setAttribute("aria-label", say("pile.top.label", { card: cardName(topCard) }));
+}
+
+// How many of the shown cards (`top`, the pile's last few) are burned ones. A burned card
+// goes to the bottom of the pile, so the first `count` of the pile are burned and only
+// show while the pile is short. `burnedView` is store.view.pile.burned.
+export function burnedOnTop(burnedView, pile, top) {
+  if (!burnedView || burnedView.id !== pile.id) return 0;
+  const hidden = Math.max(0, (pile.count ?? top.length) - top.length);
+  return Math.max(0, Math.min(top.length, burnedView.count - hidden));
+}
+
+function burnedCards(texts) {
+  const box = el("div", "pile-burned");
+  for (const text of texts) {
+    const card = cardElement(text);
+    card.classList.add("card--burned");
+    card.title = say("pile.burned.label", { card: cardName(text) });
+    box.append(card);
+  }
+  box.append(el("span", "pile-burned-tag", say("pile.burned")));
+  return box;
 }

@@ -7,7 +7,7 @@ import { hasMessage, say } from "./messages.js";
 import { renderControls, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
-import { isMyTurn, mySeat } from "./state.js";
+import { canFlip, mySeat } from "./state.js";
 
 // What the table shouts when a trigger shows (the server names the trigger): "call.jack"...
 const call = (trigger) => say(hasMessage(`call.${trigger}`) ? `call.${trigger}` : "call.slap");
@@ -15,7 +15,8 @@ const call = (trigger) => say(hasMessage(`call.${trigger}`) ? `call.${trigger}` 
 function renderPage(state) {
   const body = document.body;
   body.dataset.phase = state.phase;
-  body.dataset.turn = isMyTurn(state) ? "mine" : "other";
+  // "mine" lights the deck: only while the server would take a flip from you.
+  body.dataset.turn = canFlip(state) ? "mine" : "other";
   const trigger = state.trigger || (state.slap_open ? "slap" : "");
   if (trigger) body.dataset.trigger = trigger;
   else delete body.dataset.trigger;

@@ -31,6 +31,10 @@ export function readRules(form) {
     decks: Number(data.get("decks")),
     last_card_jack: data.get("last_card_jack") !== null,
     time_limit: data.get("time_limit") ? Number(data.get("time_limit")) : null,
+    collect_seconds: Number(data.get("collect_seconds")),
+    trigger_timeout: Number(data.get("trigger_timeout")),
+    shuffle_taken: data.get("shuffle_taken") !== null,
+    lag_fair: data.get("lag_fair") !== null,
   };
 }
 
@@ -48,8 +52,10 @@ export function writeRules(form, rules) {
     box.checked = (rules.triggers || []).includes(box.value);
   }
   form.querySelector("input[name=last_card_jack]").checked = Boolean(rules.last_card_jack);
-  const units = { freeze_seconds: " s", time_limit: " s" };
-  for (const name of ["penalty", "freeze_seconds", "empty_deck", "decks", "time_limit"]) {
+  form.querySelector("input[name=shuffle_taken]").checked = Boolean(rules.shuffle_taken);
+  form.querySelector("input[name=lag_fair]").checked = Boolean(rules.lag_fair);
+  const units = { freeze_seconds: " s", time_limit: " s", collect_seconds: " s", trigger_timeout: " s" };
+  for (const name of ["penalty", "freeze_seconds", "empty_deck", "decks", "time_limit", "collect_seconds", "trigger_timeout"]) {
     choose(form.querySelector(`select[name=${name}]`), rules[name], units[name] || "");
   }
 }

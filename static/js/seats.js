@@ -60,6 +60,12 @@ function takenSeat(state, entry, flags) {
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
   // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
   if (flags.frozen) avatar.append(el("span", "seat-freeze"));
+  // Lag-fair judging: how much earlier this seat's slaps count (its measured round trip).
+  if (state.rules?.lag_fair && typeof entry.lag_ms === "number") {
+    const badge = el("span", "seat-lag", say("seat.lag", { ms: entry.lag_ms }));
+    badge.title = say("seat.lag.label", { ms: entry.lag_ms });
+    avatar.append(badge);
+  }
   const parts = [avatar, nameTag(entry.name, flags.you)];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
@@ -116,7 +122,8 @@ function updateSeat(cache, state, index, list) {
   const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
   // frozen_ms changes with every state during a freeze: the countdown ticks in freeze.js, so
   // only being frozen or not rebuilds the seat (a rebuilt seat would lose its countdown).
-  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase]);
+  const lagFair = Boolean(state.rules?.lag_fair); // the lag badges show only under the rule
+  const signature = JSON.stringify([entry && { ...entry, frozen_ms: undefined }, flags, canSit, state.phase, lagFair]);
   let record = cache.get(index);
   if (!record) {
     record = { node: el("li"), signature: "" };

@@ -5,6 +5,8 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 
 const ACK_TIMEOUT_MS = 5000;
+const RETRY_FIRST_MS = 1000; // after a rate_limited refusal; doubles each time
+const RETRY_MAX_MS = 30000;
 
 // A refusal's reason arrives as connect_error data ({code, message}).
 function refusalOf(error) {
@@ -36,13 +38,26 @@ export function openRoomSocket({ room, getName, getToken, on }) {
     if (reason === "io server disconnect") on.closed(reason);
     else on.status("reconnecting");
   });
+  // rate_limited is no final answer: after a network blip every phone comes back at once.
+  // Try again later, waiting longer each time (with jitter, so they do not return together).
+  let limitedTries = 0;
+  socket.on("connect", () => (limitedTries = 0));
   socket.on("connect_error", (error) => {
+    const refusal = refusalOf(error);
     if (socket.active) on.status("reconnecting"); // network trouble: retrying by itself
-    else on.refused(refusalOf(error)); // the server said no: needs the person to act
+    else if (refusal.code === "rate_limited") {
+      on.status("reconnecting");
+      const wait = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** limitedTries++);
+      setTimeout(() => socket.connect(), wait * (0.5 + Math.random()));
+    } else on.refused(refusal); // the server said no: needs the person to act
   });
   socket.on("welcome", (data) => on.welcome(data));
   socket.on("state", (data) => on.state(data));
   socket.on("event", (data) => on.event(data));
+  // The server measures our round trip (lag-fair judging): answer at once, with its id.
+  socket.on("ping", (data) => {
+    if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
+  });
 
   // Every action resolves to the server's ack, or an error shaped like one (its words are
   // messages.js's, by code).

@@ -19,6 +19,20 @@ export function isMyTurn(state) {
   return Boolean(state && state.phase === "playing" && seat !== null && state.next === seat);
 }
 
+// Why the seat to play may not flip yet, by the server's own state: "frozen" (after a
+// wrong slap), "trigger" (one shows and has not lapsed), "collect" (the pause after a
+// take), or null when a flip would be accepted.
+export function flipWait(state) {
+  if (!state) return null;
+  if (seatAt(state, state.next)?.frozen_ms > 0) return "frozen";
+  if ((state.trigger || state.slap_open) && !state.trigger_lapsed) return "trigger";
+  if (state.collect_ms > 0) return "collect";
+  return null;
+}
+
+// Your turn, and the server would take your flip now: the deck says "Your turn" only then.
+export const canFlip = (state) => isMyTurn(state) && flipWait(state) === null;
+
 // Everyone in the room by player id (seated or watching), for names in events.
 export function people(state) {
   const byPlayer = new Map();

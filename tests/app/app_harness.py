@@ -15,6 +15,7 @@ import uvicorn
 from app.config import Settings
 from app.main import create_app
 from app.rooms import Room, Rooms
+from app.serving import server_config
 
 WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
 
@@ -48,12 +49,8 @@ class Server:
         options = {**FAST, "allowed_origins": [self.url], **overrides}
         self.settings = Settings(**options)
         self.app = create_app(self.settings)
-        config = uvicorn.Config(
-            self.app,
-            log_level="warning",
-            ws_max_size=self.settings.max_message_bytes,
-            lifespan="on",
-        )
+        # Served as `python -m app` serves it (uvloop: see conftest.py; httptools, limits).
+        config = server_config(self.app, self.settings, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
 
@@ -89,9 +86,21 @@ class Server:
 class Client:
     """One person's browser, reduced to what tests need: every message, kept in order."""
 
-    def __init__(self, server: Server, room: str, name: str, token: str | None = None) -> None:
+    def __init__(
+        self,
+        server: Server,
+        room: str,
+        name: str,
+        token: str | None = None,
+        *,
+        url: str | None = None,
+        pong_delay: float | None = 0.0,
+    ) -> None:
         self.server, self.room, self.name, self.token = server, room, name, token
+        self.url = url or server.url  # another address: a proxy in front of the server
+        self.pong_delay = pong_delay  # seconds before answering a lag ping; None: never
         self.sio = socketio.AsyncClient(reconnection=False)
+        self._pongs: set[asyncio.Task[None]] = set()
         self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
         self.welcome: dict[str, Any] | None = None
         self.refusal: Any = None
@@ -102,13 +111,14 @@ class Client:
         self.sio.on("event", lambda data: self._record("event", data))
         self.sio.on("connect_error", self._on_refusal)
         self.sio.on("disconnect", lambda *args: self.disconnected.set())
+        self.sio.on("ping", self._on_ping)  # answered as the page does (lag-fair judging)
 
     async def connect(self, **options: Any) -> Client:
         auth: dict[str, Any] = {"room": self.room, "name": self.name}
         if self.token is not None:
             auth["token"] = self.token
         options.setdefault("transports", ["websocket"])
-        await self.sio.connect(self.server.url, auth=auth, wait_timeout=WAIT, **options)
+        await self.sio.connect(self.url, auth=auth, wait_timeout=WAIT, **options)
         await self.wait_for(lambda: self.states)
         return self
 
@@ -169,6 +179,19 @@ class Client:
         self.token = data["token"]
         self._record("welcome", data)
 
+    def _on_ping(self, data: Any) -> None:
+        if self.pong_delay is None:
+            return
+
+        async def answer() -> None:
+            await asyncio.sleep(self.pong_delay or 0)
+            with contextlib.suppress(Exception):
+                await self.sio.emit("pong", {"id": data["id"]})
+
+        task = asyncio.get_running_loop().create_task(answer())
+        self._pongs.add(task)  # a reference until done: asyncio holds tasks weakly
+        task.add_done_callback(self._pongs.discard)
+
     def _on_refusal(self, data: Any = None) -> None:
         self.refusal = data
         self._news.set()
@@ -221,8 +244,13 @@ async def autoplay(
             blundered.add(pile)
         if (state["slap_open"] and slap) or (blunder and not state["slap_open"]):
             acks.append(await client.call("slap", {"pile_id": state["pile"]["id"]}))
-        elif state["next"] == seat and not state["slap_open"]:
+        elif state["next"] == seat and state["collect_ms"] == 0 and flips_go_on(state):
             acks.append(await client.call("flip", {}))
+
+
+def flips_go_on(state: dict[str, Any]) -> bool:
+    """No trigger holds the table: none shows, or the one showing lapsed unslapped."""
+    return not state["slap_open"] or state["trigger_lapsed"]
 
 
 def check_refusals(acks: list[dict[str, Any]]) -> None:

@@ -1,7 +1,16 @@
-from collections.abc import AsyncIterator
+"""The app tests run on uvloop, the loop `python -m app` serves on: it fires timers up to a
+millisecond early, which plain asyncio never does, and a bug hid behind that."""
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
 
 import pytest
+import uvloop
 from app_harness import Server, serving
+
+
+def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:
+    return {"uvloop": uvloop.new_event_loop}
 
 
 @pytest.fixture

@@ -54,3 +54,25 @@ async def test_bots_only_see_what_their_seat_sees(server: Server) -> None:
         assert state["you"] == {"player": None, "seat": 0, "host": False}
         assert set(state) == set(host.state)  # the very shape a person's state has
     await host.close()
+
+
+def test_a_bot_never_plans_a_flip_before_the_collect_pause_ends() -> None:
+    from app.bots import Bot
+
+    seat = {"seat": 0, "cards": 30, "out": False, "frozen_ms": 0}
+    state = {
+        "you": {"player": None, "seat": 0, "host": False},
+        "phase": "playing",
+        "seats": [seat, {**seat, "seat": 1}],
+        "pile": {"id": 3, "count": 0, "top": []},
+        "next": 0,
+        "slap_open": False,
+        "trigger": None,
+        "collect_ms": 800,
+    }
+    for seed in range(20):
+        plan = Bot("hard", time_scale=0.02, seed=seed).plan(state)  # type: ignore[arg-type]
+        assert plan is not None and plan.action == "flip"
+        assert plan.delay >= 0.8
+    ready = Bot("hard", time_scale=0.02, seed=1).plan({**state, "collect_ms": 0})  # type: ignore[arg-type]
+    assert ready is not None and ready.delay < 0.8

@@ -39,8 +39,8 @@ async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server
 
 
 async def play_until(clients: list[Client], done) -> dict:
-    """Plays by hand until `done(state)`: the seat to play flips, the last client slaps a
-    trigger. Every client has seen the returned state."""
+    """Plays by hand until `done(state)`: the seat to play flips (once the collect pause is
+    over), the last client slaps a trigger. Every client has seen the returned state."""
     by_seat = {c.seat: c for c in clients}
     while True:
         state = clients[0].state
@@ -50,7 +50,7 @@ async def play_until(clients: list[Client], done) -> dict:
             return state
         if state["slap_open"]:
             await clients[-1].ok("slap", {"pile_id": state["pile"]["id"]})
-        else:
+        elif state["collect_ms"] == 0:  # else the server sends a state when the pause ends
             await by_seat[state["next"]].ok("flip")
         await clients[0].wait_state(lambda s, v=state["version"]: s["version"] > v)
 
@@ -78,6 +78,18 @@ async def test_a_slap_race_has_exactly_one_winner_and_costs_the_others_nothing(
             assert after["seats"][seat]["cards"] == expected
             assert after["seats"][seat]["frozen_ms"] == 0
         assert not any(e["kind"] == "false_slap" for c in clients for e in c.events)
+        # The photo finish: every late slap names the winner and how far behind it came.
+        lates = [r["events"][0] for r in replies if r["events"][0]["kind"] == "late"]
+        assert all(e["winner"] == taker and e["behind_ms"] >= 0 for e in lates)
+        close = sorted((e["behind_ms"], e["seat"]) for e in lates if e["behind_ms"] <= 500)
+        n, p = len(close), pile["id"]
+        raced = await clients[0].wait_state(
+            lambda s, n=n, p=p: (
+                s["race"] and (s["race"]["pile_id"], len(s["race"]["runners_up"])) == (p, n)
+            )
+        )
+        assert raced["race"]["winner"] == taker
+        assert [(r["behind_ms"], r["seat"]) for r in raced["race"]["runners_up"]] == close
     await close_all(clients)
 
 
@@ -112,4 +124,32 @@ async def test_a_slap_at_a_pile_that_does_not_exist_yet_is_refused(server: Serve
     reply = await bob.call("slap", {"pile_id": before["pile"]["id"] + 1})
     assert reply["error"]["code"] == "bad_request"
     assert server.room(ann.room).version == before["version"]
+    await close_all([ann, bob])
+
+
+async def test_after_a_take_flips_wait_for_the_collect_pause_and_slaps_count_as_late(
+    server: Server,
+) -> None:
+    ann, bob = await start_game(server, ["Ann", "Bob"], collect_seconds=1.0)
+    jack = await flip_until_a_jack([ann, bob])
+    taken = jack["pile"]["id"]
+    take = await bob.ok("slap", {"pile_id": taken})
+    assert take["events"][0]["kind"] == "take"
+    state = await bob.wait_state(lambda s: s["pile"]["id"] == taken + 1)
+    assert state["next"] == 1 and 0 < state["collect_ms"] <= 1000
+    refused = await bob.call("flip", {})
+    assert refused["error"]["code"] == "collecting", refused
+    # Ann saw the Jack a moment ago and slaps the empty new pile: late, and how late.
+    late = await ann.ok("slap", {"pile_id": taken + 1})
+    assert late["events"][0]["kind"] == "late"
+    assert late["events"][0]["pile_id"] == taken and late["events"][0]["winner"] == 1
+    assert late["events"][0]["behind_ms"] >= 0
+    assert ann.state["seats"][0]["frozen_ms"] == 0
+    raced = await ann.wait_state(lambda s: s["race"] and s["race"]["runners_up"])
+    assert raced["race"]["winner"] == 1 and raced["race"]["pile_id"] == taken
+    assert raced["race"]["runners_up"][0]["seat"] == 0
+    # When the pause ends the server says so with no action, and the flip is accepted.
+    ready = await bob.wait_state(lambda s: s["collect_ms"] == 0)
+    assert ready["pile"]["id"] == taken + 1
+    await bob.ok("flip")
     await close_all([ann, bob])

@@ -153,3 +153,30 @@ async def test_a_game_with_a_bot_still_in_is_not_abandoned() -> None:
         await ann.close()  # gone, but the bot can still play
         await asyncio.sleep(0.5)
         assert server.room(code).phase != "lobby"
+
+
+async def test_a_trigger_nobody_slaps_lapses_and_the_autopilot_flips_on() -> None:
+    async with serving(idle_autoflip_seconds=0.1) as server:
+        code = await server.new_room(trigger_timeout=2)
+        ann, bob = await join(server, code, "Ann", "Bob")
+        for client in (ann, bob):
+            await client.ok("sit", {"seat": None})
+        await ann.ok("start")
+        await ann.wait_for(lambda: any(e["card"].startswith("J") for e in auto_flips(ann)))
+        jack = ann.state
+        assert jack["slap_open"] and not jack["trigger_lapsed"]
+        assert 0 < jack["lapse_ms"] <= 2000
+        # The server wakes at the lapse by itself: an event, a state, and flips go on.
+        lapse = await ann.wait_for(lambda: [e for e in ann.events if e["kind"] == "lapse"])
+        assert lapse[0] == {
+            "kind": "lapse",
+            "trigger": "jack",
+            "pile_id": jack["pile"]["id"],
+            "version": lapse[0]["version"],
+        }
+        lapsed = await ann.wait_state(lambda s: s["trigger_lapsed"])
+        assert lapsed["lapse_ms"] is None and lapsed["slap_open"]
+        flips = len(auto_flips(ann))
+        await ann.wait_for(lambda: len(auto_flips(ann)) > flips)  # the Jack held nobody
+        assert not any(e["kind"] in ("take", "false_slap") for e in ann.events)
+        await close_all([ann, bob])

@@ -11,7 +11,7 @@ import pytest
 from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import GameEvent
-from app.protocol import COMMANDS, AddBot, Empty, Remove, RulesUpdate, Sit, Slap
+from app.protocol import COMMANDS, AddBot, Empty, Pong, Remove, RulesUpdate, Sit, Slap
 from app.table import Policy, Table, TableBot, token_hash
 from engine import IllegalAction, Rules
 
@@ -195,8 +195,15 @@ def test_the_host_adds_and_removes_bots_and_people() -> None:
 def test_the_host_changes_the_rules_and_bad_ones_change_nothing() -> None:
     table, ann, bob = lobby_of_two()
     done = table.set_rules(ann, {"penalty": "give", "time_limit": None}, 0.0)
-    assert table.rules.penalty == "give" and done.reply == {"rules": table.rules.to_dict()}
+    shown = {**table.rules.to_dict(), "lag_fair": False}  # the room's own rule beside them
+    assert table.rules.penalty == "give" and done.reply == {"rules": shown}
     assert kinds(done.events) == ["rules"]
+    done = table.set_rules(ann, {"lag_fair": True}, 0.0)
+    assert table.lag_fair and done.reply["rules"]["lag_fair"] is True
+    assert table.rules.penalty == "give"  # the engine's rules as they were
+    refused(table, ErrorCode.BAD_REQUEST, table.set_rules, ann, {"lag_fair": None}, 0.0)
+    assert table.lag_fair
+    assert Table.from_dict(table.to_dict(1.0), 5.0).lag_fair  # kept in a snapshot
     refused(table, ErrorCode.BAD_RULES, table.set_rules, ann, {"triggers": []}, 0.0)
     refused(table, ErrorCode.BAD_REQUEST, table.set_rules, ann, {"penalty": None}, 0.0)
     refused(table, ErrorCode.NOT_HOST, table.set_rules, bob, {"decks": 2}, 0.0)
@@ -292,6 +299,7 @@ PAYLOADS = {
     "rematch": Empty(),
     "flip": Empty(),
     "slap": Slap(pile_id=0),
+    "pong": Pong(id="0a1b2c3d"),
     "leave": Empty(),
 }
 

@@ -103,3 +103,36 @@ async def test_a_newcomer_names_themselves_once_shares_the_table_and_sees_reconn
 
     assert friend.problems == []
     assert host.problems == []
+
+
+async def test_lag_fair_judging_is_a_house_rule_and_each_seat_shows_its_compensation(
+    base_url: str, browser: Browser
+) -> None:
+    """Ticked on the home page, lag-fair judging is in the room's rules summary, and every
+    seated person's measured round trip shows as a small badge (the page answers the
+    server's pings by itself)."""
+    host = await Person.open(browser, "desktop", DESKTOP)
+    guest = await Person.open(browser, "phone", PHONE)
+    page = host.page
+    await page.goto(f"{base_url}/")
+    await page.fill("#create-name", "Dee")
+    await page.click(".house-rules summary")
+    await page.check("input[name=lag_fair]")
+    await page.click("#create-button")
+    await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
+    await host.sit()
+    await expect(page.locator("#rules-summary")).to_contain_text("lag-fair judging")
+    await expect(page.locator("#rules-form input[name=lag_fair]")).to_be_checked()
+    await guest.join(page.url, "Eli")
+    await guest.sit()
+    for person in (host, guest):
+        badges = person.page.locator(".seat .seat-lag")
+        await expect(badges).to_have_count(2, timeout=WAIT_MS)
+        for text in await badges.all_text_contents():
+            assert re.fullmatch(r"\d+ ms", text), text
+    # Off again: no badge.
+    await page.click("#rules-form .house-rules summary")
+    await page.uncheck("#rules-form input[name=lag_fair]")
+    await expect(guest.page.locator(".seat .seat-lag")).to_have_count(0, timeout=WAIT_MS)
+    for person in (host, guest):
+        assert person.problems == [], f"{person.label}: {person.problems}"

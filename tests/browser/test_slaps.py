@@ -23,8 +23,10 @@ from browser_table import (
 from playwright.async_api import Browser, expect
 from slow_network import SlowNetwork
 
-# A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine.
-LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": ""}
+# A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine; a 2 s
+# collect pause gives a tap 850 ms after a take a wide margin on a busy machine too.
+LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": "", "collect_seconds": "2"}
+TAP_AFTER_TAKE_S = 0.85  # when, after a take, a slow tap used to land on the next flip
 MOST_FLIPS = 104  # two decks: eight Jacks show long before the cards run out
 
 # Every text the banner showed, in order: it clears itself after a few seconds, so the
@@ -54,7 +56,6 @@ FREE_TO_SLAP = f"""() => {{
   const table = ({READ_TABLE})();
   return !!table.trigger && !table.frozen;
 }}"""
-AIM_AT_TAKEN_PILE_MS = 700 + 100  # static/js/pile.js REACTION_MS, and a margin
 
 PILE_WITHOUT_TRIGGER = f"""() => {{
   const table = ({READ_TABLE})();
@@ -121,6 +122,21 @@ async def flip_to_a_settled_pile(people: list[Person], taker: Person) -> None:
     raise AssertionError("no settled pile in a whole deck's worth of flips")
 
 
+async def flip_until_the_turn_of(people: list[Person], player: Person, taker: Person) -> None:
+    """Flips turn by turn until `player` is to flip on a pile with cards and no trigger; a
+    Jack on the way is slapped by `taker`."""
+    for _flip in range(MOST_FLIPS):
+        table = await taker.table()
+        if table["trigger"]:
+            await taker.slap()
+            await everyone_sees(people, NO_TRIGGER)
+        elif table["pileCards"] >= 1 and await whose_turn(people) is player:
+            return
+        else:
+            await flip_once(people)
+    raise AssertionError("the turn never came round")
+
+
 async def flip_until_a_jack(people: list[Person]) -> None:
     for _flip in range(MOST_FLIPS):
         if (await people[0].table())["trigger"]:
@@ -146,7 +162,7 @@ async def what_the_slap_earned(person: Person, banners_before: int) -> str:
     """The first banner since `banners_before` that answers a slap."""
     answer = await person.page.wait_for_function(
         """(seen) => window.bannerLog.slice(seen)
-              .find(text => /^(You take|Too late!|Wrong slap!)/.test(text)) || null""",
+              .find(text => /^(You take|Too late|Wrong slap!)/.test(text)) || null""",
         arg=banners_before,
         timeout=WAIT_MS,
     )
@@ -158,8 +174,6 @@ async def slap_wrongly_and_see_the_freeze(person: Person, shots: Path) -> None:
     """A slap while no trigger shows burns a card and freezes the slapper, with a visible
     countdown, photographed."""
     page = person.page
-    # A tap soon after a take aims at the taken pile (late, free): let that window pass.
-    await asyncio.sleep(AIM_AT_TAKEN_PILE_MS / 1000)
     for _attempt in range(3):
         await page.wait_for_function(PILE_WITHOUT_TRIGGER, timeout=WAIT_MS)
         cards = (await person.table())["cards"]
@@ -168,10 +182,37 @@ async def slap_wrongly_and_see_the_freeze(person: Person, shots: Path) -> None:
         earned = await what_the_slap_earned(person, seen)
         assert re.fullmatch(r"Wrong slap! \S+ burned", earned), earned
         await expect(page.locator(".seat--you .seat-cards")).to_have_text(f"{cards - 1} cards")
-        if await photograph_the_freeze(person, shots):
+        if await the_table_does_not_lie_while_frozen(person) and await photograph_the_freeze(
+            person, shots
+        ):
             return
         # The machine was so busy that the 3 s freeze ended before the picture: again.
     raise AssertionError("the freeze never lasted as long as a screenshot")
+
+
+async def the_table_does_not_lie_while_frozen(person: Person) -> bool:
+    """While frozen on your own turn the deck does not say "Your turn" (a flip would be
+    refused), and the freeze overlay leaves the pile in sight. False when the freeze ended
+    before it could be looked at."""
+    page = person.page
+    hint = await page.text_content("#flip-hint") or ""
+    disabled = await page.locator("#flip").is_disabled()
+    turn = await page.evaluate("() => document.body.dataset.turn")
+    pile = await page.locator("#pile").bounding_box()
+    box = await page.locator("#freeze .freeze-box").bounding_box()
+    if not await page.locator("#freeze").is_visible():
+        return False
+    assert "Your turn" not in hint and disabled and turn == "other", (hint, disabled, turn)
+    assert hint == "Frozen: flip when it ends", hint
+    assert pile is not None and box is not None
+    apart = (
+        box["y"] + box["height"] <= pile["y"]
+        or pile["y"] + pile["height"] <= box["y"]
+        or box["x"] + box["width"] <= pile["x"]
+        or pile["x"] + pile["width"] <= box["x"]
+    )
+    assert apart, ("the freeze covers the pile", box, pile)
+    return True
 
 
 async def photograph_the_freeze(person: Person, shots: Path) -> bool:
@@ -233,13 +274,49 @@ async def one_takes_the_jack_and_the_other_is_too_late(
     winner = 0 if earned[0].startswith("You take") else 1
     taker, late = people[winner], people[1 - winner]
     assert earned[winner].startswith(f"You take {pile} cards!"), earned
-    assert earned[1 - winner] == f"Too late! {names[taker.label]} was faster. No penalty."
+    late_words = rf"Too late by \d+ ms! {re.escape(names[taker.label])} was faster\. No penalty\."
+    assert re.fullmatch(late_words, earned[1 - winner]), earned
     await everyone_sees(people, NO_TRIGGER)
     taker_cards = before[winner]["cards"] + pile
     await expect(taker.page.locator(".seat--you .seat-cards")).to_have_text(f"{taker_cards} cards")
     after = await late.table()
     assert (after["cards"], after["frozen"]) == (before[1 - winner]["cards"], False)
     assert await late.page.locator("#freeze").is_hidden()
+
+
+async def everyone_saw_the_photo_finish(people: list[Person]) -> None:
+    """The race's closest runner-up is told on every screen: "Bob beat Cy by 38 ms!" (or
+    "You beat ..." / "... beat you ..." for the two who raced)."""
+    for person in people:
+        await person.page.wait_for_function(
+            r"() => window.bannerLog.some(text => /^.+ beat .+ by \d+ ms!$/.test(text))",
+            timeout=WAIT_MS,
+        )
+
+
+async def a_tap_a_moment_after_a_take_costs_nothing(
+    people: list[Person], taker: Person, tapper: Person
+) -> None:
+    """The taker flips again as soon as the page lets them while `tapper` taps 850 ms after
+    seeing the take (a slow reaction to the Jack): the collect pause keeps the flip back, so
+    the tap is late for the pile just taken, not a wrong slap on a new card."""
+    await flip_until_a_jack(people)
+    await everyone_sees(people, FREE_TO_SLAP)
+    await taker.slap()
+    await tapper.page.wait_for_function(NO_TRIGGER, timeout=WAIT_MS)
+    before = await tapper.table()
+    seen = len(await banners(tapper))
+
+    async def slow_tap() -> None:
+        await asyncio.sleep(TAP_AFTER_TAKE_S)
+        await tapper.slap()
+
+    await asyncio.gather(taker.flip(), slow_tap())
+    earned = await what_the_slap_earned(tapper, seen)
+    assert earned.startswith("Too late"), earned
+    after = await tapper.table()
+    assert (after["cards"], after["frozen"]) == (before["cards"], False)
+    assert not any(text.startswith("Wrong slap") for text in (await banners(tapper))[seen:])
 
 
 @pytest.mark.timeout(240)
@@ -259,12 +336,15 @@ async def test_a_false_slap_a_refresh_and_a_late_slap_at_a_long_table(
 
     await flip_to_a_settled_pile(people, taker=phone)
     await photograph_the_table(phone, bob, screenshots)
+    await flip_until_the_turn_of(people, bob, taker=phone)
     await slap_wrongly_and_see_the_freeze(bob, screenshots)
     await flip_until_a_jack(people)
     await refresh_and_rejoin(cy, XSS_NAME)
     await one_takes_the_jack_and_the_other_is_too_late(
         desktops, {bob.label: "Bob", cy.label: XSS_NAME}
     )
+    await everyone_saw_the_photo_finish(people)
+    await a_tap_a_moment_after_a_take_costs_nothing(people, taker=phone, tapper=bob)
 
     for person in people:
         assert person.problems == [], f"{person.label}: {person.problems}"

@@ -20,13 +20,20 @@ def new(
     pile: Sequence[str] = (),
     first: int = 0,
     now: float = 0.0,
+    seed: int | str | None = 0,
     **rules: Any,
 ) -> Game:
-    """A game from literal hands; keyword arguments other than pile/first/now are Rules fields."""
+    """A game from literal hands; keyword arguments other than pile/first/now/seed are Rules
+    fields. The seed (for shuffle_taken) is fixed unless given, so games built alike are equal."""
     if "triggers" in rules:
         rules["triggers"] = frozenset(rules["triggers"])
     return Game.from_hands(
-        [list(h) for h in hands], rules=Rules(**rules), first=first, pile=tuple(pile), now=now
+        [list(h) for h in hands],
+        rules=Rules(**rules),
+        first=first,
+        pile=tuple(pile),
+        now=now,
+        seed=seed,
     )
 
 

@@ -102,7 +102,7 @@ def test_give_still_goes_to_the_last_flipper_after_a_take():
     g = new([["JS", "2H"], ["4D", "5D"], ["6C", "7C"]], penalty="give")
     g.flip(0, 1.0)
     g.slap(1, 1.5)
-    g.slap(2, 2.0)  # false slap on the empty pile; seat 0 flipped last
+    g.slap(2, 3.0)  # after the collect pause: a false slap on the empty pile; 0 flipped last
     assert hands(g) == [["2H", "6C"], ["4D", "5D", "JS"], ["7C"]]
     assert pile(g) == []
 

@@ -103,7 +103,7 @@ def test_flips_resume_once_the_jack_is_taken():
     g.flip(0, 1.0)
     g.slap(1, 1.5)
     assert not g.slap_open
-    assert evs(g.flip(1, 2.0)) == [{"kind": "flip", "seat": 1, "card": "3C"}]
+    assert evs(g.flip(1, 2.5)) == [{"kind": "flip", "seat": 1, "card": "3C"}]  # pause over
 
 
 # --- rule 4: any seat in, holding cards and not frozen may slap at any time
@@ -130,7 +130,7 @@ def test_the_first_slap_received_wins_and_the_next_one_is_late():
     first = g.slap(2, 1.25, pile_id=0)
     second = g.slap(1, 1.25, pile_id=0)
     assert kinds(first) == ["take"]
-    assert evs(second) == [{"kind": "late", "seat": 1, "pile_id": 0}]
+    assert evs(second) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2}]
     assert hands(g) == [["2H"], ["3C", "5C"], ["6D", "7D", "JS"]]
 
 
@@ -189,8 +189,8 @@ def test_the_slapper_flips_next_even_out_of_turn():
     assert g.next_to_play == 1
     g.slap(2, 1.5)
     assert g.next_to_play == 2
-    assert refused(g, "flip", 1, 2.0) == "not_your_turn"
-    assert evs(g.flip(2, 2.0)) == [{"kind": "flip", "seat": 2, "card": "6D"}]
+    assert refused(g, "flip", 1, 2.5) == "not_your_turn"
+    assert evs(g.flip(2, 2.5)) == [{"kind": "flip", "seat": 2, "card": "6D"}]
 
 
 def test_each_take_raises_the_pile_id_by_one():
@@ -199,7 +199,7 @@ def test_each_take_raises_the_pile_id_by_one():
     g.flip(0, 1.0)
     g.slap(1, 1.5)
     assert g.pile_id == start + 1
-    g.flip(1, 2.0)
+    g.flip(1, 2.5)
     g.flip(0, 3.0)  # JH
     g.slap(0, 3.5)
     assert g.pile_id == start + 2
@@ -279,7 +279,14 @@ def test_the_freeze_of_one_seat_does_not_stop_the_others():
     assert g.frozen_until(0) <= 1.1
 
 
-# --- rule 7: a slap at an older pile id is late and changes nothing
+# --- rule 7: a slap at an older pile id is late and changes nothing but the photo finish
+
+PHOTO_FINISH = {"now", "race", "stats"}
+
+
+def table_part(g):
+    """The snapshot without the clock and the photo-finish records a late slap adds to."""
+    return {k: v for k, v in g.to_dict().items() if k not in PHOTO_FINISH}
 
 
 def test_a_late_slap_returns_a_late_event_and_changes_nothing():
@@ -288,19 +295,21 @@ def test_a_late_slap_returns_a_late_event_and_changes_nothing():
     g.slap(2, 1.5)
     before = g.to_dict()
     events = g.slap(1, 1.5, pile_id=0)
-    assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0}]
-    assert g.to_dict() == before
+    assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2}]
+    assert table_part(g) == {k: v for k, v in before.items() if k not in PHOTO_FINISH}
 
 
 def test_a_late_slap_costs_no_card_even_with_no_trigger_showing():
     g = new([["JS", "2H"], ["3C", "5C"], ["6D", "7D"]])
     g.flip(0, 1.0)
     g.slap(2, 1.5)
-    g.flip(2, 2.0)  # 6D shows: a fresh slap now would be false
-    before = g.to_dict()
+    g.flip(2, 2.5)  # 6D shows: a fresh slap now would be false
+    before = table_part(g)
     events = g.slap(1, 3.0, pile_id=0)
-    assert g.to_dict() == before  # not even the clock moves
-    assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0}]
+    assert table_part(g) == before
+    assert evs(events) == [
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 1500, "winner": 2}
+    ]
     assert hands(g) == [["2H"], ["3C", "5C"], ["7D", "JS"]]
     assert pile(g) == ["6D"]
     assert g.pile_id == 1
@@ -312,9 +321,11 @@ def test_a_late_slap_leaves_an_open_trigger_open():
     g = new([["JS", "JH", "2H"], ["3C", "5C"]])
     g.flip(0, 1.0)
     g.slap(1, 1.5)
-    g.flip(1, 2.0)
+    g.flip(1, 2.5)
     g.flip(0, 3.0)  # JH on pile 1
-    assert evs(g.slap(0, 3.1, pile_id=0)) == [{"kind": "late", "seat": 0, "pile_id": 0}]
+    assert evs(g.slap(0, 3.1, pile_id=0)) == [
+        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 1600, "winner": 1}
+    ]
     assert g.slap_open
     assert pile(g) == ["3C", "JH"]
 
@@ -329,7 +340,7 @@ def test_a_slap_without_a_pile_id_is_aimed_at_the_current_pile():
     g = new([["JS", "2H"], ["3C", "5C"], ["6D", "7D"]])
     g.flip(0, 1.0)
     g.slap(2, 1.5)
-    events = g.slap(1, 1.5)  # the pile is now empty: a false slap
+    events = g.slap(1, 2.5)  # the pile is empty and the collect pause over: a false slap
     assert kinds(events) == ["false_slap"]
     assert pile(g) == ["3C"]
 
@@ -439,8 +450,8 @@ def test_a_played_out_sequence_keeps_every_card():
     g.flip(2, 3.0)
     g.flip(0, 4.0)  # JS
     g.slap(1, 4.5)
-    g.flip(1, 5.0)
-    g.slap(0, 5.5)
+    g.flip(1, 5.5)
+    g.slap(0, 6.0)
     assert all_cards(g) == start
     assert sum(g.hand_sizes) + len(g.pile) == sum(Counter(start).values())
 

@@ -4,7 +4,9 @@ A state machine drives a game with flips, slaps (late ones too) and ticks by any
 valid or not, at non-decreasing times, and a twin rebuilt from `to_dict()` that must
 answer every action exactly like the original. After every step it checks that no card
 is created or lost, that refused actions touch nothing, that the refusal codes follow
-the documented order, and that no view leaks a face-down card.
+the documented order (the collect pause and trigger lapses predicted from our own record
+of takes and flips), that late slaps report the photo finish, and that no view leaks a
+face-down card.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ RULES = st.builds(
     decks=st.sampled_from([1, 2]),
     last_card_jack=st.booleans(),
     time_limit=st.sampled_from([None, None, 4.0, 20.0]),
+    collect_seconds=st.sampled_from([0.0, 0.5, 1.0]),
+    trigger_timeout=st.sampled_from([0.0, 2.0, 8.0]),
+    shuffle_taken=st.booleans(),
 )
 DT = st.sampled_from([0.0, 0.0, 0.05, 0.3, 1.0, 2.0, 6.0])
 ANY_SEAT = st.integers(-2, 9)
@@ -75,6 +80,10 @@ def trigger_shows(rules: Rules, cards: list[str]) -> bool:
     )
 
 
+def kinds_of(events: list[Any]) -> set[str]:
+    return {e.kind for e in events}
+
+
 def all_keys(node: Any) -> list[str]:
     if isinstance(node, dict):
         return [k for k, v in node.items() for k in [str(k), *all_keys(v)]]
@@ -107,6 +116,51 @@ class SlapjackMachine(RuleBasedStateMachine):
         self.twin = Game.from_dict(self.game.to_dict())
         self.frozen: dict[int, float] = {}
         self.last_false_slapper: int | None = None
+        # Our own record of the collect pause, the showing trigger and the last race.
+        self.collect_until = start
+        self.shown_at: float | None = start if self.game.slap_open else None
+        self.lapsed = False
+        self.race: tuple[int, int, float] | None = None  # (pile won, winner, when)
+
+    def observe(self, events: list[Any], now: float) -> None:
+        """Updates our record from what an accepted action caused, in order."""
+        for e in events:
+            if e.kind == "lapse":
+                assert not self.lapsed
+                self.lapsed = True
+            elif e.kind == "flip" or (e.kind == "false_slap" and e.card is not None):
+                self.lapsed, self.shown_at = False, now  # a card landed on the pile
+            elif e.kind == "take":
+                self.lapsed, self.shown_at = False, None
+                self.collect_until = now + self.rules.collect_seconds
+                self.race = (e.pile_id - 1, e.seat, now) if e.reason == "slap" else None
+        if not trigger_shows(self.rules, pile(self.game)):
+            self.shown_at = None
+
+    def lapse_due(self, now: float) -> bool:
+        timeout = self.rules.trigger_timeout
+        return (
+            not self.game.over
+            and bool(timeout)
+            and self.shown_at is not None
+            and not self.lapsed
+            and now >= self.shown_at + timeout
+        )
+
+    def expected_lapse(self, now: float) -> dict[str, Any] | None:
+        """The lapse event an action at `now` must start with, if one is due."""
+        if not self.lapse_due(now):
+            return None
+        return {"kind": "lapse", "trigger": self.game.trigger, "pile_id": self.game.pile_id}
+
+    def strip_lapse(self, events: list[Any], lapse: dict[str, Any] | None) -> list[Any]:
+        """A lapse that was due comes first, and only then."""
+        lapses = [e for e in events if e.kind == "lapse"]
+        assert len(lapses) == (0 if lapse is None else 1), (lapse, evs(events))
+        if lapse is not None:
+            assert evs(events[:1]) == [lapse]
+            return events[1:]
+        return events
 
     # --- drivers ---------------------------------------------------------------------------
 
@@ -126,13 +180,18 @@ class SlapjackMachine(RuleBasedStateMachine):
         assert self.twin.to_dict() == self.game.to_dict()
         if code is not None:
             assert self.game.to_dict() == before, f"refused {action} ({code}) changed the state"
+        else:
+            now = args[0] if action == "tick" else args[1]
+            self.observe(events, max(now, self.now))
         return code, events
 
     def advance(self, dt: float) -> float:
         self.now += dt
         if self.deadline is not None and self.now >= self.deadline and not self.game.over:
             # The server ticks as time passes: the time limit is applied before any action.
-            self.both("tick", self.now)
+            due = self.expected_lapse(self.now)
+            _, events = self.both("tick", self.now)
+            self.strip_lapse(events, due)
         return self.now
 
     def expected_code(self, kind: str, seat: int, now: float) -> str | None:
@@ -150,7 +209,9 @@ class SlapjackMachine(RuleBasedStateMachine):
         if kind == "flip":
             if seat != g.next_to_play:
                 return "not_your_turn"
-            if trigger_shows(self.rules, pile(g)):
+            if now < self.collect_until:
+                return "collecting"
+            if trigger_shows(self.rules, pile(g)) and not self.lapsed and not self.lapse_due(now):
                 return "slap_pending"
             if g.hand_sizes[seat] == 0:
                 return "no_cards"
@@ -161,9 +222,11 @@ class SlapjackMachine(RuleBasedStateMachine):
         expected = self.expected_code("flip", seat, now)
         top = self.game.hand(seat)[0] if expected is None else None
         old_pile = pile(self.game)
+        due = self.expected_lapse(now)
         code, events = self.both("flip", seat, now)
         assert code == expected
         if code is None:
+            events = self.strip_lapse(events, due)
             assert evs(events)[0] == {"kind": "flip", "seat": seat, "card": str(top)}
         if code is None and [e.kind for e in events] == ["flip"]:
             g = self.game
@@ -175,7 +238,12 @@ class SlapjackMachine(RuleBasedStateMachine):
         now = self.advance(dt)
         g = self.game
         pile_id = {"none": None, "current": g.pile_id, "old": max(0, g.pile_id - back)}[aim]
-        late = pile_id is not None and pile_id < g.pile_id
+        gone = pile_id is not None and pile_id < g.pile_id
+        collecting = not g.pile and now < self.collect_until
+        late = gone or collecting
+        aimed = pile_id if gone else g.pile_id - 1
+        race = self.race
+        due = self.expected_lapse(now)
         expected = self.expected_code("slap", seat, now)
         was_open = trigger_shows(self.rules, pile(g))
         old_hands, old_pile, old_id = hands(g), pile(g), g.pile_id
@@ -187,10 +255,30 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert code == expected
         if code is not None:
             return
+        events = self.strip_lapse(events, due)
+        if events and events[0].kind == "out":
+            assert (
+                due is not None and self.rules.empty_deck == "last_chance"
+            )  # the lapse spent a last chance
+            return
         done = "win" in [e.kind for e in events]  # a win may sweep the pile: skip exact checks
         if late:
-            assert evs(events) == [{"kind": "late", "seat": seat, "pile_id": pile_id}]
-            assert (hands(g), pile(g), g.pile_id, g.next_to_play, g.hand_sizes) == before
+            winner = behind = None
+            if race is not None and race[0] == aimed:
+                winner = race[1]
+                behind = None if seat == winner else max(0, round((now - race[2]) * 1000))
+            assert evs(events)[0] == {
+                "kind": "late",
+                "seat": seat,
+                "pile_id": aimed,
+                "behind_ms": behind,
+                "winner": winner,
+            }
+            assert kinds_of(events[1:]) <= {"win"}
+            if due is None:
+                assert (hands(g), pile(g), g.pile_id, g.next_to_play, g.hand_sizes) == before
+            else:
+                assert (hands(g), pile(g), g.pile_id) == before[:3]
         elif was_open:
             take = evs(events)[0]
             assert take["kind"] == "take"
@@ -200,7 +288,10 @@ class SlapjackMachine(RuleBasedStateMachine):
                 old_id + 1,
             )
             assert g.pile_id == old_id + 1
-            if not done:
+            if not done and self.rules.shuffle_taken:
+                assert hands(g)[seat][: len(old_hands[seat])] == old_hands[seat]
+                assert Counter(hands(g)[seat]) == Counter(old_hands[seat] + old_pile)
+            elif not done:
                 assert hands(g)[seat] == old_hands[seat] + old_pile
                 assert pile(g) == []
                 assert g.next_to_play == seat
@@ -271,10 +362,14 @@ class SlapjackMachine(RuleBasedStateMachine):
         g = self.game
         sizes = g.hand_sizes
         was_over = g.over
+        due = self.expected_lapse(now)
         code, events = self.both("tick", now)
         if was_over:
             return
         assert code is None
+        events = self.strip_lapse(events, due)
+        if events and events[0].kind == "out":
+            return  # the lapse spent a last chance: the sizes did not change, the seats did
         leader = max(range(g.players), key=lambda s: sizes[s])
         alone = sizes.count(sizes[leader]) == 1
         if self.deadline is None or now < self.deadline or not alone:
@@ -351,6 +446,26 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert self.game.slap_open == trigger_shows(self.rules, pile(self.game))
 
     @invariant()
+    def the_engine_keeps_the_pause_and_the_lapse_we_predict(self):
+        g = self.game
+        if g.over:
+            return
+        assert g.collect_until == self.collect_until
+        assert g.trigger_lapsed == (self.lapsed and g.slap_open)
+        timeout = self.rules.trigger_timeout
+        if self.shown_at is None or self.lapsed or not timeout:
+            assert g.lapse_at is None
+        else:
+            assert g.lapse_at == self.shown_at + timeout
+        race = g.last_race
+        if self.race is None:
+            assert race is None
+        else:
+            assert race is not None
+            assert (race["pile_id"], race["winner"]) == self.race[:2]
+            assert all(r["behind_ms"] <= 500 for r in race["runners_up"])
+
+    @invariant()
     def views_never_show_a_face_down_card(self):
         g = self.game
         face_up = set(pile(g))
@@ -364,6 +479,9 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert not {k.lower() for k in all_keys(view)} & FORBIDDEN_KEYS
             assert [s["cards"] for s in view["seats"]] == list(g.hand_sizes)
             assert all(s["frozen_ms"] >= 0 for s in view["seats"])
+            assert view["collect_ms"] >= 0
+            assert view["lapse_ms"] is None or view["lapse_ms"] >= 0
+            assert "shuffle_seed" not in json.dumps(view)
             assert view["pile"]["count"] == len(g.pile)
             assert view["next"] == g.next_to_play
             assert view["winner"] == g.winner

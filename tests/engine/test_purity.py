@@ -62,16 +62,25 @@ def test_a_whole_game_runs_with_the_clock_and_the_global_random_switched_off():
             stack.enter_context(mock.patch.object(time, name, boom))
         for name in ["random", "shuffle", "choice", "randint", "randrange", "seed", "sample"]:
             stack.enter_context(mock.patch.object(random, name, boom))
-        rules = Rules(penalty="give", time_limit=500.0, triggers=frozenset({"jack", "double"}))
+        rules = Rules(
+            penalty="give",
+            time_limit=500.0,
+            triggers=frozenset({"jack", "double"}),
+            shuffle_taken=True,
+            trigger_timeout=2.0,
+        )
         g = Game.deal(3, seed=8, rules=rules)
         start = all_cards(g)
         now, step = 0.0, 0
         while g.winner is None and now < 1000.0:
             now, step = now + 0.5, step + 1
             ready = [s for s in range(3) if not g.is_out(s) and g.frozen_until(s) <= now]
-            if (g.slap_open or step % 7 == 0) and ready:
+            if step % 29 == 0:
+                g.tick(now + 2.0)  # nobody slaps for a while: a showing trigger lapses
+                now += 2.0
+            elif (g.slap_open or step % 7 == 0) and ready:
                 g.slap(ready[step % len(ready)], now)
-            elif not g.slap_open and g.next_to_play in ready:
+            elif not g.slap_open and g.next_to_play in ready and g.collect_until <= now:
                 g.flip(g.next_to_play, now)
             else:
                 g.tick(now)

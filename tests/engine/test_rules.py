@@ -18,6 +18,9 @@ def test_defaults_are_the_digital_rules():
     assert r.decks == 1
     assert r.last_card_jack is False
     assert r.time_limit is None
+    assert r.collect_seconds == 1.0
+    assert r.trigger_timeout == 8.0
+    assert r.shuffle_taken is False
 
 
 def test_rules_are_frozen():
@@ -55,11 +58,44 @@ def test_every_house_rule_value_is_accepted():
         ("empty_deck", "lastchance"),
         ("time_limit", 0),
         ("time_limit", -10.0),
+        ("collect_seconds", -0.1),
+        ("collect_seconds", 5.5),
+        ("collect_seconds", float("nan")),
+        ("collect_seconds", True),
+        ("trigger_timeout", -1.0),
+        ("trigger_timeout", 1.0),
+        ("trigger_timeout", 61.0),
+        ("trigger_timeout", float("inf")),
+        ("trigger_timeout", None),
+        ("shuffle_taken", 1),
+        ("shuffle_taken", "yes"),
     ],
 )
 def test_invalid_rules_raise_value_error_naming_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         Rules(**{field: value})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("collect_seconds", 0),
+        ("collect_seconds", 0.25),
+        ("collect_seconds", 5.0),
+        ("trigger_timeout", 0),
+        ("trigger_timeout", 2.0),
+        ("trigger_timeout", 60),
+    ],
+)
+def test_the_bounds_of_the_collect_pause_and_the_trigger_timeout_are_accepted(field, value):
+    assert getattr(Rules(**{field: value}), field) == value
+
+
+def test_an_old_rules_dict_without_the_new_fields_gets_their_defaults():
+    old = {k: v for k, v in Rules().to_dict().items()}
+    for name in ("collect_seconds", "trigger_timeout", "shuffle_taken"):
+        del old[name]
+    assert Rules.from_dict(old) == Rules()
 
 
 def test_to_dict_gives_triggers_as_a_sorted_list():
@@ -80,6 +116,9 @@ def test_house_rules_round_trip_through_a_dict():
         decks=2,
         last_card_jack=True,
         time_limit=90.0,
+        collect_seconds=0.0,
+        trigger_timeout=0.0,
+        shuffle_taken=True,
     )
     d = r.to_dict()
     assert Rules.from_dict(d) == r
@@ -91,6 +130,9 @@ def test_house_rules_round_trip_through_a_dict():
         "decks": 2,
         "last_card_jack": True,
         "time_limit": 90.0,
+        "collect_seconds": 0.0,
+        "trigger_timeout": 0.0,
+        "shuffle_taken": True,
     }
 
 

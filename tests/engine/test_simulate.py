@@ -94,3 +94,55 @@ def test_simulate_calls_main_with_argv(capsys):
 
     assert main(["--players", "2", "--games", "3", "--seed", "5"]) == 0
     assert "games/s" in capsys.readouterr().out
+
+
+def test_simulated_players_wait_out_the_collect_pause_and_keep_every_card(monkeypatch):
+    import random
+
+    from engine import Game, IllegalAction, Rules
+    from engine import simulate as sim
+
+    games: list[Game] = []
+    refusals: list[str] = []
+    real_deal, real_flip = Game.deal, Game.flip
+
+    def deal(*args, **kwargs):
+        games.append(real_deal(*args, **kwargs))
+        return games[-1]
+
+    def flip(self, seat, now):
+        try:
+            return real_flip(self, seat, now)
+        except IllegalAction as exc:
+            refusals.append(str(exc.code))
+            raise
+
+    monkeypatch.setattr(Game, "deal", deal)
+    monkeypatch.setattr(Game, "flip", flip)
+    rules = Rules(collect_seconds=2.0, trigger_timeout=2.0, shuffle_taken=True)
+    results = [sim.play_one(3, rules, random.Random(seed)) for seed in range(30)]
+    assert "collecting" not in refusals
+    assert "slap_pending" not in refusals
+    assert sum(r.lapses for r in results) > 0
+    assert sum(r.late_slaps for r in results) > 0
+    for game in games:
+        assert game.winner is not None
+        assert sum(game.hand_sizes) + len(game.pile) == 52
+
+
+def test_simulate_reports_lapses_and_late_slaps(four_players):
+    m = re.search(r"lapsed triggers: (\d+), late slaps: (\d+)", four_players.stdout)
+    assert m
+    assert int(m.group(2)) > 0
+
+
+def test_simulate_takes_the_new_house_rules_and_refuses_bad_ones():
+    run = simulate(
+        "--players", "3", "--games", "5", "--seed", "4",
+        "--collect-seconds", "0", "--trigger-timeout", "2", "--shuffle-taken",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert sum(wins_by_seat(run.stdout).values()) == 5
+    bad = simulate("--games", "1", "--trigger-timeout", "1")
+    assert bad.returncode == 2
+    assert "trigger_timeout" in bad.stderr

@@ -94,7 +94,7 @@ def test_view_counts_takes_and_false_slaps_per_seat():
     g = new([["JS", "2H", "3H"], ["4D", "5D"], ["6C", "7C"]])
     g.flip(0, 1.0)
     g.slap(2, 1.25)
-    g.slap(1, 2.0)
+    g.slap(1, 2.5)  # after the collect pause: a false slap
     stats = {s["seat"]: s for s in g.view(None)["stats"]}
     assert stats[2]["takes"] == 1
     assert stats[2]["best_ms"] == 250

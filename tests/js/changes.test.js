@@ -17,7 +17,7 @@ const has = (effects, kind) => effects.some(([name]) => name === kind);
 
 test("a trigger appearing clears the banner, says the card and calls for a slap", () => {
   const effects = stateChanges(table({ trigger: "jack" }), table());
-  assert.deepEqual(effects, [["clearBanner"], ["announce", "Jack of spades! Slap!"], ["sound", "jack"]]);
+  assert.deepEqual(effects, [["clearBanner"], ["announce", "Jack of spades! Slap!"], ["sound", "jack"], ["nudge", "1:3"]]);
 });
 
 test("nothing changed, nothing said", () => {

@@ -1,0 +1,88 @@
+"""How uvicorn serves the app: the one configuration `python -m app` and the tests use.
+
+uvloop and httptools as in production (the tests once ran on plain asyncio, which never
+fires a timer early, and hid a bug that only uvloop shows), and the limits a public server
+needs against slow or greedy clients: a deadline on reading each request (slowloris), a
+cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from app.config import Settings
+
+KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
+
+
+class DeadlineHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a deadline on reading each request: its headers
+    and body must all arrive within `request_timeout` seconds of its first byte (or of the
+    connection opening). uvicorn has none: a client trickling one header byte at a time
+    held its connection, and a file descriptor, for ever."""
+
+    request_timeout = 10.0  # seconds; deadline_http() makes a class with the setting's
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._arm()  # each request on a kept-alive connection gets its own deadline
+
+    def on_message_complete(self) -> None:
+        self._disarm()  # read in full: answering it may take as long as it takes (long-polls)
+        super().on_message_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        self._disarm()  # the websocket has its own pings
+        super().handle_websocket_upgrade()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def deadline_http(seconds: float) -> type[DeadlineHttp]:
+    return type("DeadlineHttp", (DeadlineHttp,), {"request_timeout": seconds})
+
+
+def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
+    options: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level,
+        "loop": "uvloop",
+        "http": deadline_http(settings.request_timeout_seconds),
+        "ws": "websockets-sansio",
+        "ws_max_size": settings.max_message_bytes,  # the same cap engine.io applies
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.trusted_proxies,
+        "limit_concurrency": settings.max_connections,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+        "timeout_graceful_shutdown": settings.shutdown_seconds,
+        "log_config": None,  # uvicorn's own lines go through our JSON log too
+        "access_log": False,  # one line per request is noise; metrics count what matters
+        **overrides,
+    }
+    return uvicorn.Config(app, **options)

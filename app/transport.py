@@ -1,0 +1,218 @@
+"""The Socket.IO server as a public game server runs it: python-socketio and python-engineio
+with the guards every frame passes before any handler of ours sees it.
+
+- Sending never runs app code. python-engineio's own send closes a connection whose pings
+  went unanswered *inline*, which runs the disconnect handler inside the sender: a room
+  broadcasting under its lock, so the room deadlocked on a sleeping phone. Here such a
+  send queues nothing and the close runs as a task of its own. A send to a connection whose
+  outgoing queue is full (a client that never reads) drops that connection the same way.
+- Every frame a client sends takes a token from its connection's budget, whatever it is:
+  an event past the budget is answered rate_limited, and a connection that keeps going
+  past it (refused or malformed frames in a row) is cut off at the transport.
+- Binary packets are refused at their first frame: the game sends none, and python-socketio
+  would gather a packet's announced attachments (up to 9,999,999,999) without bound.
+- A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
+  traceback.
+- An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
+  unknown_event and reaches no handler: a client-sent `connect` re-ran the connect handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import engineio
+import socketio
+from socketio import packet
+
+from app.config import Settings
+from app.limits import TokenBucket
+from app.logs import log_event
+from app.metrics import Metrics
+from app.protocol import ErrorCode, ProtocolError, ack
+
+# Event names Socket.IO gives a meaning of its own; never a client's to send.
+RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
+# At most this many "frame_refused" log lines a second for the whole server (burst 10):
+# a flood of bad frames must not become a flood of log lines.
+REFUSAL_LOG_RATE = 1.0
+REFUSAL_LOG_BURST = 10
+
+
+@dataclass(eq=False)
+class FrameBudget:
+    """One connection's allowance of incoming frames."""
+
+    bucket: TokenBucket
+    refused_in_a_row: int = 0
+    cut_off: bool = False
+    address: str = "unknown"
+
+
+class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
+    """python-engineio's server with a send that never calls back into the app."""
+
+    send_queue_limit = 500  # messages; GameServer sets it from the settings
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+
+    async def send_packet(self, sid: str, pkt: Any) -> None:
+        socket = self.sockets.get(sid)
+        if socket is None or socket.closing or socket.closed:
+            return
+        if socket.last_ping and time.time() - socket.last_ping > self.ping_timeout:
+            self._drop_later(socket, self.reason.PING_TIMEOUT, "ping_timeout")
+            return
+        if socket.queue.qsize() >= self.send_queue_limit:
+            self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
+            return
+        socket.queue.put_nowait(pkt)  # the queue is unbounded: this never waits
+
+    def _drop_later(self, socket: Any, reason: str, why: str) -> None:
+        if any(task.get_name() == socket.sid for task in self._drops):
+            return  # already going
+        task = asyncio.get_running_loop().create_task(self._drop(socket, reason, why))
+        task.set_name(socket.sid)
+        self._drops.add(task)
+        task.add_done_callback(self._drops.discard)
+
+    async def _drop(self, socket: Any, reason: str, why: str) -> None:
+        if why == "slow_consumer":
+            log_event("connection_dropped", level=logging.WARNING, why=why, sid=socket.sid)
+        while not socket.queue.empty():  # what it never read: free it now
+            socket.queue.get_nowait()
+            socket.queue.task_done()
+        await self.hang_up(socket.sid, reason)
+
+    async def hang_up(self, sid: str, reason: str | None = None) -> None:
+        """Closes the connection itself, not only the session: python-engineio's disconnect
+        sends CLOSE and waits for the client to go, and a hostile one never goes."""
+        socket = self.sockets.pop(sid, None)
+        if socket is None:
+            return
+        await socket.close(wait=False, abort=True, reason=reason or self.reason.SERVER_DISCONNECT)
+        socket.queue.put_nowait(None)  # ends its writer, which closes the websocket
+
+
+class GameServer(socketio.AsyncServer):  # type: ignore[misc]
+    """python-socketio's server, every incoming frame checked before it is dispatched."""
+
+    def __init__(self, settings: Settings, metrics: Metrics, **options: Any) -> None:
+        self.settings, self.metrics = settings, metrics
+        self._budgets: dict[str, FrameBudget] = {}
+        self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
+        super().__init__(**options)
+        self.eio.send_queue_limit = settings.send_queue_limit
+
+    def _engineio_server_class(self) -> type[GameEngineIO]:
+        return GameEngineIO
+
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
+        bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
+        self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        await super()._handle_eio_connect(eio_sid, environ)
+
+    async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:
+        self._budgets.pop(eio_sid, None)
+        await super()._handle_eio_disconnect(eio_sid, reason)
+
+    async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        budget = self._budgets.get(eio_sid)
+        if budget is None or budget.cut_off:
+            return
+        within = budget.bucket.take(time.monotonic())
+        if not isinstance(data, str):
+            return self._cut_off(eio_sid, budget, "binary")
+        try:
+            pkt = self.packet_class(encoded_packet=data)
+        except Exception:  # anything the decoder chokes on is the client's fault
+            return self._malformed(eio_sid, budget, "undecodable")
+        if pkt.packet_type in (packet.BINARY_EVENT, packet.BINARY_ACK):
+            return self._cut_off(eio_sid, budget, "binary")
+        if not within:
+            return await self._over_budget(eio_sid, budget, pkt)
+        budget.refused_in_a_row = 0
+        namespace = pkt.namespace or "/"
+        try:
+            await self._dispatch(eio_sid, budget, pkt, namespace)
+        except Exception:  # a bug of ours: one JSON line, and the connection goes on
+            log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=eio_sid)
+
+    async def _dispatch(self, eio_sid: str, budget: FrameBudget, pkt: Any, namespace: str) -> None:
+        kind = pkt.packet_type
+        if kind == packet.CONNECT:
+            if self.manager.sid_from_eio_sid(eio_sid, namespace) is not None:
+                return self._malformed(eio_sid, budget, "connected_twice")
+            await self._handle_connect(eio_sid, pkt.namespace, pkt.data)
+        elif kind == packet.DISCONNECT:
+            await self._handle_disconnect(eio_sid, pkt.namespace, self.reason.CLIENT_DISCONNECT)
+        elif kind == packet.EVENT:
+            data = pkt.data
+            if not isinstance(data, list) or not data or not isinstance(data[0], str):
+                return self._malformed(eio_sid, budget, "bad_event")
+            if data[0] in RESERVED_EVENTS:
+                error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {data[0]!r}")
+                self.metrics.events.labels("unknown").inc()
+                return await self._answer(eio_sid, pkt, error)
+            await self._handle_event(eio_sid, pkt.namespace, pkt.id, data)
+        elif kind == packet.ACK:
+            await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
+        else:  # CONNECT_ERROR or a type that does not exist: never a client's to send
+            self._malformed(eio_sid, budget, "bad_type")
+
+    async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
+        self.metrics.rejected.labels(error.code.value).inc()
+        if pkt.id is not None:
+            answer = self.packet_class(
+                packet.ACK, namespace=pkt.namespace, id=pkt.id, data=[ack(error)]
+            )
+            await self._send_packet(eio_sid, answer)
+
+    async def _over_budget(self, eio_sid: str, budget: FrameBudget, pkt: Any) -> None:
+        budget.refused_in_a_row += 1
+        if budget.refused_in_a_row >= self.settings.flood_cutoff:
+            return self._cut_off(eio_sid, budget, "rate_limited")
+        if pkt.packet_type == packet.EVENT:
+            error = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
+            await self._answer(eio_sid, pkt, error)
+
+    def _malformed(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
+        budget.refused_in_a_row += 1
+        if budget.refused_in_a_row >= self.settings.flood_cutoff:
+            return self._cut_off(eio_sid, budget, why)
+        self._log_refusal(why, eio_sid, budget, cut_off=False)
+
+    def _cut_off(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
+        """The transport, not just the namespace, closes: the client must start over."""
+        budget.cut_off = True
+        self._log_refusal(why, eio_sid, budget, cut_off=True)
+        self.start_background_task(self.eio.hang_up, eio_sid)
+
+    def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
+        self.metrics.frames_refused.labels(why).inc()
+        # A cut-off is always told (once per connection, and connections are limited).
+        if cut_off or self._log_allowance.take(time.monotonic()):
+            log_event(
+                "frame_refused",
+                level=logging.WARNING,
+                why=why,
+                cut_off=cut_off,
+                sid=eio_sid,
+                address=budget.address,
+            )
+
+
+def client_address(environ: dict[str, Any]) -> str:
+    """The client's address as uvicorn saw it, after its trusted-proxy rules (the ASGI
+    scope's client). python-engineio's REMOTE_ADDR is always 127.0.0.1 under ASGI."""
+    scope = environ.get("asgi.scope") or {}
+    client = scope.get("client")
+    if client:
+        return str(client[0])
+    return "unknown"

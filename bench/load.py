@@ -1,0 +1,722 @@
+"""The fan-out benchmark: tables of four human-paced players against the real server.
+
+    .venv/bin/python -m bench.load                      # or: make bench
+    .venv/bin/python -m bench.load --steps 100,200,400,1000 --seconds 20
+
+Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
+to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
+wire protocol with cheap raw clients (bench/wire.py). Each player flips 300-500 ms after
+its turn comes, slaps a Jack 150-450 ms after it shows, and slaps a card that is no Jack
+with a 1% chance. The host rematches a finished game after a second. The number of tables
+ramps up step by step; each step is measured after a warm-up and prints:
+
+- inbound messages a second (flip, slap, rematch sent) and outbound (Socket.IO packets
+  received: states, events, acks),
+- the server's CPU (% of one core, from /proc/PID/stat) and CPU ms per inbound message,
+- the flip ack's round trip and the fan-out (from sending a flip to the last of the four
+  holding the state version it made), p50/p95/p99/max in ms,
+- the server's RSS and its garbage collector in the step: the longest pause (wall time,
+  what players wait through, any generation), the CPU time of the longest full collection
+  (the collector's own work: wall time on a shared core also holds others' work), the
+  total pause time and the number of full collections,
+- the share of the server's core that other processes used: the step's noise,
+- the generator's own CPU and event-loop lag, to show it is not the bottleneck.
+
+Then, in the same run, a bare python-socketio relay (bench/relay.py) is given the same
+tables at the same inbound rate per table, and the same figures are printed: the ratio of
+CPU ms per inbound message, app to relay, is what holds from one machine to another.
+First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.wire import Wire, http, text_frame
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+VERSION = re.compile(rb'"version":\s*(\d+)')
+SEQ = re.compile(rb'"seq":(\d+)')
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+FLIP = b'["flip",{}]'
+REMATCH = b'["rematch",{}]'
+
+now = time.perf_counter
+
+
+# ---- what one step measures ----------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    inbound: int = 0
+    outbound: int = 0
+    refused_flips: int = 0
+    flip_acks: list[float] = field(default_factory=list)
+    fanouts: list[float] = field(default_factory=list)
+    lags: list[float] = field(default_factory=list)
+
+
+def percentiles(samples: list[float]) -> tuple[float, float, float, float]:
+    """p50, p95, p99, max in ms (nan when there are none)."""
+    if not samples:
+        nan = float("nan")
+        return nan, nan, nan, nan
+    ordered = sorted(samples)
+    last = len(ordered) - 1
+
+    def at(q: float) -> float:
+        return ordered[min(last, round(q * last))] * 1000
+
+    return at(0.50), at(0.95), at(0.99), ordered[-1] * 1000
+
+
+# ---- players -------------------------------------------------------------------------------
+
+
+class Player:
+    """One person's connection. Parses only what a decision needs: the `state`'s version
+    (a regex over its first bytes), the whole state once per version per table, acks by id."""
+
+    __slots__ = ("acks", "index", "last_id", "player_id", "stats", "table", "wire")
+
+    def __init__(self, table: Any, index: int, stats: Stats) -> None:
+        self.table, self.index, self.stats = table, index, stats
+        self.acks: dict[int, tuple[Callable[[bytes, float], None] | None, float]] = {}
+        self.last_id = 0
+        self.player_id = ""
+        self.wire: Wire | None = None
+
+    def on_packet(self, packet: bytes) -> None:
+        kind = packet[:1]
+        if kind == b"2":
+            self.stats.outbound += 1
+            if packet.startswith(b'2["state"'):
+                self.table.on_state(self, packet)
+            elif packet.startswith(b'2["welcome"'):
+                self.player_id = json.loads(packet[1:])[1]["player"]
+                self.table.by_player[self.player_id] = self
+            else:
+                self.table.on_event(self, packet)
+        elif kind == b"3":
+            self.stats.outbound += 1
+            bracket = packet.find(b"[")
+            callback, sent = self.acks.pop(int(packet[1:bracket]), (None, 0.0))
+            if callback is not None:
+                callback(packet[bracket:], sent)
+
+    def send(self, message: bytes, callback: Callable[[bytes, float], None] | None = None) -> float:
+        """Emits `message` (a JSON array: event name and payload) with an ack id; returns
+        the time it was sent, which the ack's callback gets back."""
+        self.last_id += 1
+        sent = now()
+        self.acks[self.last_id] = (callback, sent)
+        self.stats.inbound += 1
+        assert self.wire is not None
+        self.wire.write(text_frame(b"42%d" % self.last_id + message))
+        return sent
+
+    async def call(self, message: bytes) -> Any:
+        """Emits and waits for the ack (set-up only)."""
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.send(message, lambda body, sent: answer.set_result(json.loads(body)[0]))
+        return await asyncio.wait_for(answer, 30)
+
+
+async def connect(player: Player, port: int, auth: dict[str, Any]) -> None:
+    loop = asyncio.get_running_loop()
+
+    def protocol() -> Wire:
+        wire = Wire(HOST, port, auth)
+        wire.on_packet = player.on_packet
+        player.wire = wire
+        return wire
+
+    await loop.create_connection(protocol, HOST, port)
+    assert player.wire is not None
+    await asyncio.wait_for(player.wire.connected, 60)
+
+
+class Fanout:
+    """A flip on its way to the four: done when each holds a state at least as new as the
+    version the flip made (known from its ack; until then, any state newer than the flipper
+    had seen counts, to be checked against the ack)."""
+
+    __slots__ = ("after", "got", "sent", "table", "target")
+
+    def __init__(self, table: Table, sent: float, after: int) -> None:
+        self.table, self.sent, self.after = table, sent, after
+        self.target: int | None = None
+        self.got: list[tuple[int, float] | None] = [None, None, None, None]
+
+    def arrived(self, index: int, version: int, at: float) -> None:
+        wanted = self.after + 1 if self.target is None else self.target
+        if self.got[index] is None and version >= wanted:
+            self.got[index] = (version, at)
+            self.check()
+
+    def acked(self, version: int) -> None:
+        self.target = version
+        self.got = [g if g is not None and g[0] >= version else None for g in self.got]
+        self.check()
+
+    def check(self) -> None:
+        if self.target is not None and all(g is not None for g in self.got):
+            last = max(g[1] for g in self.got if g is not None)
+            self.table.stats.fanouts.append(last - self.sent)
+            self.table.fans.remove(self)
+
+
+class Table:
+    """Four human-paced players at one room of the app."""
+
+    def __init__(self, code: str, stats: Stats, *, start: bool = True) -> None:
+        self.code, self.stats, self.start = code, stats, start
+        self.loop = asyncio.get_running_loop()
+        self.players = [Player(self, i, stats) for i in range(4)]
+        self.by_player: dict[str, Player] = {}
+        self.by_seat: dict[int, Player] = {}
+        self.version = 0
+        self.game = 0
+        self.phase = "lobby"
+        self.host = ""
+        self.next: int | None = None
+        self.slap_open = False
+        self.flip_for: int | None = None
+        self.slapped_pile = -1
+        self.last_top: tuple[int, int] | None = None
+        self.rematch_pending = False
+        self.fans: list[Fanout] = []  # flips on their way: a slow one may overlap the next
+
+    async def open(self, port: int) -> None:
+        status, body = await http(HOST, port, "POST", "/api/rooms", b"{}")
+        if status != 201:
+            raise RuntimeError(f"POST /api/rooms answered {status}: {body}")
+        self.code = body["code"]
+        for index, player in enumerate(self.players):  # the first to join is the host
+            await connect(player, port, {"room": self.code, "name": f"P{index}"})
+        for index, player in enumerate(self.players):
+            answer = await player.call(b'["sit",{"seat":%d}]' % index)
+            assert answer["ok"], answer
+        if self.start:
+            answer = await self.players[0].call(b'["start",{}]')
+            assert answer["ok"], answer
+
+    def on_event(self, player: Player, packet: bytes) -> None:
+        pass  # events come with a state that says the same
+
+    def on_state(self, player: Player, packet: bytes) -> None:
+        match = VERSION.search(packet, 0, 160) or VERSION.search(packet)
+        assert match is not None
+        version = int(match.group(1))
+        if self.fans:
+            at = now()
+            for fan in tuple(self.fans):
+                fan.arrived(player.index, version, at)
+        if version > self.version:
+            self.version = version
+            self.decide(json.loads(packet[1:])[1])
+
+    def decide(self, state: dict[str, Any]) -> None:
+        self.phase = phase = state["phase"]
+        self.host = state["host"]
+        if phase == "over" and not self.rematch_pending:
+            self.rematch_pending = True
+            self.loop.call_later(1.0, self.rematch)
+        if phase != "playing":
+            return
+        self.rematch_pending = False
+        seats = state["seats"]
+        if state["game"] != self.game:
+            self.game = state["game"]
+            self.by_seat = {
+                seat: self.by_player[entry["player"]]
+                for seat, entry in enumerate(seats)
+                if entry is not None and entry["player"] in self.by_player
+            }
+            self.slapped_pile, self.last_top = -1, None
+        pile = state["pile"]
+        pile_id, top = pile["id"], (pile["id"], pile["count"])
+        self.next, self.slap_open = state["next"], state["slap_open"]
+        able = [
+            seat
+            for seat, entry in enumerate(seats)
+            if entry is not None and not entry["out"] and not entry["frozen_ms"]
+        ]
+        if self.slap_open:
+            if pile_id != self.slapped_pile:  # a Jack shows: everyone able races for it
+                self.slapped_pile = pile_id
+                for seat in able:
+                    self.loop.call_later(random.uniform(0.15, 0.45), self.slap, seat, pile_id)
+        else:
+            if top != self.last_top and pile["count"]:
+                for seat in able:  # no Jack: a 1% slip of the hand
+                    if random.random() < 0.01:
+                        self.loop.call_later(random.uniform(0.15, 0.45), self.slap, seat, pile_id)
+            if self.next is not None and self.flip_for != self.next:
+                self.flip_for = self.next
+                self.loop.call_later(random.uniform(0.3, 0.5), self.flip, self.next)
+        self.last_top = top
+
+    def flip(self, seat: int) -> None:
+        self.flip_for = None
+        player = self.by_seat.get(seat)
+        if self.phase != "playing" or self.next != seat or self.slap_open or player is None:
+            return  # the table moved on; the next state decides again
+        self.fans.append(Fanout(self, player.send(FLIP, self.flip_acked), self.version))
+        if len(self.fans) > 8:  # a player whose states stopped coming: forget the oldest
+            self.fans.pop(0)
+
+    def flip_acked(self, body: bytes, sent: float) -> None:
+        self.stats.flip_acks.append(now() - sent)
+        fan = next((f for f in self.fans if f.sent == sent), None)
+        match = VERSION.search(body) if body.startswith(b'[{"ok":true') else None
+        if match is None:
+            self.stats.refused_flips += 1
+            if fan is not None:
+                self.fans.remove(fan)
+        elif fan is not None:
+            fan.acked(int(match.group(1)))
+
+    def slap(self, seat: int, pile_id: int) -> None:
+        player = self.by_seat.get(seat)
+        if self.phase == "playing" and player is not None:
+            player.send(b'["slap",{"pile_id":%d}]' % pile_id)
+
+    def rematch(self) -> None:
+        host = self.by_player.get(self.host)
+        if self.phase == "over" and host is not None:
+            host.send(REMATCH)
+
+
+class RelayTable:
+    """Four clients in one room of the bare relay, sending `rate` messages a second between
+    them (Poisson), each re-sent to all four: the fan-out is a message's trip to the last."""
+
+    def __init__(self, code: str, stats: Stats, rate: float) -> None:
+        self.code, self.stats, self.rate = code, stats, rate
+        self.loop = asyncio.get_running_loop()
+        self.players = [Player(self, i, stats) for i in range(4)]
+        self.by_player: dict[str, Player] = {}
+        self.seq = 0
+        self.pending: dict[int, list[float]] = {}
+
+    async def open(self, port: int) -> None:
+        for player in self.players:
+            await connect(player, port, {"room": self.code})
+        self.loop.call_later(random.expovariate(self.rate), self.send)
+
+    def send(self) -> None:
+        self.seq += 1
+        player = self.players[self.seq % 4]
+        sent = player.send(b'["flip",{"seq":%d}]' % self.seq, self.acked)
+        self.pending[self.seq] = [sent, 0]
+        if len(self.pending) > 64:  # a message lost by a closed connection: forget it
+            self.pending.pop(next(iter(self.pending)))
+        self.loop.call_later(random.expovariate(self.rate), self.send)
+
+    def acked(self, body: bytes, sent: float) -> None:
+        self.stats.flip_acks.append(now() - sent)
+
+    def on_event(self, player: Player, packet: bytes) -> None:
+        match = SEQ.search(packet)
+        if match is None:
+            return
+        seq = int(match.group(1))
+        entry = self.pending.get(seq)
+        if entry is not None:
+            entry[1] += 1
+            if entry[1] == 4:
+                self.stats.fanouts.append(now() - entry[0])
+                del self.pending[seq]
+
+    def on_state(self, player: Player, packet: bytes) -> None:
+        pass
+
+
+# ---- the server under test -----------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """The app (bench.serve) or the relay (bench.relay) in its own process, on `core`."""
+
+    def __init__(self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True) -> None:
+        self.kind, self.port, self.core = kind, free_port(), core
+        self.gc_file = Path(tempfile.mkdtemp(prefix="slapjack-bench-")) / "gc.json"
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        if gc_watch:
+            env["BENCH_GC_FILE"] = str(self.gc_file)
+        self.gc_watch = gc_watch
+        if kind == "app":
+            env.update(
+                SLAPJACK_HOST=HOST,
+                SLAPJACK_PORT=str(self.port),
+                SLAPJACK_LOG_LEVEL="warning",
+                # Every player comes from 127.0.0.1: lift the per-address limits.
+                SLAPJACK_ROOMS_PER_MINUTE="1000000",
+                SLAPJACK_CONNECTS_PER_MINUTE="1000000",
+                SLAPJACK_MAX_ROOMS="100000",
+            )
+            command = [sys.executable, "-m", "bench.serve"]
+        else:
+            command = [sys.executable, "-m", "bench.relay", "--port", str(self.port)]
+        if core is not None:
+            command = ["taskset", "-c", str(core), *command]
+        self.log = log.open("ab")
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
+        self.gc_dumps = 0
+
+    async def ready(self) -> None:
+        for _ in range(300):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the {self.kind} server exited: see {self.log.name}")
+            with contextlib.suppress(OSError):
+                status, _ = await http(HOST, self.port, "GET", "/healthz")
+                if status == 200:
+                    return
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"the {self.kind} server did not answer /healthz")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime + stime
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    async def gc_pauses(self) -> dict[str, Any]:
+        """The collector's pauses since the last call (bench/gcwatch.py)."""
+        nan = [float("nan")] * 3
+        if not self.gc_watch:
+            return {"count": [0, 0, 0], "total_ms": nan, "max_ms": nan, "max_cpu_ms": nan}
+        self.gc_dumps += 1
+        os.kill(self.process.pid, signal.SIGUSR1)
+        for _ in range(200):
+            with contextlib.suppress(OSError, ValueError):
+                report: dict[str, Any] = json.loads(self.gc_file.read_text())
+                if report["dump"] >= self.gc_dumps:
+                    self.gc_dumps = report["dump"]
+                    return report
+            await asyncio.sleep(0.01)
+        return {"count": [0, 0, 0], "total_ms": nan, "max_ms": nan, "max_cpu_ms": nan}
+
+    def core_busy_seconds(self) -> float:
+        """CPU time spent by anything on the server's core (all of them when not pinned)."""
+        name = "cpu" if self.core is None else f"cpu{self.core}"
+        for line in Path("/proc/stat").read_text().splitlines():
+            fields = line.split()
+            if fields[0] == name:
+                ticks = [int(f) for f in fields[1:8]]
+                return (sum(ticks) - ticks[3] - ticks[4]) / CLOCK_TICKS  # less idle, iowait
+        return float("nan")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+# ---- the run -------------------------------------------------------------------------------
+
+
+async def watch_lag(stats_of: Callable[[], Stats]) -> None:
+    """The generator's own event-loop lag: how late a 20 ms sleep wakes."""
+    while True:
+        began = now()
+        await asyncio.sleep(0.02)
+        stats_of().lags.append(now() - began - 0.02)
+
+
+async def open_all(tables: list[Any], port: int, at_once: int = 16) -> None:
+    gate = asyncio.Semaphore(at_once)
+
+    async def one(table: Any) -> None:
+        async with gate:
+            await table.open(port)
+
+    await asyncio.gather(*(one(t) for t in tables))
+
+
+class Run:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.stats = Stats()
+        self.log = Path(args.log)
+
+    async def idle_memory(self, players: int) -> dict[str, Any]:
+        server = Server("app", self.args.server_core, self.log, gc_watch=self.args.gc_watch)
+        try:
+            await server.ready()
+            warm = [Table("", Stats()) for _ in range(2)]
+            await open_all(warm, server.port)  # imports and first-use caches
+            await asyncio.sleep(1)
+            before = server.rss_mb()
+            lobbies = [Table("", Stats(), start=False) for _ in range(max(1, players // 4))]
+            await open_all(lobbies, server.port, at_once=8)
+            await asyncio.sleep(2)
+            after = server.rss_mb()
+            count = 4 * len(lobbies)
+            return {
+                "players": count,
+                "rss_before_mb": before,
+                "rss_after_mb": after,
+                "kb_per_player": (after - before) * 1024 / count,
+            }
+        finally:
+            server.stop()
+
+    async def ramp(self, kind: str, rates: dict[int, float]) -> list[dict[str, Any]]:
+        server = Server(kind, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
+        rows: list[dict[str, Any]] = []
+        tables: list[Any] = []
+        try:
+            await server.ready()
+            where = "any core" if server.core is None else f"core {server.core}"
+            print(f"# {kind} server: pid {server.process.pid} on {where}", flush=True)
+            for count in self.args.steps:
+                new: list[Any]
+                if kind == "app":
+                    new = [Table("", self.stats) for _ in range(count - len(tables))]
+                else:
+                    rate = rates.get(count) or 2.8
+                    for table in tables:
+                        table.rate = rate
+                    new = [
+                        RelayTable(f"R{len(tables) + i}", self.stats, rate)
+                        for i in range(count - len(tables))
+                    ]
+                await open_all(new, server.port)
+                tables += new
+                await asyncio.sleep(self.args.warmup)
+                row = await self.measure(server, len(tables), tables)
+                rows.append(row)
+                print(format_row(row), flush=True)
+        finally:
+            for table in tables:
+                for player in table.players:
+                    if player.wire is not None:
+                        player.wire.close()
+            server.stop()
+        return rows
+
+    def rebind(self, table: Any) -> None:
+        table.stats = self.stats
+        for player in table.players:
+            player.stats = self.stats
+
+    async def measure(self, server: Server, count: int, tables: list[Any]) -> dict[str, Any]:
+        await server.gc_pauses()
+        stats = Stats()
+        self.stats = stats
+        for table in tables:  # every player counts into the step's own stats
+            self.rebind(table)
+        cpu, busy = server.cpu_seconds(), server.core_busy_seconds()
+        began, own, load = now(), time.process_time(), os.getloadavg()[0]
+        await asyncio.sleep(self.args.seconds)
+        took = now() - began
+        cpu = server.cpu_seconds() - cpu
+        busy = server.core_busy_seconds() - busy
+        own = time.process_time() - own
+        pauses = await server.gc_pauses()
+        return {
+            "server": server.kind,
+            "tables": count,
+            "players": count * 4,
+            "in_per_s": stats.inbound / took,
+            "out_per_s": stats.outbound / took,
+            "cpu_pct": 100 * cpu / took,
+            "cpu_ms_per_in": 1000 * cpu / max(1, stats.inbound),
+            "ack_ms": percentiles(stats.flip_acks),
+            "fan_ms": percentiles(stats.fanouts),
+            "acks": len(stats.flip_acks),
+            "refused_flips": stats.refused_flips,
+            "rss_mb": server.rss_mb(),
+            "gc_max_ms": max(pauses["max_ms"]),
+            "gc_max_cpu_ms": max(pauses["max_cpu_ms"]),
+            "gc_total_ms": sum(pauses["total_ms"]),
+            "gc_full": pauses["count"][2],
+            "gen_cpu_pct": 100 * own / took,
+            "lag_ms": percentiles(stats.lags),
+            # Others' work on the server's core: the noise in this step's figures.
+            "others_pct": 100 * max(0.0, busy - cpu) / took,
+            "load": load,
+        }
+
+
+def ms(values: tuple[float, ...]) -> str:
+    return "/".join(f"{v:.0f}" if v >= 10 else f"{v:.1f}" for v in values)
+
+
+HEADER = (
+    f"{'server':6} {'tables':>6} {'players':>7} {'in/s':>7} {'out/s':>7} {'cpu%':>5} "
+    f"{'ms/in':>6} {'flip ack p50/95/99/max ms':>26} {'fan-out p50/95/99/max ms':>26} "
+    f"{'rss MB':>6} {'gc max wall/full cpu, total ms (fulls)':>38} {'gen cpu%':>8} "
+    f"{'gen lag p99/max':>15} {'others%':>7}"
+)
+
+
+def format_row(row: dict[str, Any]) -> str:
+    gc_cell = (
+        f"{row['gc_max_ms']:.1f}/{row['gc_max_cpu_ms']:.1f}, {row['gc_total_ms']:.0f} "
+        f"({row['gc_full']})"
+    )
+    return (
+        f"{row['server']:6} {row['tables']:>6} {row['players']:>7} {row['in_per_s']:>7.0f} "
+        f"{row['out_per_s']:>7.0f} {row['cpu_pct']:>5.0f} {row['cpu_ms_per_in']:>6.3f} "
+        f"{ms(row['ack_ms']):>26} {ms(row['fan_ms']):>26} {row['rss_mb']:>6.0f} "
+        f"{gc_cell:>38} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15} "
+        f"{row['others_pct']:>7.0f}"
+    )
+
+
+MARKDOWN_HEADER = (
+    "| server | tables | players | in/s | out/s | server CPU % | CPU ms / inbound "
+    "| flip ack p50/p95/p99/max ms | fan-out p50/p95/p99/max ms | RSS MB "
+    "| GC longest pause (wall ms) / longest full collection (CPU ms) "
+    "| generator CPU % | generator lag p99/max ms "
+    "| others on the server's core % |\n" + "| --- " * 14 + "|"
+)
+
+
+def markdown_row(row: dict[str, Any]) -> str:
+    cells = [
+        row["server"],
+        str(row["tables"]),
+        str(row["players"]),
+        f"{row['in_per_s']:.0f}",
+        f"{row['out_per_s']:.0f}",
+        f"{row['cpu_pct']:.0f}",
+        f"{row['cpu_ms_per_in']:.2f}",
+        ms(row["ack_ms"]),
+        ms(row["fan_ms"]),
+        f"{row['rss_mb']:.0f}",
+        f"{row['gc_max_ms']:.0f} / {row['gc_max_cpu_ms']:.0f}",
+        f"{row['gen_cpu_pct']:.0f}",
+        ms(row["lag_ms"][2:]),
+        f"{row['others_pct']:.0f}",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def steps(text: str) -> list[int]:
+    counts = [int(part) for part in text.split(",") if part.strip()]
+    if not counts or counts != sorted(counts) or counts[0] < 1:
+        raise argparse.ArgumentTypeError("steps: rising table counts, e.g. 25,50,100")
+    return counts
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    bench = Run(args)
+    lag = asyncio.create_task(watch_lag(lambda: bench.stats))
+    results: dict[str, Any] = {"args": {k: v for k, v in vars(args).items()}}
+    try:
+        if args.idle:
+            idle = await bench.idle_memory(args.idle)
+            results["idle"] = idle
+            print(
+                f"idle memory: {idle['players']} players sitting in lobbies: RSS "
+                f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
+                f"{idle['kb_per_player']:.1f} KB per player\n",
+                flush=True,
+            )
+        print(HEADER, flush=True)
+        app = await bench.ramp("app", {})
+        results["app"] = app
+        if args.relay:
+            rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in app}
+            relay = await bench.ramp("relay", rates)
+            results["relay"] = relay
+            print("\nserver CPU ms per inbound message, app / relay:")
+            for mine, theirs in zip(app, relay, strict=True):
+                ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]
+                print(
+                    f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
+                    f"{theirs['cpu_ms_per_in']:.3f} = {ratio:.2f}"
+                )
+        if args.markdown:
+            print("\n" + MARKDOWN_HEADER)
+            for row in results["app"] + results.get("relay", []):
+                print(markdown_row(row))
+    finally:
+        lag.cancel()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--steps", type=steps, default=steps("25,50,100,200"))
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds before each step")
+    parser.add_argument("--seconds", type=float, default=15.0, help="seconds each step measures")
+    parser.add_argument("--idle", type=int, default=2000, help="players for idle memory; 0: skip")
+    parser.add_argument("--no-relay", dest="relay", action="store_false")
+    parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
+    parser.add_argument("--json", help="also write every figure to this file")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    parser.add_argument(
+        "--no-gc-watch",
+        dest="gc_watch",
+        action="store_false",
+        help="no gc.callbacks timing in the servers (it costs them a little CPU)",
+    )
+    parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "slapjack-bench.log"))
+    args = parser.parse_args()
+    args.server_core = None
+    cores = sorted(os.sched_getaffinity(0))
+    if args.pin and len(cores) >= 2:
+        args.server_core = cores[0]
+        os.sched_setaffinity(0, {cores[1]})  # the generator: the other core
+        print(f"server on core {cores[0]}, generator on core {cores[1]}")
+    else:
+        print("not pinned: server and generator share the cores")
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    print(f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews every figure)")
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    results = asyncio.run(run(args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

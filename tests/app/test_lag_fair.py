@@ -1,0 +1,275 @@
+"""Fair to the millisecond: the photo finish measures real gaps, lag-fair judging evens out a
+slow network, and nobody buys more than the cap by answering pings late.
+
+Races are staged on a rigged table: a Jack already on the pile (every other card a low one),
+sent to everyone as a fresh state, so each race starts when the test says and no step
+waits on luck. Timing assertions compare the server's own figures with the gaps the test
+made; the waits themselves end on messages, never on time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import socket
+import statistics
+import time
+from typing import Any
+
+from app_harness import WAIT, Client, Server, close_all, join, serving
+
+from app.lag import LagMeter
+from engine import Game
+
+NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way
+REACTION_MS = (0, 100)  # both players' reaction times are drawn from the same range
+RACES = 30
+
+
+async def until(condition: Any) -> None:
+    """Polls `condition()` (the server's own measurements: no message says they changed)."""
+    async with asyncio.timeout(WAIT):
+        while not condition():
+            await asyncio.sleep(0.05)
+
+
+async def seated(server: Server, names: list[str], **rules: Any) -> tuple[str, list[Client]]:
+    code = await server.new_room(**rules)
+    clients = await join(server, code, *names)
+    for client in clients:
+        await client.ok("sit", {"seat": None})
+    await clients[0].ok("start")
+    return code, clients
+
+
+async def stage_a_jack(server: Server, code: str, clients: list[Client]) -> dict[str, Any]:
+    """A fresh game state with a Jack on the pile and slaps open, seen by every client."""
+    room = server.room(code)
+    async with room.lock:
+        players = room.game.players if room.game is not None else len(clients)
+        hands = [[f"{rank}C", f"{rank}D"] for rank in range(2, 2 + players)]  # no trigger
+        now = time.monotonic()
+        room.table.game = Game.from_hands(hands, rules=room.rules, pile=["JS"], now=now)
+        room.table.turn_started_at = now
+        await room._apply([], now)  # broadcast it, as any change is
+        version = room.version
+    states = [
+        await c.wait_state(lambda s, v=version: s["version"] >= v and s["slap_open"])
+        for c in clients
+    ]
+    return states[0]
+
+
+# ---- the round-trip meter ---------------------------------------------------------------
+
+
+def test_the_estimate_is_a_low_percentile_of_recent_round_trips_and_never_above_the_cap() -> None:
+    meter = LagMeter(cap=0.15)
+    assert meter.estimate("p1") is None
+    for rtt in (0.040, 0.041, 0.300, 0.042, 0.045, 0.039, 0.500, 0.043, 0.044, 0.040):
+        ping = meter.ping("p1", 10.0)
+        assert meter.pong("p1", ping, 10.0 + rtt)
+    estimate = meter.estimate("p1")
+    assert estimate is not None and 0.039 <= estimate <= 0.041  # the spikes count for nothing
+    slow = LagMeter(cap=0.15)
+    for _ in range(5):
+        ping = slow.ping("p2", 0.0)
+        slow.pong("p2", ping, 0.9)  # answered 900 ms late, every time
+    assert slow.estimate("p2") == 0.15
+
+
+def test_a_pong_must_answer_the_waiting_ping() -> None:
+    meter = LagMeter(cap=0.15)
+    first = meter.ping("p1", 0.0)
+    second = meter.ping("p1", 1.0)
+    assert not meter.pong("p1", first, 1.01)  # replaced by a newer ping
+    assert not meter.pong("p1", "guessed", 1.01)
+    assert not meter.pong("p2", second, 1.01)  # someone else's
+    assert meter.pong("p1", second, 1.02)
+    assert not meter.pong("p1", second, 1.03)  # once only
+    assert meter.estimate("p1") is not None and abs(meter.estimate("p1") - 0.02) < 1e-9  # type: ignore[operator]
+
+
+# ---- the photo finish measures real gaps ------------------------------------------------
+
+
+async def test_a_race_of_three_reports_how_far_behind_each_slap_arrived() -> None:
+    async with serving() as server:
+        code, clients = await seated(server, ["Ann", "Bob", "Cy"], collect_seconds=0)
+        errors: list[float] = []
+        for _race in range(5):
+            state = await stage_a_jack(server, code, clients)
+            pile = state["pile"]["id"]
+            sent: dict[int, float] = {}
+
+            async def slap_after(
+                client: Client, delay_ms: int, pile: int = pile, sent: dict[int, float] = sent
+            ) -> dict:
+                await asyncio.sleep(delay_ms / 1000)
+                sent[client.seat or 0] = time.monotonic()
+                return await client.call("slap", {"pile_id": pile})
+
+            start = time.monotonic()
+            replies = await asyncio.gather(
+                *(slap_after(c, ms) for c, ms in zip(clients, (0, 20, 60), strict=True))
+            )
+            assert time.monotonic() - start < WAIT
+            events = [r["events"][0] for r in replies]
+            take = next(e for e in events if e["kind"] == "take")
+            first = sent[take["seat"]]
+            for event in events:
+                if event["kind"] == "late":
+                    truth = (sent[event["seat"]] - first) * 1000
+                    errors.append(abs(event["behind_ms"] - truth))
+        print(
+            f"behind_ms error over {len(errors)} late slaps: {sorted(round(e, 1) for e in errors)}"
+        )
+        assert len(errors) == 10  # every race: one take, two late slaps with a photo finish
+        assert statistics.median(errors) <= 3  # the server's gap is the gap the clients made
+        assert max(errors) <= 15  # a busy machine may delay one message a little
+        await close_all(clients)
+
+
+# ---- a slow network, with and without lag-fair judging ------------------------------------
+
+
+class DelayingProxy:
+    """A TCP relay on 127.0.0.1 that holds every chunk `delay` seconds each way, in order:
+    a player on a far network in front of the same server."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.target_port, self.delay = target_port, delay
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.bind(("127.0.0.1", 0))
+        self.sock = sock
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> DelayingProxy:
+        self._server = await asyncio.start_server(self._relay, sock=self.sock)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        for source, sink in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.create_task(self._pipe(source, sink))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+
+        async def deliver() -> None:
+            while True:
+                due, data = await queue.get()
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                if not data:
+                    sink.close()
+                    return
+                sink.write(data)
+                await sink.drain()
+
+        delivering = asyncio.create_task(deliver())
+        try:
+            while True:
+                data = await source.read(65536)
+                await queue.put((time.monotonic() + self.delay, data))
+                if not data:
+                    break
+            await delivering
+        finally:
+            delivering.cancel()
+            with contextlib.suppress(Exception):
+                sink.close()
+
+
+async def race_with_equal_reactions(
+    server: Server, code: str, near: Client, far: Client, rng: random.Random
+) -> int:
+    """One race: each player slaps a reaction time (drawn from the same range) after their
+    own screen shows the Jack. Returns the winner's seat."""
+    state = await stage_a_jack(server, code, [near])
+    pile, version = state["pile"]["id"], state["version"]
+
+    async def react(client: Client) -> dict:
+        await client.wait_state(lambda s: s["version"] >= version and s["slap_open"])
+        await asyncio.sleep(rng.uniform(*REACTION_MS) / 1000)
+        return await client.call("slap", {"pile_id": pile})
+
+    replies = await asyncio.gather(react(near), react(far))
+    takes = [r["events"][0]["seat"] for r in replies if r["events"][0]["kind"] == "take"]
+    assert len(takes) == 1, replies
+    return takes[0]
+
+
+async def races(lag_fair: bool) -> tuple[int, int, dict[str, Any]]:
+    """RACES races between a near player and a far one (NEAR_TO_FAR_MS more round trip):
+    how many each won, and the far seat's state entry at the end."""
+    # A ping every 0.25 s: longer than the far round trip, or each ping would replace the last.
+    async with (
+        serving(lag_ping_seconds=0.25) as server,
+        DelayingProxy(server.port, NEAR_TO_FAR_MS / 2000) as proxy,
+    ):
+        code = await server.new_room(collect_seconds=0, lag_fair=lag_fair)
+        near = await Client(server, code, "Near").connect()
+        far = await Client(server, code, "Far", url=proxy.url).connect()
+        for client in (near, far):
+            await client.ok("sit", {"seat": None})
+        room = server.room(code)
+        # Ten round trips measured for each before the first race.
+        await until(lambda: room.table.lag.samples(far.player) >= 10)
+        await near.ok("start")
+        rng = random.Random(14)
+        wins = {0: 0, 1: 0}
+        for _race in range(RACES):
+            wins[await race_with_equal_reactions(server, code, near, far, rng)] += 1
+        far_seat = far.state["seats"][far.seat]
+        await close_all([near, far])
+    return wins[near.seat or 0], wins[far.seat or 0], far_seat
+
+
+async def test_without_lag_fair_the_near_player_wins_every_race() -> None:
+    near, far, _seat = await races(lag_fair=False)
+    print(f"first come: near {near}, far {far}")
+    assert (near, far) == (RACES, 0)
+
+
+async def test_with_lag_fair_equal_reactions_split_the_races_fairly() -> None:
+    near, far, seat = await races(lag_fair=True)
+    print(f"lag-fair: near {near}, far {far}, far's compensation {seat['lag_ms']} ms")
+    assert NEAR_TO_FAR_MS <= seat["lag_ms"] <= 150  # its round trip, measured
+    assert near + far == RACES
+    assert RACES * 0.2 <= far <= RACES * 0.8, (near, far)
+
+
+# ---- faking lag buys at most the cap -----------------------------------------------------
+
+
+async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most() -> None:
+    async with serving(lag_ping_seconds=0.5, lag_cap_ms=150) as server:
+        code = await server.new_room(lag_fair=True)
+        honest = await Client(server, code, "Honest").connect()
+        faker = await Client(server, code, "Faker", pong_delay=0.4).connect()
+        room = server.room(code)
+        lag = room.table.lag
+        await until(lambda: lag.samples(faker.player) >= 3)
+        assert lag.estimate(faker.player) == 0.15  # it looks 400 ms away: credited 150
+        honest_lag = lag.estimate(honest.player)
+        assert honest_lag is not None and honest_lag < 0.15
+        for client in (honest, faker):
+            await client.ok("sit", {"seat": None})  # a change: the state shows the badge values
+        seats = faker.state["seats"]
+        assert {s["name"]: s["lag_ms"] for s in seats if s} == {
+            "Honest": round(honest_lag * 1000),
+            "Faker": 150,
+        }
+        assert faker.state["rules"]["lag_fair"] is True
+        await close_all([honest, faker])

@@ -1,0 +1,118 @@
+"""The fan-out benchmark's clients: WebSocket framing by hand, and tables that really play
+the app (and the bare relay) over the wire, so a protocol change cannot silently break
+`make bench`."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+from app_harness import serving
+
+from bench.load import RelayTable, Stats, Table, open_all, percentiles
+from bench.relay import create_relay
+from bench.wire import PONG, Wire, text_frame
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def server_frame(payload: bytes, opcode: int = 0x1, final: bool = True) -> bytes:
+    size = len(payload)
+    first = (0x80 if final else 0) | opcode
+    if size < 126:
+        return bytes((first, size)) + payload
+    return bytes((first, 126)) + size.to_bytes(2, "big") + payload
+
+
+async def test_wire_reads_frames_split_anywhere_and_answers_pings() -> None:
+    wire = Wire("127.0.0.1", 1, {"room": "X"})
+    recorder = Recorder()
+    wire.transport = recorder  # type: ignore[assignment]
+    packets: list[bytes] = []
+    wire.on_packet = packets.append
+    big = b'42["state",{"version":7,"pad":"' + b"x" * 300 + b'"}]'
+    stream = (
+        b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
+        + server_frame(b'0{"sid":"a"}')
+        + server_frame(b'40{"sid":"b"}')
+        + server_frame(big)
+        + server_frame(b'42["ev', final=False)
+        + server_frame(b'ent",{}]', opcode=0x0)
+        + server_frame(b"2")
+        + server_frame(b"hi", opcode=0x9)
+    )
+    for at in range(0, len(stream), 7):  # TCP may cut anywhere
+        wire.data_received(stream[at : at + 7])
+    assert packets == [b'0{"sid":"b"}', big[1:], b'2["event",{}]']
+    assert wire.connected.done()
+    assert recorder.written[0] == text_frame(b'40{"room": "X"}')  # namespace join with auth
+    assert recorder.written[1] == PONG
+    assert recorder.written[2] == b"\x8a\x82\x00\x00\x00\x00hi"  # WebSocket pong, masked
+
+
+def test_frames_carry_their_length() -> None:
+    assert text_frame(b"3") == b"\x81\x81\x00\x00\x00\x003"
+    long = text_frame(b"y" * 300)
+    assert long[:4] == b"\x81\xfe\x01\x2c" and len(long) == 4 + 4 + 300
+
+
+async def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_tables_play_the_app_and_time_their_flips() -> None:
+    async with serving(rooms_per_minute=1e6, connects_per_minute=1e6) as server:
+        stats = Stats()
+        tables = [Table("", stats) for _ in range(2)]
+        await open_all(tables, server.port)
+        await wait_for(lambda: len(stats.fanouts) >= 12 and len(stats.flip_acks) >= 12)
+        assert all(t.phase == "playing" for t in tables)
+        assert min(stats.fanouts) > 0 and min(stats.flip_acks) > 0
+        assert stats.outbound > 4 * stats.inbound  # states and events fan out to four
+        p50, p95, p99, longest = percentiles(stats.fanouts)
+        assert p50 <= p95 <= p99 <= longest
+        for table in tables:
+            for player in table.players:
+                assert player.wire is not None
+                player.wire.close()
+
+
+async def test_relay_tables_time_the_trip_to_all_four() -> None:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_relay(), log_level="warning"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        await wait_for(lambda: server.started)
+        stats = Stats()
+        tables: list[Any] = [RelayTable(f"R{i}", stats, rate=20) for i in range(2)]
+        await open_all(tables, port)
+        await wait_for(lambda: len(stats.fanouts) >= 20)
+        assert stats.outbound >= 4 * len(stats.fanouts)
+        for table in tables:
+            for player in table.players:
+                player.wire.close()
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+        sock.close()
