@@ -46,6 +46,23 @@ LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): res
 
 TableCallback = Callable[[str], Awaitable[None]]
 
+# Renewal: extend our lease; or, if it lapsed (a pause, a Redis restart that lost it) and
+# nobody took it since, take it back, but only if the stored table is still the one we
+# wrote last (its version is ours: nobody else judged and saved it meanwhile) or is gone
+# with the rest of a Redis that restarted empty.
+KEEP_OR_RETAKE = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if holder then return 0 end
+local stored = redis.call('HGET', KEYS[2], 'snapshot')
+if stored then
+  local ok, saved = pcall(cjson.decode, stored)
+  if not ok or type(saved) ~= 'table' or saved['version'] ~= tonumber(ARGV[3]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
 
 class LeaseStore(Protocol):
     """The lease half of app/stores/redis.py's RedisStore."""
@@ -84,10 +101,18 @@ class Ownership:
         self.on_lost: TableCallback = _nothing
         self.on_hand_over: TableCallback = _nothing
         self._valid_until: dict[str, float] = {}  # code -> monotonic time our lease surely ends
+        self._saved_version: dict[str, int] = {}  # code -> the version of our last save
+        # While Redis cannot be reached nobody can take a lease either: tables go on from
+        # memory as long as this process keeps trying (its renewal loop is alive, so it was
+        # not paused). The monotonic time of the last renewal round that found Redis away:
+        self._unreachable_at: float | None = None
         self._claiming: set[str] = set()  # taking the lease now: a hand-over request waits
         self._released: dict[str, asyncio.Event] = {}  # code -> set when its holder lets go
         self._giving: set[str] = set()  # handing over now: a second request is the same one
-        self._redis: Any = aioredis.Redis.from_url(store.url, decode_responses=True)
+        self._redis: Any = aioredis.Redis.from_url(
+            store.url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2
+        )
+        self._keep_or_retake = self._redis.register_script(KEEP_OR_RETAKE)
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
 
@@ -96,7 +121,22 @@ class Ownership:
     def holds(self, code: str) -> bool:
         """The lease is surely this process's right now: it may judge and save the table."""
         until = self._valid_until.get(code)
-        return until is not None and time.monotonic() < until
+        if until is None:
+            return False
+        now = time.monotonic()
+        if now < until:
+            return True
+        away = self._unreachable_at
+        return away is not None and now - away < 2 * self.renew_seconds + 1
+
+    def saved(self, code: str, version: int) -> None:
+        """A fenced save of this version landed: renewal may take a lapsed lease back while
+        the stored table is still this one."""
+        self._saved_version[code] = version
+
+    def giving(self, code: str) -> bool:
+        """The table is being handed over to another process right now."""
+        return code in self._giving
 
     def held(self) -> list[str]:
         """The tables whose lease this process holds (or held at its last renewal)."""
@@ -133,6 +173,16 @@ class Ownership:
 
     # ---- taking, keeping and giving up a table --------------------------------------------
 
+    async def take(self, code: str) -> bool:
+        """Takes the table's lease if nobody holds it (nobody is asked to hand it over)."""
+        sent = time.monotonic()
+        if not await self.store.acquire_lease(code, self.node, self.ttl_ms):
+            return False
+        self._valid_until[code] = sent + self.lease_seconds
+        self.metrics.leases_taken.inc()
+        log_event("lease_taken", room=code, node=self.node, asked=False)
+        return True
+
     async def claim(self, code: str, wait_seconds: float) -> bool:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
         hand it over (or, if it is dead, once its lease expires). False if not ours within
@@ -143,11 +193,7 @@ class Ownership:
         self._claiming.add(code)
         try:
             while True:
-                sent = time.monotonic()
-                if await self.store.acquire_lease(code, self.node, self.ttl_ms):
-                    self._valid_until[code] = sent + self.lease_seconds
-                    self.metrics.leases_taken.inc()
-                    log_event("lease_taken", room=code, node=self.node, asked=asked is not None)
+                if await self.take(code):
                     return True
                 holder = await self.store.lease_holder(code)
                 now = time.monotonic()
@@ -171,15 +217,12 @@ class Ownership:
     async def release(self, code: str) -> None:
         """Gives the lease up (the table is saved and dropped here first)."""
         self._valid_until.pop(code, None)
+        self._saved_version.pop(code, None)
         try:
             await self.store.release_lease(code, self.node)
         except StoreError as error:
             # It expires by itself within lease_seconds.
             log_event("lease_release_failed", level=logging.WARNING, room=code, reason=str(error))
-
-    def forget(self, code: str) -> None:
-        """The table closed for good here: stop renewing (its lease runs out by itself)."""
-        self._valid_until.pop(code, None)
 
     # ---- renewing ------------------------------------------------------------------------
 
@@ -197,20 +240,33 @@ class Ownership:
     async def _renew(self, code: str) -> None:
         sent = time.monotonic()
         try:
-            kept: bool | None = await self.store.renew_lease(code, self.node, self.ttl_ms)
+            kept = await self.keep(code)
         except StoreError as error:
-            kept = None
+            self._unreachable_at = sent
             log_event("lease_renew_failed", level=logging.WARNING, room=code, reason=str(error))
+            return
+        self._unreachable_at = None
         if code not in self._valid_until:
             return  # released or handed over meanwhile
         if kept:
             self._valid_until[code] = sent + self.lease_seconds
-        elif kept is False or not self.holds(code):
-            await self.lost(code, "taken" if kept is False else "unconfirmed")
+        else:
+            await self.lost(code, "taken")
+
+    async def keep(self, code: str) -> bool:
+        """Extends the lease, or takes it back if it lapsed with nobody writing the table
+        since our last save; False if another process has (or had) the table."""
+        keys = [f"{self.namespace}:lease:{code}", f"{self.namespace}:table:{code}"]
+        args: list[str | int] = [self.node, self.ttl_ms, self._saved_version.get(code, -1)]
+        try:
+            return bool(await self._keep_or_retake(keys=keys, args=args))
+        except RedisError as error:
+            raise StoreError(f"renewing the lease of {code}: {error}") from error
 
     async def lost(self, code: str, why: str) -> None:
         """The table is no longer surely ours (Redis gave it to another process, a fenced
         save was refused, or renewals failed until it ran out): stop serving it."""
+        self._saved_version.pop(code, None)
         if self._valid_until.pop(code, None) is None:
             return
         self.metrics.leases_lost.inc()
@@ -271,7 +327,10 @@ class Ownership:
     async def _hand_over(self, code: str, asker: str) -> None:
         """The router now sends this table's people to `asker`: save it, let it go, say so."""
         try:
-            if code in self._valid_until:
+            if code in self._valid_until and not self.holds(code):
+                # Asked while paused past the lease: the table may be the asker's already.
+                await self.lost(code, "unconfirmed")
+            elif code in self._valid_until:
                 log_event("hand_over", room=code, node=self.node, to=asker)
                 try:
                     await self.on_hand_over(code)  # saved and dropped before the lease goes

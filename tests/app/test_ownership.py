@@ -35,6 +35,10 @@ async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
         yield server.url
 
 
+def snapshot(version: int) -> dict[str, object]:
+    return {"schema": 1, "code": "ABCD", "version": version}
+
+
 class Node:
     """One process's view: its store, its Ownership, and a record of what it was told."""
 
@@ -129,11 +133,51 @@ async def test_a_paused_owner_stops_judging_before_redis_says_so(redis_url: str)
     # lease may be gone, at the moment Redis expires it too.
     async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60) as one:
         assert await one.ownership.claim("ABCD", wait_seconds=1)
+        await one.store.save_fenced("ABCD", "node-1", snapshot(7))
+        one.ownership.saved("ABCD", 7)
         await until(lambda: not one.ownership.holds("ABCD"), "the lease to run out locally")
         await asyncio.sleep(0.1)
         assert await one.store.lease_holder("ABCD") is None
+        # Nobody took the table meanwhile and its last save is ours: the lease comes back.
         await one.ownership.renew_all()
-        assert one.lost == ["ABCD"]
+        assert one.lost == [] and one.ownership.holds("ABCD")
+        assert await one.store.lease_holder("ABCD") == "node-1"
+
+
+async def test_a_lapsed_lease_is_not_taken_back_once_another_process_wrote_the_table(
+    redis_url: str,
+) -> None:
+    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60) as one:
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        await one.store.save_fenced("ABCD", "node-1", snapshot(7))
+        one.ownership.saved("ABCD", 7)
+        await until(lambda: not one.ownership.holds("ABCD"), "the lease to run out locally")
+        await asyncio.sleep(0.1)
+        # While node-1 was stopped, node-2 took the table, played on, saved and let go.
+        assert await one.store.acquire_lease("ABCD", "node-2", 5000)
+        await one.store.save_fenced("ABCD", "node-2", snapshot(9))
+        assert await one.store.release_lease("ABCD", "node-2")
+        await one.ownership.renew_all()
+        assert one.lost == ["ABCD"] and not one.ownership.holds("ABCD")
+        assert await one.store.lease_holder("ABCD") is None
+
+
+async def test_a_table_goes_on_while_redis_is_away_and_is_kept_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    async with Node(server.url, "node-1", lease_seconds=1.5, renew_seconds=0.2) as one:
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        server.stop()
+        await asyncio.sleep(3.0)  # twice the lease: only renewals that found Redis away
+        assert one.ownership.holds("ABCD") and one.lost == []
+        server.start()  # the same address, empty: the lease comes back with the next round
+        await until(lambda: one.count("slapjack_tables_owned") == 1 and not one.lost, "kept")
+        await until(lambda: one.ownership._unreachable_at is None, "Redis seen again")
+        assert await one.store.lease_holder("ABCD") == "node-1"
+        assert one.lost == []
+    server.stop()
 
 
 async def test_a_restarted_process_lets_go_of_a_lease_it_no_longer_serves(redis_url: str) -> None:
