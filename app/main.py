@@ -11,12 +11,15 @@ from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import pages, sockets, web
+from app.cluster import cluster_node
 from app.config import Settings, get_settings
 from app.limits import PerAddress
 from app.logs import configure_logging
 from app.metrics import Metrics
 from app.origins import origin_check
 from app.rooms import Rooms
+from app.stores import open_store
+from app.table import SCHEMA_VERSION
 from app.transport import GameServer
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -35,22 +38,34 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    rooms = Rooms(settings, sio, metrics)
+    # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
+    store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
+    cluster = cluster_node(store, settings, sio, metrics)
+    rooms = Rooms(settings, sio, metrics, store=cluster.store if cluster else None)
+    if cluster is not None:
+        cluster.serve(rooms)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if cluster is not None:
+            await cluster.start()  # free tables taken now, the others with their connections
         yield
+        if cluster is not None:
+            await cluster.close()  # every held table written, its lease let go
         rooms.close_all()  # cancels every room's timers and bots
 
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms
     api.state.settings = settings
-    api.state.room_limit = PerAddress.per_minute(settings.rooms_per_minute)
+    api.state.cluster = cluster
+    api.state.room_limit = (
+        cluster.room_limit if cluster else PerAddress.per_minute(settings.rooms_per_minute)
+    )
     api.state.lookup_limit = PerAddress.per_minute(settings.lookups_per_minute)
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
-    sockets.install(sio, rooms, settings)
+    sockets.install(sio, rooms, settings, cluster)
     return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
 
 

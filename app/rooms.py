@@ -647,6 +647,17 @@ class Rooms:
         for room in list(self._rooms.values()):
             room.close()
 
+    def let_go(self, code: str) -> Room | None:
+        """The room moves to another process of a cluster (app/cluster.py): stopped and
+        forgotten here (no timer, no change), its stored table kept for the process that
+        takes it."""
+        room = self._rooms.pop(code, None)
+        if room is not None:
+            room.closed = True
+            room._timers.cancel_all()
+            room._answer_held_slaps()
+        return room
+
     def _closed(self, code: str) -> None:
         self._rooms.pop(code, None)
         log_event("room_closed", room=code)
