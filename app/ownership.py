@@ -232,34 +232,45 @@ class Ownership:
             await self.renew_all()
 
     async def renew_all(self) -> None:
-        """Renews every held lease once; a lease Redis no longer gives us, or one we could
-        not confirm before it ran out, is lost."""
+        """Renews every held lease once, in one round trip (a pipeline: hundreds of tables
+        cost one exchange with Redis, not hundreds of connections); a lease Redis no longer
+        gives us is lost. While Redis cannot be reached nothing is lost (`holds`)."""
         codes = list(self._valid_until)
-        await asyncio.gather(*(self._renew(code) for code in codes))
-
-    async def _renew(self, code: str) -> None:
+        if not codes:
+            return
         sent = time.monotonic()
         try:
-            kept = await self.keep(code)
-        except StoreError as error:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for code in codes:
+                    keys, args = self._keys(code), self._args(code)
+                    await self._keep_or_retake(keys=keys, args=args, client=pipe)  # queued
+                answers = await pipe.execute()
+        except RedisError as error:
             self._unreachable_at = sent
-            log_event("lease_renew_failed", level=logging.WARNING, room=code, reason=str(error))
+            log_event(
+                "lease_renew_failed", level=logging.WARNING, tables=len(codes), reason=str(error)
+            )
             return
         self._unreachable_at = None
-        if code not in self._valid_until:
-            return  # released or handed over meanwhile
-        if kept:
-            self._valid_until[code] = sent + self.lease_seconds
-        else:
-            await self.lost(code, "taken")
+        for code, kept in zip(codes, answers, strict=True):
+            if code not in self._valid_until:
+                continue  # released or handed over meanwhile
+            if kept:
+                self._valid_until[code] = sent + self.lease_seconds
+            else:
+                await self.lost(code, "taken")
+
+    def _keys(self, code: str) -> list[str]:
+        return [f"{self.namespace}:lease:{code}", f"{self.namespace}:table:{code}"]
+
+    def _args(self, code: str) -> list[str | int]:
+        return [self.node, self.ttl_ms, self._saved_version.get(code, -1)]
 
     async def keep(self, code: str) -> bool:
         """Extends the lease, or takes it back if it lapsed with nobody writing the table
         since our last save; False if another process has (or had) the table."""
-        keys = [f"{self.namespace}:lease:{code}", f"{self.namespace}:table:{code}"]
-        args: list[str | int] = [self.node, self.ttl_ms, self._saved_version.get(code, -1)]
         try:
-            return bool(await self._keep_or_retake(keys=keys, args=args))
+            return bool(await self._keep_or_retake(keys=self._keys(code), args=self._args(code)))
         except RedisError as error:
             raise StoreError(f"renewing the lease of {code}: {error}") from error
 
