@@ -30,6 +30,16 @@ COPY app app
 COPY templates templates
 COPY static static
 COPY --from=browser-client /build/vendor static/vendor
+# The message catalogs, as `make catalogs` builds them: extract (a check that babel.cfg and
+# the sources agree) and compile the .po files to the .mo the app reads.
+COPY babel.cfg babel.cfg
+RUN /opt/venv/bin/python -m babel.messages.frontend --quiet extract -F babel.cfg \
+        -o app/locale/messages.pot . \
+    && for lang in en ms; do \
+        /opt/venv/bin/python -m babel.messages.frontend compile -l "$lang" \
+            -i "app/locale/$lang/LC_MESSAGES/messages.po" \
+            -o "app/locale/$lang/LC_MESSAGES/messages.mo" || exit 1; \
+    done
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \

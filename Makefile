@@ -11,9 +11,18 @@ VENDOR := static/vendor/socket.io.esm.min.js
 NODE_STAMP := node_modules/.installed
 NPX := node_modules/.bin
 
-.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean
+# The message catalogs (app/locale/<lang>/LC_MESSAGES/messages.po, edited by people):
+# extracted from the templates and static/js/messages.js (babel.cfg) and compiled to .mo
+# (git-ignored) on every set-up. `make messages` brings the .po files up to date after a
+# string changes.
+PYBABEL := $(BIN)/pybabel
+LOCALES := en ms
+POT := app/locale/messages.pot
+CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo)
 
-run: $(STAMP) $(VENDOR)
+.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean catalogs messages
+
+run: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m app
 
 test: lint typecheck jslint jstest pytest
@@ -28,10 +37,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) $(VENDOR)
+pytest: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m pytest
 
-unit: $(STAMP)
+unit: $(STAMP) catalogs
 	$(BIN)/python -m pytest --ignore=tests/browser -q
 
 # The page's scripts and styles (eslint.config.js, stylelint.config.js).
@@ -46,6 +55,22 @@ jstest: $(NODE_STAMP)
 # Redis, two app processes and nginx in front (Debian's redis-server and nginx): one address.
 cluster: $(STAMP) $(VENDOR)
 	$(BIN)/python -m deploy.cluster --processes 2
+
+catalogs: $(CATALOGS)
+
+$(POT): babel.cfg $(wildcard templates/*.html) static/js/messages.js app/i18n.py $(STAMP)
+	$(PYBABEL) --quiet extract -F babel.cfg -o $@ --no-wrap --sort-by-file \
+		-c "Translators:" .
+
+app/locale/%/LC_MESSAGES/messages.mo: app/locale/%/LC_MESSAGES/messages.po $(POT)
+	$(PYBABEL) compile --statistics -l $* -i $< -o $@
+
+# After adding or changing a sentence (templates, static/js/messages.js): new ids appear
+# untranslated in every .po (English fills itself in); then translate them in ms's .po.
+messages: $(POT)
+	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
+		--no-fuzzy-matching
+	$(BIN)/python -m app.i18n fill-english
 
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1
@@ -74,4 +99,4 @@ $(VENDOR): $(NODE_STAMP)
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js.map static/vendor/ 2>/dev/null || true
 
 clean:
-	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache .cluster
+	rm -rf $(VENV) node_modules static/vendor $(POT) $(CATALOGS) .pytest_cache .mypy_cache .ruff_cache .cluster

@@ -3,19 +3,49 @@
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import jinja2
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app import i18n, rules_schema
 from app.cluster import ClusterNode
 from app.config import Settings, lan_address
 from app.qr import qr_svg
 from app.rooms import Rooms
 
-TEMPLATES = Jinja2Templates(directory=Path(__file__).resolve().parent.parent / "templates")
+
+def page_language(request: Request) -> dict[str, Any]:
+    """Every page's language: the switch's cookie, else the browser's Accept-Language."""
+    cookie = request.cookies.get(i18n.COOKIE)
+    code = i18n.choose(cookie, request.headers.get("accept-language"))
+    return {
+        "language": i18n.PageLanguage(code, chosen=cookie == code),
+        "page_messages": i18n.page_messages_json(code),
+    }
+
+
+# Jinja2's i18n extension: `_()`, `ngettext()` and `{% trans %}` in the templates, spoken in
+# the request's language (app/i18n.py reads it from the template's context).
+ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).resolve().parent.parent / "templates"),
+    autoescape=jinja2.select_autoescape(),
+    extensions=["jinja2.ext.i18n"],
+)
+ENVIRONMENT.install_gettext_callables(  # type: ignore[attr-defined]
+    i18n.context_gettext, i18n.context_ngettext, newstyle=True
+)
+# say(): the scripts' sentences by id (the house rules' words); the rules from one schema.
+ENVIRONMENT.globals["say"] = i18n.context_say
+ENVIRONMENT.globals["rules_schema"] = rules_schema.form_rules()
+ENVIRONMENT.globals["rules_schema_json"] = rules_schema.page_schema_json()
+TEMPLATES = Jinja2Templates(env=ENVIRONMENT, context_processors=[page_language])
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
+SAME_SITE_PATH = re.compile(r"/(?![/\\])[\w/.\-]*")  # a path here, never "//host"
 PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
 
 router = APIRouter()
@@ -59,6 +89,30 @@ async def room_page(request: Request, code: str) -> Response:
     return TEMPLATES.TemplateResponse(request, "room.html", context)
 
 
+@router.get("/lang/{code}", include_in_schema=False)
+async def choose_language(request: Request, code: str, next: str = "/") -> Response:
+    """The EN | BM switch: remembers the choice on this device (a cookie every page reads)
+    and goes back to the page it was pressed on. Works without the page's scripts."""
+    back = next if SAME_SITE_PATH.fullmatch(next) else "/"
+    response = RedirectResponse(back, status_code=303)
+    if code in i18n.LANGUAGES:
+        response.set_cookie(
+            i18n.COOKIE, code, max_age=i18n.COOKIE_MAX_AGE, samesite="lax", path="/"
+        )
+    return response
+
+
+@router.get("/r/{code}/tv", include_in_schema=False)
+async def room_tv(request: Request, code: str) -> Response:
+    """The table for a shared screen (a laptop or a TV): large, with the QR code to join,
+    watching while the phones play."""
+    if not await room_exists(request, code):
+        return not_found(request, room=True)
+    code = code.upper()
+    context = {"code": code, "share_url": share_url(request, code), "tv": True}
+    return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
 @router.get("/r/{code}/qr.svg", include_in_schema=False)
 async def room_qr(request: Request, code: str) -> Response:
     if not await room_exists(request, code):
@@ -86,6 +140,9 @@ async def security_headers(
     response.headers.setdefault("Content-Security-Policy", content_security_policy(request))
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.headers.get("content-type", "").startswith("text/html"):
+        # A page's language follows these two: a cache must not hand one person's to another.
+        response.headers.append("Vary", "Accept-Language, Cookie")
     return response
 
 

@@ -9,10 +9,18 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    create_model,
+)
 
+from app import rules_schema
 from app.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
 from app.errors import ProtocolError as ProtocolError
 from app.table import BETWEEN_GAMES, MAX_SEATS, PHASES, Done, Phase, Table, Who
@@ -63,31 +71,26 @@ class Remove(Message):
     seat: Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)]
 
 
-Seconds = Annotated[float, Field(allow_inf_nan=False)]
-Trigger = Literal["jack", "face", "double", "sandwich"]
-
-
-class RulesUpdate(Message):
-    """A partial set of house rules; the engine's `Rules.from_dict` has the last word."""
-
-    freeze_seconds: Annotated[Seconds, Field(ge=0, le=10)] | None = None
-    penalty: Literal["burn", "give"] | None = None
-    empty_deck: Literal["out", "last_chance"] | None = None
-    # An empty list passes here so the engine refuses it as bad_rules, in its own words.
-    triggers: Annotated[list[Trigger], Field(max_length=4)] | None = None
-    decks: Annotated[StrictInt, Field(ge=1, le=2)] | None = None
-    last_card_jack: StrictBool | None = None
-    time_limit: Annotated[Seconds, Field(ge=10, le=3600)] | None = None
-    collect_seconds: Annotated[Seconds, Field(ge=0, le=5)] | None = None
-    # 0 (never) or 2-60: the engine refuses the gap between, in its own words.
-    trigger_timeout: Annotated[Seconds, Field(ge=0, le=60)] | None = None
-    shuffle_taken: StrictBool | None = None
-    lag_fair: StrictBool | None = None  # the room's, not the engine's: see Table.set_rules
+class RulesChange(Message):
+    """A partial set of house rules. Its fields are built from the one rules schema
+    (app/rules_schema.py: kinds, choices and bounds); the engine's `Rules.from_dict` has the
+    last word."""
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
         The Table refuses any other null (`merged_rules`)."""
         return self.model_dump(exclude_unset=True)
+
+
+if TYPE_CHECKING:
+
+    class RulesUpdate(RulesChange):
+        """One optional field per house rule (built at run time)."""
+
+else:
+    RulesUpdate = create_model(
+        "RulesUpdate", __base__=RulesChange, __module__=__name__, **rules_schema.update_fields()
+    )
 
 
 class Slap(Message):
@@ -216,6 +219,10 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
+    # One emoji (app.table.clean_avatar); anything else is dropped, not refused.
+    avatar: Annotated[str, Field(max_length=64)] | None = None
+    # A shared screen (the /tv page): it watches and is never seated on arrival.
+    watch: bool = False
 
 
 def parse_auth(auth: Any) -> Auth:
@@ -275,6 +282,7 @@ class SeatState(TypedDict):
     seat: int
     player: str | None
     name: str
+    avatar: str | None
     bot: str | None
     connected: bool
     cards: int
@@ -287,6 +295,12 @@ class Spectator(TypedDict):
     player: str
     name: str
     connected: bool
+
+
+class MatchScore(TypedDict):
+    player: str | None  # None: a bot
+    name: str
+    wins: int
 
 
 class Pile(TypedDict):
@@ -318,6 +332,9 @@ class Seen(TypedDict):
     win_reason: str | None
     stats: list[dict[str, Any]]
     rules: dict[str, Any]
+    players_needed: int
+    places: list[int]
+    match: list[MatchScore]
 
 
 class State(Seen):

@@ -26,7 +26,7 @@ from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import COMMANDS, EVENT, PING, STATE, WELCOME, Ack, Message, Seen, Slap, ack
 from app.store import MemoryStore, RoomStore
-from app.table import Action, Person, Phase, Policy, Table, TableBot
+from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar
 from app.timers import Timers, WatchedLock
 from app.views import build_state
 from engine import ErrorCode as EngineCode
@@ -199,14 +199,22 @@ class Room:
 
     # ---- people come and go ------------------------------------------------------------
 
-    async def join(self, sid: str, name: str, token: str | None) -> tuple[Person, str | None]:
+    async def join(
+        self,
+        sid: str,
+        name: str,
+        token: str | None,
+        avatar: str | None = None,
+        *,
+        watch: bool = False,
+    ) -> tuple[Person, str | None]:
         """Connection `sid` is now the person holding `token` (or a new person); returns them
         and the sid of the older connection this one replaces, for the caller to close."""
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
             now = time.monotonic()
-            joined = self.table.join(name, token, now)
+            joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
             person = joined.person
             replaced = self._sid_of.get(person.id) if joined.returning else None
             if replaced is not None:

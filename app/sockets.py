@@ -84,7 +84,9 @@ def install(
             if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
-            _, replaced = await room.join(sid, name, wanted.token)
+            _, replaced = await room.join(
+                sid, name, wanted.token, wanted.avatar, watch=wanted.watch
+            )
         except ProtocolError as error:
             connections.pop(sid, None)
             raise Refused(error.message, refusal(error)) from None

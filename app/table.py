@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -24,7 +25,7 @@ from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
 from app.lag import LagMeter
 from engine import Game, Rules
-from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
+from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
@@ -33,6 +34,9 @@ LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
 # float rounding): a host gone this close to the grace counts as gone for it.
 HANDOVER_EARLY_SECONDS = 0.05
+# Bots' names: friendly, short and distinct at one table (two "Hard bot"s could not be told
+# apart). A new bot takes the first name no bot at the table has, from its seat's on.
+BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clank", "Zippy")
 
 Phase = Literal["lobby", "playing", "over"]
 Level = Literal["easy", "normal", "hard"]
@@ -53,6 +57,10 @@ class Person:
     token_hash: str  # the token itself is never kept
     connected_since: float
     disconnected_at: float | None = None  # None while connected
+    avatar: str | None = None  # one emoji the person picked (kept with the name on the device)
+    # A shared screen (/r/CODE/tv, joined with `watch`): it shows the table and never plays,
+    # so it is never seated on arrival and never made host.
+    screen: bool = False
 
     @property
     def connected(self) -> bool:
@@ -111,6 +119,10 @@ class Table:
         self.bots: dict[str, TableBot] = {}
         self.host: str | None = None  # a person id
         self.turn_started_at = 0.0  # when the seat to play was last given something to do
+        # Games won in this room, by person or bot id: the match score across rematches.
+        self.wins: dict[str, int] = {}
+        # This game's seats in the order they went out: the podium's order below the winner.
+        self.out_order: list[int] = []
         self._next_bot = 1
         self._by_token: dict[str, str] = {}  # token hash -> person id
 
@@ -164,6 +176,34 @@ class Table:
                 return True
         return False
 
+    def players_needed(self) -> int:
+        """How many more must sit before a game can start (0: enough)."""
+        return max(0, MIN_PLAYERS - self.seated())
+
+    def places(self) -> list[int]:
+        """A finished game's seats, best first: the winner, then those still holding cards
+        (most first: a time-limit win leaves several), then who went out last."""
+        game = self.game
+        if self.phase != "over" or game is None:
+            return []
+        view = game.view(None)
+        hands = view["seats"]
+        still_in = [s for s in range(game.players) if not hands[s]["out"] and s != game.winner]
+        still_in.sort(key=lambda s: -int(hands[s]["cards"]))
+        gone = [s for s in reversed(self.out_order) if s != game.winner]
+        unranked = [s for s in range(game.players) if s not in (*still_in, *gone, game.winner)]
+        first = [] if game.winner is None else [game.winner]
+        return first + still_in + gone + unranked
+
+    def match_score(self) -> list[tuple[str, str, int]]:
+        """(id, name, games won) for everyone seated or with a win here, most wins first."""
+        known: dict[str, str] = {p.id: p.name for p in self.people.values()}
+        known |= {b.id: b.name for b in self.bots.values()}
+        ids = [o for o in self.seats if o is not None]
+        ids += [i for i in self.wins if i not in ids and i in known]
+        scores = [(i, known[i], self.wins.get(i, 0)) for i in ids if i in known]
+        return sorted(scores, key=lambda score: -score[2])
+
     def compensation(self, seat: int) -> float:
         """Seconds a slap from `seat` is moved earlier under lag-fair judging: the person's
         measured round trip (capped), 0 for a bot or before any measurement."""
@@ -200,11 +240,16 @@ class Table:
         token: str | None,
         now: float,
         *,
+        avatar: str | None = None,
+        watch: bool = False,
         new_id: str | None = None,
         new_token: str | None = None,
     ) -> Joined:
         """The person holding `token` (a new person if nobody does) is connected now. A new
-        person's id and token are drawn here unless given (tests give them)."""
+        person's id and token are drawn here unless given (tests give them). A new person
+        in the lobby sits in the first free seat at once (they may stand up to watch); one
+        arriving during or after a game watches until the lobby, and so does one who asked to
+        `watch` (a shared screen)."""
         known = self._by_token.get(token_hash(token)) if token else None
         person = self.people.get(known) if known is not None else None
         returning = person is not None
@@ -217,19 +262,23 @@ class Table:
                 if new_id is not None:
                     raise ValueError(f"person id {new_id!r} is taken")
                 person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
-            person = Person(person_id, name, token_hash(token), now)
+            person = Person(person_id, name, token_hash(token), now, avatar=avatar, screen=watch)
             self.people[person.id] = person
             self._by_token[person.token_hash] = person.id
             happened: list[AppEvent] = [events.Join(person.id, name)]
+            free = self._free_seat_or_none()
+            if self.phase == "lobby" and free is not None and not watch:
+                self.seats[free] = person.id
+                happened.append(events.Sit(person.id, free, name))
         else:
             if not person.connected:
                 person.connected_since = now
             self.lag.forget(person.id)  # a new connection: measure it afresh
             self._lag_shown.pop(person.id, None)
-            person.name, person.disconnected_at = name, None
+            person.name, person.disconnected_at, person.avatar = name, None, avatar
             happened = [events.Reconnect(person.id, self.seat_of(person.id))]
         assert token is not None
-        if self.host is None:
+        if self.host is None and not person.screen:
             self.host = person.id
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
@@ -277,7 +326,7 @@ class Table:
         """The connected person present longest becomes host; with nobody connected, the
         next person in will."""
         old = self.host_person()
-        candidates = self.connected()
+        candidates = [p for p in self.connected() if not p.screen]
         new = min(candidates, key=lambda p: p.connected_since) if candidates else None
         self.host = new.id if new is not None else None
         if old is not None:
@@ -337,7 +386,10 @@ class Table:
         self._check_host(person_id)
         self._check_between_games()
         seat = self._free_seat()
-        bot = TableBot(f"b{self._next_bot}", level, f"{level.capitalize()} bot")
+        taken = {b.name for b in self.bots.values()}
+        names = BOT_NAMES[seat:] + BOT_NAMES[:seat]
+        name = next((n for n in names if n not in taken), f"Bot {self._next_bot}")
+        bot = TableBot(f"b{self._next_bot}", level, name)
         self._next_bot += 1
         self._reopen()
         self.bots[bot.id] = bot
@@ -403,6 +455,7 @@ class Table:
         game = Game.deal(len(seated), rules=self.rules, seed=seed, first=first, now=now)
         self.seats = seated + [None] * (MAX_SEATS - len(seated))  # compact: game seat = room seat
         self.first, self.game = first, game
+        self.out_order = []
         self.games += 1
         self.phase = "playing"
         self.turn_started_at = now
@@ -431,6 +484,7 @@ class Table:
         happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
+        self._note_outs(happened)
         self._end_if_over()
         return [GameEvent(e, now, auto) for e in happened]
 
@@ -439,6 +493,7 @@ class Table:
         if self.phase != "playing" or self.game is None:
             return []
         happened = self.game.tick(now)
+        self._note_outs(happened)
         self._end_if_over()
         return [GameEvent(e, now) for e in happened]
 
@@ -450,9 +505,18 @@ class Table:
         self._reopen()
         return [events.Abandon(self.games)]
 
+    def _note_outs(self, happened: list[Any]) -> None:
+        for event in happened:
+            if event.kind == "out" and event.seat not in self.out_order:
+                self.out_order.append(event.seat)
+
     def _end_if_over(self) -> None:
         if self.game is not None and self.game.over and self.phase == "playing":
             self.phase = "over"
+            winner = self.game.winner
+            occupant = self.seats[winner] if winner is not None else None
+            if occupant is not None:
+                self.wins[occupant] = self.wins.get(occupant, 0) + 1
 
     # ---- checks ------------------------------------------------------------------------
 
@@ -471,10 +535,13 @@ class Table:
             raise ProtocolError(ErrorCode.BAD_REQUEST, f"seat: a seat is 0 to {MAX_SEATS - 1}")
 
     def _free_seat(self) -> int:
-        for seat, occupant in enumerate(self.seats):
-            if occupant is None:
-                return seat
-        raise ProtocolError(ErrorCode.NO_FREE_SEAT, "every seat is taken")
+        seat = self._free_seat_or_none()
+        if seat is None:
+            raise ProtocolError(ErrorCode.NO_FREE_SEAT, "every seat is taken")
+        return seat
+
+    def _free_seat_or_none(self) -> int | None:
+        return next((seat for seat, occupant in enumerate(self.seats) if occupant is None), None)
 
     def _reopen(self) -> None:
         """A change after a game takes the room back to the lobby, clearing the old table."""
@@ -502,12 +569,16 @@ class Table:
                     "token_sha256": p.token_hash,
                     "connected_for": now - p.connected_since,
                     "gone_for": None if p.disconnected_at is None else now - p.disconnected_at,
+                    "avatar": p.avatar,
+                    "screen": p.screen,
                 }
                 for p in self.people.values()
             ],
             "host": self.host,
             "bots": [{"id": b.id, "level": b.level, "name": b.name} for b in self.bots.values()],
             "next_bot": self._next_bot,
+            "wins": dict(self.wins),
+            "out_order": list(self.out_order),
             "turn_started_ago": now - self.turn_started_at,
             "game": None if self.game is None else _game_snapshot(self.game, now),
         }
@@ -536,6 +607,8 @@ class Table:
                 str(p["token_sha256"]),
                 now - float(p["connected_for"]),
                 None if gone is None else now - float(gone),
+                clean_avatar(p.get("avatar")),
+                bool(p.get("screen", False)),
             )
             table.people[person.id] = person
             table._by_token[person.token_hash] = person.id
@@ -553,6 +626,9 @@ class Table:
             raise ValueError("the host is not among the people")
         table.host = host
         table._next_bot = int(data["next_bot"])
+        # Written by later versions of this schema; older snapshots have no match yet.
+        table.wins = {str(k): int(v) for k, v in data.get("wins", {}).items()}
+        table.out_order = [int(seat) for seat in data.get("out_order", [])]
         table.turn_started_at = now - float(data["turn_started_ago"])
         game = data["game"]
         table.game = None if game is None else Game.from_dict(_game_times(game, now))
@@ -592,9 +668,62 @@ def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
     return moved
 
 
+# What may follow an emoji's first character inside one emoji: a zero-width joiner (then
+# another emoji), variation selectors, skin tones, tag characters (subdivision flags) and
+# the keycap mark.
+_ZWJ = "\u200d"
+_KEYCAP = "\u20e3"
+_KEYCAP_BASES = frozenset("0123456789#*")
+_MAX_AVATAR_CHARS = 16  # the longest family and flag sequences are well under this
+
+
+def _emoji_modifier(char: str) -> bool:
+    code = ord(char)
+    return (
+        code in (0xFE0E, 0xFE0F)
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # tags
+    )
+
+
+def _emoji_base(char: str) -> bool:
+    code = ord(char)
+    if 0x1F1E6 <= code <= 0x1F1FF:  # regional indicators: only as a pair (a flag)
+        return False
+    return unicodedata.category(char) == "So" and (code >= 0x2000 or char in "\u00a9\u00ae")
+
+
+def is_one_emoji(text: str) -> bool:
+    """Whether `text` is exactly one emoji as people see it (one grapheme): a pictograph
+    with its modifiers, a ZWJ sequence of those, a flag (two regional indicators) or a
+    keycap. Letters, several emoji, or an emoji with text around it are not."""
+    if not 1 <= len(text) <= _MAX_AVATAR_CHARS:
+        return False
+    if len(text) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in text):
+        return True
+    if text[0] in _KEYCAP_BASES:
+        return text[1:] in (_KEYCAP, "\ufe0f" + _KEYCAP)
+    for part in text.split(_ZWJ):
+        if not part or not _emoji_base(part[0]):
+            return False
+        if not all(_emoji_modifier(c) for c in part[1:]):
+            return False
+    return True
+
+
+def clean_avatar(avatar: object) -> str | None:
+    """The avatar as kept: one emoji, else none (a stale or forged one is dropped, never
+    refused: the person still gets in, with their initial)."""
+    if not isinstance(avatar, str):
+        return None
+    avatar = avatar.strip()
+    return avatar if is_one_emoji(avatar) else None
+
+
 def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
-    """`rules` with the fields a client sent; only `time_limit` may be null (no limit)."""
-    if any(value is None for key, value in changes.items() if key != "time_limit"):
+    """`rules` with the fields a client sent; only a nullable rule (`time_limit`: no limit)
+    may be null."""
+    if any(value is None for key, value in changes.items() if key not in NULLABLE_RULES):
         raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
     try:
         return Rules.from_dict({**rules.to_dict(), **changes})
@@ -614,6 +743,8 @@ __all__ = [
     "Table",
     "TableBot",
     "Who",
+    "clean_avatar",
+    "is_one_emoji",
     "merged_rules",
     "token_hash",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.protocol import Pile, SeatState, Seen, Spectator, State, You
+from app.protocol import MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
 
 
@@ -63,6 +63,12 @@ def _seen_from(table: Table, seat: int | None) -> Seen:
             **(view["rules"] if view is not None else table.rules.to_dict()),
             "lag_fair": table.lag_fair,
         },
+        "players_needed": table.players_needed(),
+        "places": table.places(),
+        "match": [
+            MatchScore(player=i if i in table.people else None, name=name, wins=wins)
+            for i, name, wins in table.match_score()
+        ],
     }
 
 
@@ -77,6 +83,7 @@ def _seat(table: Table, seat: int, hand: dict[str, Any] | None) -> SeatState | N
         "seat": seat,
         "player": person.id if person is not None else None,
         "name": occupant.name,
+        "avatar": person.avatar if person is not None else None,
         "bot": bot.level if bot is not None else None,
         "connected": person.connected if person is not None else True,
         "cards": hand["cards"] if hand is not None else 0,

@@ -151,10 +151,11 @@ class Game:
         first: int = 0,
         pile: Iterable[Card | str] = (),
         now: float = 0.0,
-        seed: int | str | None = None,
+        seed: int | str = 0,
     ) -> Game:
         """A game from literal hands (`hands[i][0]` is seat i's top card) and pile (top last);
-        `seed` only seeds the `shuffle_taken` shuffles."""
+        `seed` only seeds the `shuffle_taken` shuffles. Literal hands are a literal setup, so
+        the default seed is fixed: the same hands always play the same game."""
         rules = rules or Rules()
         check_players(len(hands))
         _check_first(first, len(hands))

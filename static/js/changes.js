@@ -38,6 +38,7 @@ export function stateChanges(state, previous, bannerAbout = "") {
   if (myTurnNow && !myTurnBefore) {
     effects.push(["sound", "turn"]);
     effects.push(["buzz", 15]); // a nudge for a phone lying on the table
+    effects.push(["announce", say("controls.your_turn")]);
   }
   if (state.phase === "playing" && triggerNow && !triggerBefore) effects.push(["nudge", triggerKey(state)]);
   const race = raceNews(state, previous);

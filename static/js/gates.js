@@ -6,8 +6,17 @@ import { hasMessage, say } from "./messages.js";
 import { loadName } from "./storage.js";
 
 export function setStatus(status) {
+  const words = hasMessage(`status.${status}`) ? say(`status.${status}`) : status;
   byId("conn").dataset.status = status;
-  setText(byId("conn-text"), hasMessage(`status.${status}`) ? say(`status.${status}`) : status);
+  // The dot alone does not say what it is: a pointer's hover does ("Connection: connected").
+  byId("conn").title = say("status.title", { status: words });
+  setText(byId("conn-text"), words);
+  // A table we are not connected to may be stale: it is greyed and says so, and taps on it
+  // go nowhere, until the connection is back.
+  const trouble = status === "reconnecting";
+  document.body.classList.toggle("is-offline", trouble);
+  setText(byId("offline-text"), trouble ? say("offline.reconnecting") : "");
+  show(byId("offline"), trouble);
 }
 
 export function showGate(which) {
@@ -35,10 +44,11 @@ export function askName(error) {
 // The server's reasons for saying no (docs/protocol.md), each with what the person can do.
 export function refused(reason) {
   setStatus("disconnected");
-  if (reason.code === "bad_name") askName(reason.message);
+  if (reason.code === "bad_name") askName(say("error.bad_name"));
   else if (reason.code === "no_room") fatal(say("refused.no_room.title"), say("refused.no_room.message"));
-  else if (reason.code === "room_full") fatal(say("refused.room_full.title"), reason.message || say("refused.room_full.message"));
-  else fatal(say("refused.other.title"), reason.message || say("refused.other.message"));
+  else if (reason.code === "room_full") fatal(say("refused.room_full.title"), say("refused.room_full.message"));
+  else if (hasMessage(`error.${reason.code}`)) fatal(say("refused.other.title"), say(`error.${reason.code}`));
+  else fatal(say("refused.other.title"), say("refused.other.message"));
 }
 
 // The server (or another tab holding our token) closed the connection.

@@ -1,24 +1,21 @@
 // The home page: create a table (with optional house rules) or join one by its code.
 
 import { byId, setText, show } from "./dom.js";
-import { say } from "./messages.js";
+import { roomCodeFrom } from "./codes.js";
+import { followBrowserLanguage } from "./language.js";
+import { errorText, say } from "./messages.js";
 import { readRules } from "./rules.js";
+import { buildAvatarPicker } from "./avatars.js";
 import { loadName, saveName } from "./storage.js";
-
-const CODE_PATTERN = /^[A-Z0-9]{6}$/;
 
 function fail(id, message) {
   setText(byId(id), message);
   show(byId(id), Boolean(message));
 }
 
+// The page's words for the server's error code (messages.js), never its English message.
 function refusal(error) {
-  if (!error || !error.message) return say("home.create_failed");
-  if (error.code === "bad_rules") return say("lobby.refused.rules", { reason: error.message });
-  // The body holds only the rules: a malformed one is a choice the server cannot take
-  // (say no card ticked to slap on). Its message is a validator's, not for people.
-  if (error.code === "bad_request") return say("home.bad_request");
-  return error.message;
+  return error?.code ? errorText(error) : say("home.create_failed");
 }
 
 async function createRoom(event) {
@@ -43,26 +40,32 @@ async function createRoom(event) {
     });
     const body = await response.json().catch(() => ({}));
     // Errors come as {"error": {"code", "message"}} (docs/protocol.md).
-    if (!response.ok || !body.url) throw new Error(refusal(body.error));
-    window.location.assign(body.url);
-  } catch (error) {
-    fail("create-error", error.message || say("home.no_server"));
-    button.disabled = false;
-    setText(button, say("home.create"));
+    if (response.ok && body.url) {
+      window.location.assign(body.url);
+      return;
+    }
+    fail("create-error", refusal(body.error));
+  } catch {
+    fail("create-error", say("home.no_server"));
   }
+  button.disabled = false;
+  setText(button, say("home.create"));
 }
 
 function joinRoom(event) {
   event.preventDefault();
-  const raw = byId("join-code").value.trim().toUpperCase();
-  const code = raw.replace(/^.*\/R\//, "").replace(/[^A-Z0-9]/g, "");
-  if (!CODE_PATTERN.test(code)) {
+  const code = roomCodeFrom(byId("join-code").value);
+  if (!code) {
     fail("join-error", say("home.bad_code"));
     return;
   }
   window.location.assign(`/r/${code}`);
 }
 
-byId("create-name").value = loadName();
-byId("create-form").addEventListener("submit", createRoom);
-byId("join-form").addEventListener("submit", joinRoom);
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) {
+  byId("create-name").value = loadName();
+  buildAvatarPicker(byId("create-avatar"));
+  byId("create-form").addEventListener("submit", createRoom);
+  byId("join-form").addEventListener("submit", joinRoom);
+}

@@ -75,6 +75,14 @@ export function setupInput({ store, send, feedback, sound }) {
     }
   });
 
+  // A switch clicked with a pointer (sound, four colours) gives the focus back to the page:
+  // Enter then flips, as everywhere else, instead of pressing the switch again. Keyboard
+  // users who tab to a switch keep it (their click has detail 0).
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest?.("button[aria-pressed]");
+    if (toggle && event.detail > 0) toggle.blur();
+  });
+
   // Audio may only start after a gesture: the first tap or key unlocks it.
   for (const type of ["pointerdown", "keydown"]) {
     document.addEventListener(type, () => sound.unlock(), { capture: true, passive: true });

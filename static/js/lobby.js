@@ -3,7 +3,33 @@
 import { byId } from "./dom.js";
 import { readRules, writeRules } from "./rules.js";
 
+// Game over is a dialog: Tab and Shift+Tab go round its buttons, and focus that wanders
+// out (a click on the page behind) comes back, until the game-over card closes.
+function trapFocus(dialog) {
+  const focusable = () =>
+    [...dialog.querySelectorAll("button, [href], input")].filter((node) => !node.disabled && node.getClientRects().length > 0);
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab") return;
+    const items = focusable();
+    const first = items[0];
+    const last = items[items.length - 1];
+    const at = document.activeElement;
+    if (!items.length) event.preventDefault();
+    else if (event.shiftKey && (at === first || at === dialog)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && at === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  });
+  document.addEventListener("focusin", (event) => {
+    if (!dialog.hidden && !dialog.contains(event.target)) (focusable()[0] || dialog).focus();
+  });
+}
+
 export function wireLobby({ act, leave, getState }) {
+  trapFocus(byId("over"));
   byId("start").addEventListener("click", () => act("start", {}));
   byId("sit").addEventListener("click", () => act("sit", { seat: null }));
   byId("stand").addEventListener("click", () => act("stand", {}));

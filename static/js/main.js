@@ -17,6 +17,7 @@ import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
+import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
 import { wirePreferences } from "./preferences.js";
@@ -24,37 +25,34 @@ import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { createSound } from "./sound.js";
-import { loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { buildAvatarPicker } from "./avatars.js";
+import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
-
-// The server's refusal of a lobby action (too_few_players, bad_rules, ...) in its own
-// words, after a few of ours saying what was refused; a rules change's refusal is said
-// by the rules, the others under the lobby's buttons.
-function refusalText(error, action) {
-  // The form sends only values it offers: a malformed rules change is no trigger ticked,
-  // and the validator's message for it is not for people.
-  const reason = action === "rules" && error.code === "bad_request" ? say("rules.no_trigger") : error.message || errorText(error);
-  return action === "start" || action === "rules" ? say(`lobby.refused.${action}`, { reason }) : reason;
-}
 
 function lobbyNote(error, action) {
   for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
   if (!error) return;
   const note = byId(action === "rules" ? "rules-error" : "lobby-error");
-  setText(note, refusalText(error, action));
+  // The page's words for the refusal's code (messages.js): a rules change's refusal is said
+  // by the rules, the others under the lobby's buttons.
+  setText(note, errorText(error));
   show(note, true);
 }
 
 function startRoomPage() {
   const room = document.body.dataset.room;
+  // The shared screen (/r/CODE/tv): it watches under its own name, never asks for one,
+  // keeps no seat token and takes no keys: the phones play.
+  const tv = document.body.dataset.tv === "1";
+  const getName = tv ? () => say("tv.name") : loadName;
   const store = createStore();
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
   const scheduleRender = createRenderer(store);
-  const share = setupShare({ url: document.body.dataset.shareUrl, room });
+  const share = setupShare({ url: document.body.dataset.shareUrl, room, alwaysShown: tv });
   let connection = null;
   let leaving = false;
 
@@ -78,14 +76,16 @@ function startRoomPage() {
     setStatus("connecting");
     connection = openRoomSocket({
       room,
-      getName: loadName,
-      getToken: () => loadToken(room),
+      getName,
+      getToken: () => (tv ? null : loadToken(room)),
+      getAvatar: tv ? () => "" : loadAvatar,
+      watch: tv,
       on: {
         status: setStatus,
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
-        welcome: (data) => data && data.token && saveToken(room, data.token),
+        welcome: (data) => !tv && data && data.token && saveToken(room, data.token),
         state: receiveState,
         event: (event) => feedback.event(event),
       },
@@ -105,7 +105,7 @@ function startRoomPage() {
     const ack = await send(name, payload);
     if (ack && !ack.ok) {
       if (store.get()?.phase === "lobby") lobbyNote(ack.error, name);
-      else toast(ack.error?.message || errorText(ack.error));
+      else toast(errorText(ack.error));
     }
     return ack;
   }
@@ -136,17 +136,20 @@ function startRoomPage() {
     });
   }
 
-  // A phone waking up or a tab coming back: rejoin now instead of waiting for a backoff.
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && connection && !gateOpen()) connection.wake();
-  });
+  // A phone waking up, a tab coming back or the network returning: rejoin now instead of
+  // waiting for the reconnection back-off (up to seconds) to run out.
+  const wake = () => connection && !gateOpen() && connection.wake();
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
+  window.addEventListener("online", wake);
 
   wireLobby({ act, leave, getState: () => store.get() });
   wirePreferences(sound);
   wireGates();
-  setupInput({ store, send, feedback, sound });
-  if (loadName()) connect();
+  buildAvatarPicker(byId("gate-avatar"));
+  if (!tv) setupInput({ store, send, feedback, sound });
+  if (getName()) connect();
   else askName();
 }
 
-startRoomPage();
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) startRoomPage();

@@ -1,17 +1,41 @@
 // Every sentence the room and home pages' scripts show or say, keyed by id, with the error
-// texts keyed by the server's error codes (docs/protocol.md). One place to reword, and the
-// one file a translation replaces. `{name}` marks a value filled in by say().
+// texts keyed by the server's error codes (docs/protocol.md), in English: the source the
+// message catalogs are extracted from (`make messages`, babel.cfg). Each id is a catalog
+// entry (its msgctxt); `x.one` + `x.other` together are one counted entry `x`. The page
+// gets its language's sentences from the catalog as JSON (the template's
+// <script type="application/json" id="page-messages">); English here is the fallback.
+// `{name}` marks a value filled in by say(): never build a sentence by joining pieces.
 
 const MESSAGES = {
-  // What the server refused, by error code: an action's ack, or a refused connection.
-  "error.out": "You're out of this game",
-  "error.no_cards": "No cards left to flip",
+  // What the server refused, by error code (docs/protocol.md): an action's ack, a refused
+  // connection or an HTTP answer. The server's own `message` is English, for developers.
+  "error.bad_request": "The server did not understand that. Try again.",
+  "error.unknown_event": "The server did not understand that. Try again.",
   "error.rate_limited": "Whoa, easy! Too many taps",
+  "error.not_host": "Only the host can do that.",
   "error.wrong_phase": "Not right now",
   "error.not_seated": "Take a seat to play",
+  "error.seat_taken": "Someone just took that seat.",
+  "error.no_free_seat": "Every seat is taken.",
+  "error.too_few_players": "At least two players need a seat to start.",
+  "error.bad_rules": "Those house rules won't work: tick at least one card to slap on.",
+  "error.internal_error": "Something went wrong on the server. Try again.",
+  "error.bad_seat": "That seat is not at this table.",
+  "error.game_over": "The game is over.",
+  "error.out": "You're out of this game",
+  "error.frozen": "You're frozen for a moment!",
   "error.not_your_turn": "Not your turn yet",
   "error.slap_pending": "Slap first! The pile is up for grabs",
+  "error.no_cards": "No cards left to flip",
+  "error.bad_auth": "This seat's key did not fit. Join again with your name.",
+  "error.no_room": "There is no table with that code.",
+  "error.bad_name": "Names are 1 to 20 letters. Try another one.",
+  "error.room_full": "Too many people are in this room right now.",
+  "error.shutting_down": "The server is restarting. Try again in a moment.",
+  "error.too_many_rooms": "The server is full of tables right now. Try again later.",
+  "error.too_large": "That was too much to send.",
   "error.collecting": "Wait: the pile is being collected",
+  // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
   "error.unknown": "That didn't work",
@@ -25,17 +49,14 @@ const MESSAGES = {
   "closed.title": "Disconnected",
   "closed.message": "This seat is open in another tab or window, or the server closed the connection.",
   "name.missing": "Type a name so the table knows who you are.",
-  // A lobby action's refusal, led by what was refused.
-  "lobby.refused.start": "Can't start yet: {reason}",
-  "lobby.refused.rules": "Those house rules won't work: {reason}",
-  // The form sends only values it offers: a malformed rules change is no trigger ticked.
-  "rules.no_trigger": "tick at least one card to slap on.",
+  // The avatar picker (avatars.js).
+  "avatar.legend": "Your avatar (optional)",
+  "avatar.none": "None",
   // Home page.
   "home.name_missing": "Type your name first: it's how the table knows you.",
   "home.bad_code": "Room codes have 6 letters and digits, like K7PQRX.",
   "home.no_server": "Could not reach the server.",
   "home.create_failed": "The server could not open a table.",
-  "home.bad_request": "The server refused these house rules: tick at least one card to slap on.",
   "home.creating": "Creating...",
   "home.create": "Create a table",
   // The connection's words in the top bar.
@@ -43,13 +64,14 @@ const MESSAGES = {
   "status.reconnecting": "reconnecting...",
   "status.connecting": "connecting...",
   "status.disconnected": "disconnected",
+  "status.title": "Connection: {status}",
+  "offline.reconnecting": "Connection lost, reconnecting...",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
   "cards.other": "{count} cards",
   "flip.auto.other": "Flipped for {name} (away)",
   "flip.auto.mine": "Flipped for you: it was your turn",
-  "flip.said": "{name} flipped the {card}",
   "take.the_pile": "the pile",
   "take.speed": " · {ms} ms",
   "take.last_card": " with a last-card Jack",
@@ -79,6 +101,7 @@ const MESSAGES = {
   "start.first": "Cards dealt!",
   "start.hint": " Slap when {when} shows",
   "start.said": "Game {game} starts. {name} flips first.",
+  "start.said.mine": "Game {game} starts. You flip first.",
   "join": "{name} joined",
   "leave": "{name} left",
   "disconnect": "{name} lost connection",
@@ -120,7 +143,7 @@ const MESSAGES = {
   // The seats (seats.js, state.js).
   "seat.number": "Seat {number}",
   "seat.sit": "Sit here",
-  "seat.sit.label": "Sit in seat {number}",
+  "seat.sit.label": "Sit here, seat {number}",
   "seat.empty.label": "Seat {number}: empty",
   "seat.you.label": "{name}, you",
   "seat.you.tag": "you",
@@ -152,7 +175,41 @@ const MESSAGES = {
   "controls.wait.collect": "Collecting the pile...",
   "controls.out.watching": "You're out of cards. Stay and see who wins!",
   "controls.watching": "You're watching this game. Take a seat when it ends.",
-  // The house rules in one line (panels.js).
+  // The house-rules form (templates/_rules.html, built from engine/rules.py RULES_SCHEMA).
+  "rules.triggers": "Slap on:",
+  "rules.triggers.jack": "Jacks",
+  "rules.triggers.jack.help": "(the classic)",
+  "rules.triggers.double": "Doubles",
+  "rules.triggers.double.help": "(7 on a 7)",
+  "rules.triggers.sandwich": "Sandwiches",
+  "rules.triggers.sandwich.help": "(7, 2, 7)",
+  "rules.triggers.face": "Any face card",
+  "rules.triggers.face.help": "(J, Q, K)",
+  "rules.last_card_jack": "A Jack as your last card takes the pile",
+  "rules.penalty": "Wrong slap",
+  "rules.penalty.burn": "burns a card",
+  "rules.penalty.give": "gives a card to the last flipper",
+  "rules.freeze_seconds": "Freeze after a wrong slap",
+  "rules.none": "none",
+  "rules.seconds": "{seconds} s",
+  "rules.empty_deck": "Out of cards",
+  "rules.empty_deck.out": "you're out",
+  "rules.empty_deck.last_chance": "one last chance to slap back in",
+  "rules.decks": "Decks",
+  "rules.decks.one": "1 deck (52)",
+  "rules.decks.two": "2 decks (104)",
+  "rules.time_limit": "Time limit",
+  "rules.time_limit.none": "none: play to the last card",
+  "rules.minutes.one": "{count} minute",
+  "rules.minutes.other": "{count} minutes",
+  "rules.collect_seconds": "After a pile is taken, nobody flips for",
+  "rules.collect_seconds.none": "no pause",
+  "rules.trigger_timeout": "A card nobody slaps lapses after",
+  "rules.trigger_timeout.none": "never: wait for a slap",
+  "rules.shuffle_taken": "Shuffle a won pile into the winner's deck",
+  "rules.lag_fair": "Lag-fair judging",
+  "rules.lag_fair.help": "(a slow connection's slaps count up to 150 ms earlier)",
+  // The house rules in one line (panels.js), by the same schema.
   "summary.slap": "Slap {triggers}",
   "summary.give": "wrong slap gives a card",
   "summary.burn": "wrong slap burns a card",
@@ -178,6 +235,8 @@ const MESSAGES = {
   "lobby.waiting": "Waiting for the host to start...",
   "lobby.start.one": "Start game · {count} player",
   "lobby.start.other": "Start game · {count} players",
+  "lobby.start.needs.one": "Start: {count} more player, or add a bot",
+  "lobby.start.needs.other": "Start: {count} more players, or add bots",
   "lobby.watchers": "Watching: {names}",
   "lobby.watchers.more": "Watching: {names} and {more} more",
   // The game-over card (panels.js).
@@ -190,6 +249,15 @@ const MESSAGES = {
   "over.ms": "{ms} ms",
   "over.waiting_for": "Waiting for {name} to deal again...",
   "over.the_host": "the host",
+  "over.place": "{place}.",
+  // The podium's titles and the match score (podium.js).
+  "title.fastest": "Fastest hand · {ms} ms",
+  "title.takes": "Most takes ({count})",
+  "title.false_slaps": "Most wrong slaps ({count})",
+  "match.score": "{name} {wins}",
+  "match.line": "Match: {scores}",
+  // The shared screen's name among the watchers (/r/CODE/tv).
+  "tv.name": "Big screen",
   // The share panel (share.js).
   "share.copied": "Link copied!",
   "share.copy_by_hand": "Select the link and copy it.",
@@ -197,26 +265,58 @@ const MESSAGES = {
   "share.text": "Join my Slapjack table {room}",
 };
 
-const PLURALS = new Intl.PluralRules("en");
+// The page's language and its sentences, as the template handed them over (none in tests).
+function pageCatalog() {
+  const block = globalThis.document?.getElementById("page-messages");
+  if (!block) return { lang: "en", messages: {} };
+  try {
+    const catalog = JSON.parse(block.textContent);
+    return { lang: catalog.lang || "en", messages: catalog.messages || {} };
+  } catch {
+    return { lang: "en", messages: {} };
+  }
+}
 
-// The sentence for `id`, with each {name} replaced by params[name]. An unknown id is shown
-// as itself, so a missing sentence is visible rather than silent.
-export function say(id, params = {}) {
-  const text = MESSAGES[id] ?? id;
+function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
 }
 
-// "1 card", "3 cards": the form the language wants for this count.
-export function countOf(prefix, count) {
-  return say(`${prefix}.${PLURALS.select(count)}`, { count });
+// The sentences of one catalog ({lang, messages}, as the page's JSON block holds them:
+// id -> text, or id -> {plural category: text}), with English as the fallback.
+export function speaker({ lang = "en", messages = {} } = {}) {
+  const plurals = new Intl.PluralRules(lang);
+  const englishPlurals = new Intl.PluralRules("en");
+  const sentence = (id) => (typeof messages[id] === "string" ? messages[id] : MESSAGES[id]);
+  const hasMessage = (id) => sentence(id) !== undefined;
+
+  // The sentence for `id`, with each {name} replaced by params[name]. An unknown id is
+  // shown as itself, so a missing sentence is visible rather than silent.
+  const say = (id, params = {}) => fill(sentence(id) ?? id, params);
+
+  // "1 card", "3 cards" (Malay: "1 kad", "3 kad"): the catalog's form for the plural
+  // category this count falls in, in the page's language.
+  function countOf(prefix, count) {
+    const forms = messages[prefix];
+    if (forms && typeof forms === "object") {
+      const text = forms[plurals.select(count)] ?? forms.other;
+      if (typeof text === "string") return fill(text, { count });
+    }
+    const id = `${prefix}.${englishPlurals.select(count)}`;
+    return fill(MESSAGES[id] ?? id, { count });
+  }
+
+  // The words for an error the server (or the connection) gave: ours for every code we
+  // know; the server's own (English) message only for a code this page has no words for.
+  function errorText(error) {
+    const code = error?.code;
+    if (code && hasMessage(`error.${code}`)) return say(`error.${code}`);
+    return error?.message || say("error.unknown");
+  }
+
+  return { lang, say, countOf, errorText, hasMessage };
 }
 
-// The words for an error the server (or the connection) gave: ours for a code we know,
-// else the server's own message, else a plain "That didn't work".
-export function errorText(error) {
-  const code = error?.code;
-  if (code && `error.${code}` in MESSAGES) return say(`error.${code}`);
-  return error?.message || say("error.unknown");
-}
+const page = speaker(pageCatalog());
 
-export const hasMessage = (id) => id in MESSAGES;
+export const { say, countOf, errorText, hasMessage } = page;
+export const pageLanguage = page.lang;

@@ -13,11 +13,13 @@
 import { cardLabel, cardName } from "./cards.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
-import { mySeat, seatName } from "./state.js";
+import { mySeat, seatAt, seatName } from "./state.js";
 
-// "You" for your own seat, else the name the event carries or the seat's.
+// "You" for your own seat, else the seat's name (a bot's in the page's language), else the
+// name the event carries (someone who has left the seat).
 function nameOf(state, event) {
   if (event.seat === mySeat(state)) return say("you");
+  if (seatAt(state, event.seat)) return seatName(state, event.seat);
   return event.name || seatName(state, event.seat);
 }
 
@@ -31,9 +33,9 @@ const HANDLERS = {
     } else if (event.auto) {
       effects.push(["toast", { text: say("flip.auto.mine"), game: true }]);
     }
-    if (!state.trigger && event.card) {
-      effects.push(["announce", say("flip.said", { name: nameOf(state, event), card: cardName(event.card) })]);
-    }
+    // Flips are not announced one by one: a screen reader would queue "Jack! Slap!" behind
+    // them. The pile's label says the top card; your turn, triggers, takes, wrong slaps,
+    // someone out and the win are announced.
     return effects;
   },
   take(state, event) {
@@ -98,7 +100,10 @@ const HANDLERS = {
     const text = `${say(event.rematch ? "start.rematch" : "start.first")}${hint}`;
     return [
       ["banner", { text, tone: "good", about: "" }],
-      ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
+      // "You flip first", never "You flips first": your own turn has its own sentence.
+      state.next === mySeat(state)
+        ? ["announce", say("start.said.mine", { game: event.game ?? "" })]
+        : ["announce", say("start.said", { game: event.game ?? "", name: seatName(state, state.next) })],
     ];
   },
   join(state, event) {
@@ -131,9 +136,9 @@ const HANDLERS = {
   abandon() {
     return [["toast", { text: say("abandon"), game: false }]];
   },
-  restart(state, event) {
-    // The server is shutting down: its text says what happens to this table.
-    const text = event.message || say("restart");
+  restart() {
+    // The server is shutting down (its English message is for logs; the page says it).
+    const text = say("restart");
     return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
   },
 };

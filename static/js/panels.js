@@ -2,9 +2,10 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { triggerWords, writeRules } from "./rules.js";
+import { matchLine, podiumRows, winnerTitle } from "./podium.js";
+import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
-import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, seatAt, seatName, seatedCount } from "./state.js";
+import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
@@ -24,29 +25,6 @@ export function renderControls(state) {
   const out = Boolean(me && me.out);
   document.body.classList.toggle("is-out", out && state.phase === "playing");
   setText(byId("watching"), say(out ? "controls.out.watching" : "controls.watching"));
-}
-
-export function rulesSummary(rules) {
-  if (!rules) return "";
-  const parts = [say("summary.slap", { triggers: triggerWords(rules.triggers) })];
-  parts.push(say(rules.penalty === "give" ? "summary.give" : "summary.burn"));
-  if (rules.freeze_seconds > 0) parts.push(say("summary.freeze", { seconds: rules.freeze_seconds }));
-  if (rules.decks === 2) parts.push(say("summary.two_decks"));
-  if (rules.empty_deck === "last_chance") parts.push(say("summary.last_chance"));
-  if (rules.last_card_jack) parts.push(say("summary.last_card_jack"));
-  if (rules.collect_seconds === 0) parts.push(say("summary.no_collect"));
-  else if (typeof rules.collect_seconds === "number" && rules.collect_seconds !== 1) parts.push(say("summary.collect", { seconds: rules.collect_seconds }));
-  if (rules.trigger_timeout === 0) parts.push(say("summary.no_lapse"));
-  else if (typeof rules.trigger_timeout === "number" && rules.trigger_timeout !== 8) parts.push(say("summary.lapse", { seconds: rules.trigger_timeout }));
-  if (rules.shuffle_taken) parts.push(say("summary.shuffle"));
-  if (rules.lag_fair) parts.push(say("summary.lag_fair"));
-  if (rules.time_limit) {
-    const limit = rules.time_limit % 60 === 0
-      ? say("summary.minutes", { minutes: rules.time_limit / 60 })
-      : say("summary.seconds", { seconds: rules.time_limit });
-    parts.push(limit);
-  }
-  return parts.join(say("summary.joiner"));
 }
 
 function lobbyStatus(state, seated, freeSeats) {
@@ -75,10 +53,13 @@ export function renderLobby(state) {
   const host = amHost(state);
   const mine = mySeat(state);
   setText(byId("lobby-status"), lobbyStatus(state, seated, freeSeats));
-  // Seat first: no Start while nobody sits. Whether enough people sit to deal is the
-  // server's call: `start` may come back too_few_players, and the lobby note says so.
-  show(byId("start"), host && seated > 0);
-  setText(byId("start"), countOf("lobby.start", seated));
+  // Seat first: no Start while nobody sits. How many more must sit to deal is the server's
+  // word (players_needed): until then Start says why it cannot start, and is not offered.
+  const needed = state.players_needed ?? 0;
+  const start = byId("start");
+  show(start, host && seated > 0);
+  start.disabled = needed > 0;
+  setText(start, needed > 0 ? countOf("lobby.start.needs", needed) : countOf("lobby.start", seated));
   show(byId("sit"), mine === null && freeSeats > 0);
   show(byId("stand"), mine !== null);
   show(byId("bots"), host && freeSeats > 0);
@@ -92,13 +73,27 @@ export function renderLobby(state) {
   show(byId("watchers"), Boolean(watchers));
 }
 
+function podiumRow(row) {
+  const item = el("li", `place${row.place === 1 ? " place--first" : ""}`);
+  item.append(el("span", "place-rank", say("over.place", { place: row.place })));
+  const avatar = el("span", "place-avatar", row.avatar || "");
+  avatar.setAttribute("aria-hidden", "true"); // the name says who it is
+  item.append(avatar, nameTag(row.name, row.you, "place-name"), el("span", "place-cards", row.cards));
+  if (row.titles.length) {
+    const titles = el("span", "place-titles");
+    for (const title of row.titles) titles.append(el("span", "place-title", title));
+    item.append(titles);
+  }
+  return item;
+}
+
 const msText = (ms) => (typeof ms === "number" ? say("over.ms", { ms: Math.round(ms) }) : say("over.no_time"));
 
 function statRow(state, stat, winner, fastest) {
   const row = el("tr");
   const entry = seatAt(state, stat.seat);
   const cell = el("td");
-  cell.append(nameTag(entry?.name ?? seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
+  cell.append(nameTag(entry ? nameOf(entry) : seatName(state, stat.seat), stat.seat === mySeat(state), "stat-name"));
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
   for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));
@@ -112,17 +107,18 @@ export function renderGameOver(state) {
   const opening = over && byId("over").hidden;
   show(byId("over"), over);
   if (!over) return;
-  const winner = state.winner;
-  const title = winner === null || winner === undefined
-    ? say("over.title")
-    : winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: seatName(state, winner) });
-  setText(byId("over-title"), title);
+  setText(byId("over-title"), winnerTitle(state));
   const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
   setText(byId("over-reason"), reason);
+  byId("podium").replaceChildren(...podiumRows(state).map(podiumRow));
+  // Every number behind the podium, in "All stats" (folded away under it).
   const stats = (state.stats || []).filter((stat) => seatAt(state, stat.seat));
   const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
   const fastest = times.length ? Math.min(...times) : null;
-  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, winner, fastest)));
+  byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, state.winner, fastest)));
+  const match = matchLine(state);
+  setText(byId("match"), match);
+  show(byId("match"), Boolean(match));
   show(byId("rematch"), amHost(state));
   show(byId("sit-next"), mySeat(state) === null);
   show(byId("to-lobby"), amHost(state));

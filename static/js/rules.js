@@ -19,43 +19,95 @@ export function triggerWords(triggers, form = "many") {
   return say("list.or", { first: words.slice(0, -1).join(say("list.and")), last: words.at(-1) });
 }
 
-// Exactly what the form says: no trigger ticked is sent as none (the server refuses it
-// with bad_rules, and the page shows that message).
-export function readRules(form) {
-  const data = new FormData(form);
-  return {
-    triggers: data.getAll("trigger"),
-    penalty: data.get("penalty"),
-    freeze_seconds: Number(data.get("freeze_seconds")),
-    empty_deck: data.get("empty_deck"),
-    decks: Number(data.get("decks")),
-    last_card_jack: data.get("last_card_jack") !== null,
-    time_limit: data.get("time_limit") ? Number(data.get("time_limit")) : null,
-    collect_seconds: Number(data.get("collect_seconds")),
-    trigger_timeout: Number(data.get("trigger_timeout")),
-    shuffle_taken: data.get("shuffle_taken") !== null,
-    lag_fair: data.get("lag_fair") !== null,
-  };
+// The house rules' schema (engine/rules.py RULES_SCHEMA, as app/rules_schema.py hands it
+// to the page in <script type="application/json" id="rules-schema">): the form, the
+// summary and this module read every rule from it. None outside a page (tests pass theirs).
+function pageSchema() {
+  const block = globalThis.document?.getElementById("rules-schema");
+  try {
+    return block ? JSON.parse(block.textContent) : [];
+  } catch {
+    return [];
+  }
 }
 
-function choose(select, value, unit) {
-  const text = value === null || value === undefined ? "" : String(value);
+const PAGE_SCHEMA = pageSchema();
+const SECONDS_PER_MINUTE = 60;
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+// An option's value in the form: null ("no limit") is "" (app/rules_schema.py form_value).
+const formValue = (value) => (value === null || value === undefined ? "" : String(value));
+
+function valueOf(spec, text) {
+  const option = spec.options.find((choice) => formValue(choice.value) === text);
+  if (option) return option.value;
+  if (spec.kind !== "number") return text;
+  if (text === "" || text === null) return spec.nullable ? null : spec.default;
+  return Number(text);
+}
+
+// Exactly what the form says: no trigger ticked is sent as none (the server refuses it
+// with bad_rules, and the page says so).
+export function readRules(form, schema = PAGE_SCHEMA) {
+  const data = new FormData(form);
+  const rules = {};
+  for (const spec of schema) {
+    if (spec.kind === "set") rules[spec.name] = data.getAll(spec.name).map((text) => valueOf(spec, text));
+    else if (spec.kind === "flag") rules[spec.name] = data.get(spec.name) !== null;
+    else rules[spec.name] = valueOf(spec, data.get(spec.name));
+  }
+  return rules;
+}
+
+function choose(select, spec, value) {
+  const text = formValue(value);
   if (![...select.options].some((option) => option.value === text)) {
-    select.append(new Option(`${text}${unit}`, text)); // a value set through the API stays visible
+    // A value set through the API stays visible.
+    const label = typeof value === "number" ? say("rules.seconds", { seconds: value }) : text;
+    select.append(new Option(label, text));
   }
   select.value = text;
 }
 
-export function writeRules(form, rules) {
+export function writeRules(form, rules, schema = PAGE_SCHEMA) {
   if (!rules) return;
-  for (const box of form.querySelectorAll("input[name=trigger]")) {
-    box.checked = (rules.triggers || []).includes(box.value);
+  for (const spec of schema) {
+    const value = rules[spec.name];
+    if (spec.kind === "set") {
+      const chosen = (value || []).map(formValue);
+      for (const box of form.querySelectorAll(`input[name=${spec.name}]`)) box.checked = chosen.includes(box.value);
+    } else if (spec.kind === "flag") {
+      const box = form.querySelector(`input[name=${spec.name}]`);
+      if (box) box.checked = Boolean(value);
+    } else {
+      const select = form.querySelector(`select[name=${spec.name}]`);
+      if (select) choose(select, spec, value);
+    }
   }
-  form.querySelector("input[name=last_card_jack]").checked = Boolean(rules.last_card_jack);
-  form.querySelector("input[name=shuffle_taken]").checked = Boolean(rules.shuffle_taken);
-  form.querySelector("input[name=lag_fair]").checked = Boolean(rules.lag_fair);
-  const units = { freeze_seconds: " s", time_limit: " s", collect_seconds: " s", trigger_timeout: " s" };
-  for (const name of ["penalty", "freeze_seconds", "empty_deck", "decks", "time_limit", "collect_seconds", "trigger_timeout"]) {
-    choose(form.querySelector(`select[name=${name}]`), rules[name], units[name] || "");
+}
+
+// One rule's words in the summary: its option's, else the rule's own for the value
+// ({seconds}, or {minutes} for whole minutes; a set's {triggers}; a flag when on).
+function summaryOf(spec, value) {
+  if (spec.kind === "set") return spec.summary ? say(spec.summary, { triggers: triggerWords(value) }) : "";
+  if (spec.kind === "flag") return value && spec.summary ? say(spec.summary) : "";
+  const option = spec.options.find((choice) => same(choice.value, value));
+  if (option?.summary) return say(option.summary);
+  if (!value || !spec.summary) return ""; // none, zero or a choice with nothing to add
+  if (spec.summary_minutes && value % SECONDS_PER_MINUTE === 0) {
+    return say(spec.summary_minutes, { minutes: value / SECONDS_PER_MINUTE });
   }
+  return say(spec.summary, { seconds: value });
+}
+
+// The house rules in one line, in the schema's order.
+export function rulesSummary(rules, schema = PAGE_SCHEMA) {
+  if (!rules) return "";
+  const parts = [];
+  for (const spec of schema) {
+    const value = rules[spec.name];
+    if (value === undefined || (!spec.summary_default && same(value, spec.default))) continue;
+    const text = summaryOf(spec, value);
+    if (text) parts.push(text);
+  }
+  return parts.join(say("summary.joiner"));
 }

@@ -2,12 +2,16 @@
 
 import { el } from "./dom.js";
 import { countOf, say } from "./messages.js";
-import { amHost, mySeat } from "./state.js";
+import { amHost, mySeat, nameOf } from "./state.js";
 
-function hueOf(name) {
+// Avatar colours (tokens.css --avatar-0 ... --avatar-7): none of them green on the green
+// felt, each dark enough for a white letter.
+const AVATAR_COLOURS = 8;
+
+function colourOf(name) {
   let hash = 0;
-  for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 360;
-  return hash;
+  for (const char of String(name)) hash = (hash * 31 + char.codePointAt(0)) % 9973;
+  return hash % AVATAR_COLOURS;
 }
 
 function initialOf(name) {
@@ -54,8 +58,10 @@ export function nameTag(name, you, className = "seat-name") {
 }
 
 function takenSeat(state, entry, flags) {
-  const avatar = el("span", "seat-avatar", initialOf(entry.name));
-  avatar.style.setProperty("--hue", String(hueOf(entry.name)));
+  const name = nameOf(entry);
+  // The person's emoji if they picked one, else their initial.
+  const avatar = el("span", entry.avatar ? "seat-avatar seat-avatar--emoji" : "seat-avatar", entry.avatar || initialOf(name));
+  avatar.style.setProperty("--avatar", `var(--avatar-${colourOf(entry.name)})`);
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));
   // The countdown is painted by freeze.js; until it is, the initial shows (see the CSS).
@@ -66,7 +72,7 @@ function takenSeat(state, entry, flags) {
     badge.title = say("seat.lag.label", { ms: entry.lag_ms });
     avatar.append(badge);
   }
-  const parts = [avatar, nameTag(entry.name, flags.you)];
+  const parts = [avatar, nameTag(name, flags.you)];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
@@ -75,7 +81,7 @@ function takenSeat(state, entry, flags) {
     const remove = el("button", "seat-remove", "×");
     remove.type = "button";
     remove.dataset.remove = String(entry.seat);
-    remove.setAttribute("aria-label", say("seat.remove.label", { name: entry.name }));
+    remove.setAttribute("aria-label", say("seat.remove.label", { name }));
     parts.push(remove);
   }
   return parts;
@@ -105,7 +111,7 @@ function seatClass(entry, flags) {
 
 function describeSeat(entry, flags, index) {
   if (!entry) return say("seat.empty.label", { number: index + 1 });
-  const bits = [flags.you ? say("seat.you.label", { name: entry.name }) : entry.name];
+  const bits = [flags.you ? say("seat.you.label", { name: nameOf(entry) }) : nameOf(entry)];
   if (entry.bot) bits.push(say("seat.bot"));
   if (flags.host) bits.push(say("seat.host"));
   if (flags.turn) bits.push(say("seat.to_flip"));
@@ -155,9 +161,12 @@ export function renderSeats(cache, state, list) {
     const sin = Math.sin(angle);
     node.style.setProperty("--cos", cos.toFixed(4));
     node.style.setProperty("--sin", sin.toFixed(4));
-    // The same angle on a squarer curve: phones' tall tables keep the corners for seats.
-    node.style.setProperty("--square-cos", (Math.sign(cos) * Math.sqrt(Math.abs(cos))).toFixed(4));
-    node.style.setProperty("--square-sin", (Math.sign(sin) * Math.sqrt(Math.abs(sin))).toFixed(4));
+    // The same direction on a rectangle's rim: phones' tall tables seat people in the corners
+    // too (three across the top, three across the bottom with eight), where an ellipse
+    // would crowd them together at the bottom.
+    const reach = Math.max(Math.abs(cos), Math.abs(sin));
+    node.style.setProperty("--square-cos", (cos / reach).toFixed(4));
+    node.style.setProperty("--square-sin", (sin / reach).toFixed(4));
   });
   for (const [index, record] of cache) {
     if (!visible.has(index) || index >= state.seats.length) record.node.remove();

@@ -14,13 +14,14 @@ async function copyLink(url) {
   }
 }
 
-export function setupShare({ url, room }) {
+// `alwaysShown`: the shared screen keeps the invitation beside the table in every phase.
+export function setupShare({ url, room, alwaysShown = false }) {
   const panel = byId("share-panel");
   const toggle = byId("share-toggle");
   let open = false;
 
   function render(phase) {
-    const inline = phase === "lobby";
+    const inline = phase === "lobby" || alwaysShown;
     panel.classList.toggle("share--sheet", !inline);
     show(panel, inline || open);
     toggle.setAttribute("aria-expanded", String(inline || open));

@@ -14,7 +14,7 @@ function refusalOf(error) {
   return { code: "refused", message: error && error.message };
 }
 
-export function openRoomSocket({ room, getName, getToken, on }) {
+export function openRoomSocket({ room, getName, getToken, getAvatar, watch = false, on }) {
   const socket = io({
     path: "/socket.io",
     transports: ["websocket", "polling"],
@@ -28,6 +28,9 @@ export function openRoomSocket({ room, getName, getToken, on }) {
       const auth = { room, name: getName() };
       const token = getToken();
       if (token) auth.token = token;
+      const avatar = getAvatar ? getAvatar() : "";
+      if (avatar) auth.avatar = avatar;
+      if (watch) auth.watch = true;
       send(auth);
     },
   });

@@ -8,10 +8,15 @@ export const amHost = (state) => Boolean(state && state.you && state.you.host);
 export const seatAt = (state, seat) => (state && state.seats ? state.seats[seat] || null : null);
 export const seatedCount = (state) => (state && state.seats ? state.seats.filter(Boolean).length : 0);
 
+// A seat's name as the page writes it: a bot's by its level, in the page's language (the
+// server's bot names are English), a person's as they typed it.
+// Bots have distinct friendly names from the server ("Robo Rita"): names, not words to translate.
+export const nameOf = (entry) => entry?.name ?? "";
+
 export function seatName(state, seat) {
   const entry = seatAt(state, seat);
   if (!entry) return say("seat.number", { number: Number(seat) + 1 });
-  return seat === mySeat(state) ? say("you") : entry.name;
+  return seat === mySeat(state) ? say("you") : nameOf(entry);
 }
 
 export function isMyTurn(state) {

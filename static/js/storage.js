@@ -21,5 +21,7 @@ export function save(key, value) {
 
 export const loadName = () => load("name", "");
 export const saveName = (name) => save("name", name);
+export const loadAvatar = () => load("avatar", "");
+export const saveAvatar = (avatar) => save("avatar", avatar);
 export const loadToken = (room) => load(`token.${room}`, null);
 export const saveToken = (room, token) => save(`token.${room}`, token);

@@ -7,11 +7,20 @@ import { byId, el, setText } from "./dom.js";
 const BANNER_MS = 2600;
 const TOAST_MS = 3200;
 
+// Sentences announced in the same moment (a take and someone out) are said together: the
+// region is written once per frame with all of them, instead of the last one winning. The
+// frame's queue rides on the region itself (data-queued), the page's only announcer.
 export function announce(text) {
   const region = byId("announcer");
+  const queued = region.dataset.queued;
+  region.dataset.queued = queued ? `${queued}\n${text}` : text;
+  if (queued) return; // this frame's write is already on its way
   // Clearing first makes screen readers repeat an identical message.
   region.textContent = "";
-  requestAnimationFrame(() => setText(region, text));
+  requestAnimationFrame(() => {
+    setText(region, region.dataset.queued.split("\n").join(" "));
+    delete region.dataset.queued;
+  });
 }
 
 // `bannerView` is store.view.banner. `about: "freeze"`: the banner tells why you are frozen,

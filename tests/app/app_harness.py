@@ -208,7 +208,16 @@ async def serving(**overrides: Any) -> AsyncIterator[Server]:
 
 
 async def join(server: Server, code: str, *names: str) -> list[Client]:
-    return [await Client(server, code, name).connect() for name in names]
+    """People who come in and watch: the lobby seats each newcomer at once (while a seat is
+    free), so each stands up again, leaving the seats to the test."""
+    clients = []
+    for name in names:
+        client = await Client(server, code, name).connect()
+        if client.seat is not None:
+            await client.ok("stand")
+            await client.wait_state(lambda s: s["you"]["seat"] is None)
+        clients.append(client)
+    return clients
 
 
 async def close_all(clients: list[Client]) -> None:

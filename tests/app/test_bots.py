@@ -10,6 +10,7 @@ async def test_bots_play_a_whole_game_and_a_rematch_rotates_the_first_flipper(
 ) -> None:
     code = await server.new_room(freeze_seconds=0.1)
     host = await Client(server, code, "Host").connect()
+    await host.ok("stand")  # seated on arrival: this host only watches
     for level in ("easy", "normal", "hard"):
         await host.ok("add_bot", {"level": level})
     assert (await host.call("rematch"))["error"]["code"] == "wrong_phase"
@@ -35,6 +36,7 @@ async def test_bots_play_a_whole_game_and_a_rematch_rotates_the_first_flipper(
 async def test_bots_only_see_what_their_seat_sees(server: Server) -> None:
     code = await server.new_room()
     host = await Client(server, code, "Host").connect()
+    await host.ok("stand")  # seated on arrival: the bot takes seat 0
     await host.ok("add_bot", {"level": "hard"})
     await host.ok("sit", {"seat": None})
     room = server.room(code)

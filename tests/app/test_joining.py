@@ -55,12 +55,15 @@ async def test_welcome_then_state_and_the_first_person_is_host(server: Server) -
     state = ann.state
     assert state["room"] == code
     assert state["phase"] == "lobby"
-    assert state["you"] == {"player": ann.player, "seat": None, "host": True}
+    # Whoever opens the table sits at once, and so does the next person in.
+    assert state["you"] == {"player": ann.player, "seat": 0, "host": True}
     assert state["host"] == ann.player
-    assert state["spectators"] == [{"player": ann.player, "name": "Ann", "connected": True}]
-    assert len(state["seats"]) == 8 and state["seats"] == [None] * 8
+    assert state["spectators"] == []
+    assert len(state["seats"]) == 8 and state["seats"][0]["name"] == "Ann"
+    assert state["seats"][1:] == [None] * 7 and state["players_needed"] == 1
     bob = await Client(server, code, "Bob").connect()
-    assert bob.state["you"]["host"] is False
+    assert bob.state["you"]["host"] is False and bob.state["you"]["seat"] == 1
+    assert bob.state["players_needed"] == 0
     assert (await bob.call("add_bot", {"level": "easy"}))["error"]["code"] == "not_host"
     await close_all([ann, bob])
 

@@ -82,7 +82,7 @@ async def test_start_needs_two_to_eight_seated_and_locks_the_lobby(server: Serve
     await ann.ok("start")
     await bob.wait_state(lambda s: s["phase"] == "playing")
     state = next(s for s in bob.states if s["phase"] == "playing")  # the deal itself
-    assert [s["name"] for s in state["seats"]] == ["Hard bot", "Ann"]  # compacted
+    assert [s["name"] for s in state["seats"]] == ["Robo Rita", "Ann"]  # compacted
     assert state["next"] == 0 and state["first"] == 0 and state["game"] == 1
     assert sum(s["cards"] for s in state["seats"]) == 52
     for event, data in [

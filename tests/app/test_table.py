@@ -12,7 +12,7 @@ from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import GameEvent
 from app.protocol import COMMANDS, AddBot, Empty, Pong, Remove, RulesUpdate, Sit, Slap
-from app.table import Policy, Table, TableBot, token_hash
+from app.table import Policy, Table, TableBot, clean_avatar, token_hash
 from engine import IllegalAction, Rules
 
 GRACE = 10.0
@@ -25,7 +25,10 @@ def new_table(**policy: Any) -> Table:
 
 
 def join(table: Table, name: str, now: float = 0.0) -> str:
+    """A newcomer who watches: the lobby seats a newcomer at once, so they stand up."""
     joined = table.join(name, None, now, new_id=f"p-{name}", new_token=f"token-{name}")
+    if table.seat_of(joined.person.id) is not None:
+        table.stand(joined.person.id, now)
     return joined.person.id
 
 
@@ -72,7 +75,7 @@ def play_to_the_end(table: Table, now: float = 1.0) -> float:
 def test_the_first_person_in_is_host_and_a_token_brings_the_same_person_back() -> None:
     table = new_table()
     joined = table.join("Ann", None, 0.0, new_id="p1", new_token="secret")
-    assert kinds(joined.events) == ["join"] and table.host == "p1" and not joined.returning
+    assert kinds(joined.events) == ["join", "sit"] and table.host == "p1" and not joined.returning
     table.sit("p1", 3, 0.0)
     table.drop("p1", 1.0, left=False)
     back = table.join("Annie", "secret", 2.0)
@@ -137,7 +140,7 @@ def test_a_late_join_hands_over_from_a_host_gone_past_the_grace() -> None:
     table.sit(ann, 0, 0.0)
     table.drop(ann, 1.0, left=False)
     joined = table.join("Bob", None, 1.0 + GRACE + 1.0, new_id="p-Bob", new_token="t")
-    assert kinds(joined.events) == ["join", "host"] and table.host == "p-Bob"
+    assert kinds(joined.events) == ["join", "sit", "host"] and table.host == "p-Bob"
     assert ann in table.people  # seated: kept for when she comes back
 
 
@@ -180,7 +183,7 @@ def test_stand_frees_the_seat_and_refuses_a_spectator() -> None:
 def test_the_host_adds_and_removes_bots_and_people() -> None:
     table, ann, bob = lobby_of_two()
     added = table.add_bot(ann, "hard", 0.0)
-    assert added.events == [events.BotAdded(2, "hard", "Hard bot")] and added.reply == {"seat": 2}
+    assert added.events == [events.BotAdded(2, "hard", "Sprocket")] and added.reply == {"seat": 2}
     bot = table.occupant(2)
     assert isinstance(bot, TableBot) and bot.level == "hard"
     assert table.remove(ann, 2, 0.0).events == [events.Remove(2, None)]
@@ -376,7 +379,7 @@ def test_a_restore_under_another_clock_continues_freezes_hand_overs_and_the_turn
     assert restored.turn_started_at == pytest.approx(4999.75)
     assert restored.host_hand_over_at() == pytest.approx(5000.0 - 0.25 + GRACE)
     bot = next(b for b in restored.bots.values())
-    assert (bot.level, bot.name) == ("normal", "Normal bot")
+    assert (bot.level, bot.name) == ("normal", "Sprocket")
     with pytest.raises(IllegalAction) as frozen:
         restored.play(slapper, "slap", restored_game.pile_id, 5000.5)
     assert frozen.value.code == "frozen"
@@ -392,3 +395,138 @@ def test_a_snapshot_of_another_schema_or_inconsistent_data_is_refused() -> None:
         Table.from_dict({**snapshot, "seats": ["nobody"] + [None] * 7}, 0.0)
     with pytest.raises(ValueError, match="game"):
         Table.from_dict({**snapshot, "phase": "playing"}, 0.0)
+
+
+# ---- joining in seconds, the podium and the match (issue 13) ----------------------------
+
+
+def test_the_creator_and_an_invitee_are_seated_at_once_while_a_seat_is_free() -> None:
+    table = new_table()
+    ann = table.join("Ann", None, 0.0, new_id="p-Ann", new_token="a")
+    assert ann.events == [events.Join("p-Ann", "Ann"), events.Sit("p-Ann", 0, "Ann")]
+    bob = table.join("Bob", None, 0.0, new_id="p-Bob", new_token="b")
+    assert table.seat_of(bob.person.id) == 1 and kinds(bob.events) == ["join", "sit"]
+    table.stand("p-Bob", 0.0)  # anyone can stand up to watch; another tab does not re-seat
+    assert table.seat_of(table.join("Bob", "b", 2.0).person.id) is None
+    for _ in range(7):
+        table.add_bot("p-Ann", "easy", 0.0)
+    full = table.join("Cy", None, 3.0, new_id="p-Cy", new_token="c")
+    assert kinds(full.events) == ["join"] and table.seat_of("p-Cy") is None  # no seat: watches
+
+
+def test_a_shared_screen_asks_to_watch_and_is_not_seated_nor_made_host() -> None:
+    table = new_table()
+    joined = table.join("Big screen", None, 0.0, watch=True, new_id="p-tv", new_token="tv")
+    assert kinds(joined.events) == ["join"] and table.seated() == 0
+    assert table.host is None  # a screen first in does not take the host's buttons
+    ann = join(table, "Ann", 1.0)
+    bob = join(table, "Bob", 2.0)
+    assert table.host == ann
+    table.drop(ann, 3.0, left=True)
+    assert table.host == bob  # not the screen, though it has been here longest
+    restored = Table.from_dict(table.to_dict(4.0), 4.0)
+    assert restored.people["p-tv"].screen and not restored.people[bob].screen
+
+
+def test_a_newcomer_during_or_after_a_game_watches() -> None:
+    table, ann, _bob = lobby_of_two()
+    table.start(ann, 0.0, seed=1)
+    assert kinds(table.join("Cy", None, 1.0, new_id="p-Cy", new_token="c").events) == ["join"]
+    play_to_the_end(table)
+    assert kinds(table.join("Di", None, 1.0, new_id="p-Di", new_token="d").events) == ["join"]
+    assert table.phase == "over"  # nobody's arrival wipes the finished table
+
+
+def test_bots_get_distinct_friendly_names() -> None:
+    table = new_table()
+    ann = join(table, "Ann")
+    names = [table.add_bot(ann, "hard", 0.0).events[0].name for _ in range(8)]  # type: ignore[attr-defined]
+    assert len(set(names)) == 8 and not any("bot" in name.lower() for name in names)
+    table.remove(ann, 3, 0.0)
+    again = table.add_bot(ann, "hard", 0.0).events[0]
+    assert again.name == names[3]  # type: ignore[attr-defined]
+
+
+def test_players_needed_says_why_a_game_cannot_start_yet() -> None:
+    table = new_table()
+    assert table.players_needed() == 2
+    ann = table.join("Ann", None, 0.0, new_id="p-Ann", new_token="a").person.id
+    assert table.players_needed() == 1
+    table.add_bot(ann, "easy", 0.0)
+    assert table.players_needed() == 0
+
+
+def test_the_podium_ranks_the_winner_then_who_went_out_last_and_the_match_counts_wins() -> None:
+    table = new_table()
+    ann = table.join("Ann", None, 0.0, new_id="p-Ann", new_token="a").person.id
+    for _ in range(3):
+        table.add_bot(ann, "easy", 0.0)
+    table.start(ann, 0.0, seed=11)
+    assert table.places() == []
+    play_to_the_end(table)
+    game = table.game
+    assert game is not None and game.winner is not None
+    places = table.places()
+    assert places[0] == game.winner and sorted(places) == [0, 1, 2, 3]
+    assert places[1:] == list(reversed(table.out_order))  # the last one out comes second
+    winner = table.seats[game.winner]
+    assert winner is not None
+    score = {i: wins for i, _name, wins in table.match_score()}
+    assert score[winner] == 1 and sum(score.values()) == 1
+    table.rematch(ann, 0.0, seed=12)
+    assert table.out_order == []
+    play_to_the_end(table)
+    assert sum(wins for _i, _n, wins in table.match_score()) == 2
+    restored = Table.from_dict(json.loads(json.dumps(table.to_dict(5.0))), 5.0)
+    assert restored.match_score() == table.match_score() and restored.places() == table.places()
+
+
+def test_a_time_limit_win_ranks_the_rest_by_cards_held() -> None:
+    table = Table("ROOM01", Rules(time_limit=10))
+    ann = table.join("Ann", None, 0.0, new_id="p-Ann", new_token="a").person.id
+    table.add_bot(ann, "easy", 0.0)
+    table.add_bot(ann, "easy", 0.0)
+    table.start(ann, 0.0, seed=5)
+    game = table.game
+    assert game is not None
+    for step in range(20):  # flips until one seat holds more than every other at the limit
+        table.tick(11.0 + step)
+        if table.phase == "over":
+            break
+        if game.slap_open:
+            table.play(game.next_to_play or 0, "slap", game.pile_id, 11.0 + step)
+        else:
+            assert game.next_to_play is not None
+            table.play(game.next_to_play, "flip", None, 11.0 + step)
+    assert table.phase == "over" and game.win_reason == "time"
+    cards = [game.view(None)["seats"][seat]["cards"] for seat in table.places()]
+    assert cards == sorted(cards, reverse=True) and table.places()[0] == game.winner
+
+
+@pytest.mark.parametrize(
+    ("avatar", "kept"),
+    [
+        ("🦊", "🦊"),
+        (" 🐙 ", "🐙"),
+        ("👍🏽", "👍🏽"),
+        ("🧑‍🚀", "🧑‍🚀"),
+        ("👨‍👩‍👧‍👦", "👨‍👩‍👧‍👦"),
+        ("🇲🇾", "🇲🇾"),
+        ("❤️", "❤️"),
+        ("1️⃣", "1️⃣"),
+        ("🦊🦊", None),
+        ("A", None),
+        ("🦊x", None),
+        ("<b>", None),
+        ("", None),
+        ("🇲", None),
+        ("\u200d", None),
+        (7, None),
+    ],
+)
+def test_an_avatar_is_one_emoji_or_none(avatar: Any, kept: str | None) -> None:
+    table = new_table()
+    joined = table.join("Ann", None, 0.0, avatar=clean_avatar(avatar))
+    assert joined.person.avatar == kept
+    restored = Table.from_dict(table.to_dict(0.0), 0.0)
+    assert restored.people[joined.person.id].avatar == kept

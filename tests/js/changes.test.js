@@ -26,7 +26,7 @@ test("nothing changed, nothing said", () => {
 
 test("your turn coming round: a sound and a nudge", () => {
   const effects = stateChanges(table({ next: 0 }), table());
-  assert.deepEqual(effects, [["clearBanner"], ["sound", "turn"], ["buzz", 15]]);
+  assert.deepEqual(effects, [["clearBanner"], ["sound", "turn"], ["buzz", 15], ["announce", "Your turn!"]]);
 });
 
 test("a freeze ending clears the banner only when it was about the freeze", () => {

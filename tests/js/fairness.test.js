@@ -1,14 +1,18 @@
 // Seen to be fair (issue 14): the photo finish on every screen, "too late by", the nudge
 // and the lapse, "Your turn" only when a flip would be taken, burned cards drawn apart.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { nudgeDue, raceNews, stateChanges, triggerKey } from "../../static/js/changes.js";
 import { narrate } from "../../static/js/narration.js";
-import { rulesSummary } from "../../static/js/panels.js";
 import { burnedOnTop } from "../../static/js/pile.js";
+import { rulesSummary } from "../../static/js/rules.js";
 import { canFlip, flipWait } from "../../static/js/state.js";
 import { createViewState } from "../../static/js/store.js";
+
+// The page's copy of the rules schema (kept true by tests/app/test_rules_schema.py).
+const SCHEMA = JSON.parse(readFileSync(new URL("./rules-schema.json", import.meta.url), "utf8"));
 
 // Ana in seat 0, Sam in seat 1, Priya in seat 2; `you` is seat `me`.
 const table = (me, extra = {}) => ({
@@ -99,7 +103,7 @@ test("burned cards are the bottom of the pile: drawn apart only while they show"
 
 test("the rules summary names the new house rules when they differ from the default", () => {
   const base = { triggers: ["jack"], penalty: "burn", freeze_seconds: 1.5, decks: 1 };
-  assert.equal(rulesSummary({ ...base, collect_seconds: 1, trigger_timeout: 8 }), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
-  const all = rulesSummary({ ...base, collect_seconds: 2, trigger_timeout: 0, shuffle_taken: true });
+  assert.equal(rulesSummary({ ...base, collect_seconds: 1, trigger_timeout: 8 }, SCHEMA), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
+  const all = rulesSummary({ ...base, collect_seconds: 2, trigger_timeout: 0, shuffle_taken: true }, SCHEMA);
   assert.equal(all, "Slap Jacks · wrong slap burns a card · 1.5 s freeze · 2 s to collect a pile · the table waits for every slap · won piles are shuffled");
 });

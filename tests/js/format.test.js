@@ -4,8 +4,14 @@ import { test } from "node:test";
 
 import { cardLabel, cardName, parseCard } from "../../static/js/cards.js";
 import { seconds } from "../../static/js/freeze.js";
-import { rulesSummary, watchersText } from "../../static/js/panels.js";
-import { triggerWords } from "../../static/js/rules.js";
+import { readFileSync } from "node:fs";
+
+import { watchersText } from "../../static/js/panels.js";
+import { rulesSummary, triggerWords } from "../../static/js/rules.js";
+
+// The page's copy of engine/rules.py's RULES_SCHEMA (tests/app/test_rules_schema.py keeps
+// this file equal to what the server hands the page).
+const SCHEMA = JSON.parse(readFileSync(new URL("./rules-schema.json", import.meta.url), "utf8"));
 
 test("cards read as people say them", () => {
   assert.equal(cardLabel("10h"), "10♥");
@@ -24,14 +30,20 @@ test("triggers in the server's order, as a list or as one of them", () => {
 
 test("the house rules in one line", () => {
   const rules = { triggers: ["jack"], penalty: "burn", freeze_seconds: 1.5, decks: 1, empty_deck: "out", last_card_jack: false, time_limit: null };
-  assert.equal(rulesSummary(rules), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
+  assert.equal(rulesSummary(rules, SCHEMA), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
   const house = { ...rules, penalty: "give", freeze_seconds: 0, decks: 2, empty_deck: "last_chance", last_card_jack: true, time_limit: 600 };
   assert.equal(
-    rulesSummary(house),
-    "Slap Jacks · wrong slap gives a card · 2 decks · last chance when empty · a last-card Jack takes the pile · 10 min limit",
+    rulesSummary(house, SCHEMA),
+    "Slap Jacks · a last-card Jack takes the pile · wrong slap gives a card · last chance when empty · 2 decks · 10 min limit",
   );
-  assert.equal(rulesSummary({ ...rules, time_limit: 90 }).endsWith("90 s limit"), true);
-  assert.equal(rulesSummary(null), "");
+  assert.equal(rulesSummary({ ...rules, time_limit: 90 }, SCHEMA).endsWith("90 s limit"), true);
+  assert.equal(rulesSummary(null, SCHEMA), "");
+  // Every rule of the schema says something for some value: none is silently left out.
+  for (const spec of SCHEMA) {
+    const values = spec.kind === "flag" ? [true] : spec.kind === "set" ? [[spec.options[0].value]] : [...spec.options.map((option) => option.value), 90];
+    const said = values.map((value) => rulesSummary({ [spec.name]: value }, [{ ...spec, summary_default: true }]));
+    assert.ok(said.some(Boolean), `${spec.name} never shows in the summary`);
+  }
 });
 
 test("freeze countdowns in tenths of a second, never below zero", () => {

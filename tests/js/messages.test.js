@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { countOf, errorText, hasMessage, say } from "../../static/js/messages.js";
+import { countOf, errorText, hasMessage, say, speaker } from "../../static/js/messages.js";
+import { hasChosen, preferredLanguage } from "../../static/js/language.js";
 
 test("fills in the named values", () => {
   assert.equal(say("take.other", { name: "Sam", count: "3 cards", how: "", speed: "" }), "Sam takes 3 cards");
@@ -20,7 +21,8 @@ test("counts take the plural the language wants", () => {
 test("error texts: ours by code, else the server's message, else a plain one", () => {
   assert.equal(errorText({ code: "rate_limited", message: "too many events" }), "Whoa, easy! Too many taps");
   assert.equal(errorText({ code: "offline" }), "Not connected, retrying...");
-  assert.equal(errorText({ code: "seat_taken", message: "That seat is taken" }), "That seat is taken");
+  assert.equal(errorText({ code: "seat_taken", message: "That seat is taken" }), "Someone just took that seat.");
+  assert.equal(errorText({ code: "new_code", message: "That seat is taken" }), "That seat is taken");
   assert.equal(errorText({ code: "mystery" }), "That didn't work");
   assert.equal(errorText(undefined), "That didn't work");
 });
@@ -49,4 +51,24 @@ test("every sentence id the page's scripts name exists", () => {
   assert.ok(ids.size > 50, `only ${ids.size} ids found`);
   const missing = [...ids].filter((id) => !hasMessage(id));
   assert.deepEqual(missing, []);
+});
+
+test("a catalog's sentences win over English; counts take the catalog's forms", () => {
+  const malay = speaker({ lang: "ms", messages: { join: "{name} masuk", cards: { other: "{count} kad" }, "error.out": "Kamu terkeluar" } });
+  assert.equal(malay.say("join", { name: "Siti" }), "Siti masuk");
+  assert.equal(malay.countOf("cards", 1), "1 kad"); // Malay has one form for every count
+  assert.equal(malay.countOf("cards", 7), "7 kad");
+  assert.equal(malay.errorText({ code: "out", message: "you are out" }), "Kamu terkeluar");
+  assert.equal(malay.say("leave", { name: "Siti" }), "Siti left"); // missing in the catalog: English
+  const english = speaker({ lang: "en", messages: { cards: { one: "{count} card", other: "{count} cards" } } });
+  assert.equal(english.countOf("cards", 1), "1 card");
+  assert.equal(english.countOf("cards", 2), "2 cards");
+});
+
+test("the browser's first language we have, and whether the device chose one", () => {
+  assert.equal(preferredLanguage(["ms-MY", "en-GB"]), "ms");
+  assert.equal(preferredLanguage(["fr-FR", "en-US"]), "en");
+  assert.equal(preferredLanguage(["fr"]), null);
+  assert.equal(hasChosen("a=1; lang=ms"), true);
+  assert.equal(hasChosen("language=ms; slang=en"), false);
 });

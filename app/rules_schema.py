@@ -1,0 +1,200 @@
+"""The house rules as the app shows and takes them, all built from one schema (the engine's
+RULES_SCHEMA and the room's own ROOM_RULES): the form's fields (templates/_rules.html), the
+page's copy of the schema for its rules summary and form code (static/js/rules.js), the
+protocol's RulesUpdate fields and docs/protocol.md's rules table (`python -m app.rules_schema`
+rewrites it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool, StrictInt
+
+from engine.rules import RULES_SCHEMA, RuleOption, RuleSpec
+
+__all__ = ["SCHEMA", "RuleSpec", "docs_table", "form_rules", "page_schema", "update_fields"]
+
+# The room's own house rules (app/table.py keeps them beside the engine's Rules), described
+# as the engine's are.
+ROOM_RULES: tuple[RuleSpec, ...] = (
+    RuleSpec(
+        "lag_fair",
+        "flag",
+        "rules.lag_fair",
+        "[lag-fair judging](#lag-fair-judging): a slap counts at its arrival minus the "
+        "slapper's measured round trip (at most `SLAPJACK_LAG_CAP_MS`). The room's rule, not "
+        "the engine's: it is not in `docs/engine.md`'s `Rules`",
+        help="rules.lag_fair.help",
+        summary="summary.lag_fair",
+        own_default=False,
+    ),
+)
+# Every house rule a room has, in the form's order.
+SCHEMA: tuple[RuleSpec, ...] = RULES_SCHEMA + ROOM_RULES
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+TABLE_START = "<!-- rules table: built by `python -m app.rules_schema` from engine/rules.py -->"
+TABLE_END = "<!-- end of the rules table -->"
+SECONDS_PER_MINUTE = 60
+
+
+def number_text(value: float) -> str:
+    """1 -> "1", 1.5 -> "1.5", 60.0 -> "60": as the page writes a number too."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def form_value(value: Any) -> str:
+    """An option's value in the form (and as the page reads it back): null is ""."""
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return number_text(value)
+
+
+def option_params(value: Any) -> dict[str, Any]:
+    """What an option's label may name: {seconds}, {minutes}, {count} (of minutes)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return {}
+    minutes = value / SECONDS_PER_MINUTE
+    count = int(minutes) if float(minutes).is_integer() else minutes  # "1 minute", not "1.0"
+    return {"seconds": number_text(value), "minutes": number_text(minutes), "count": count}
+
+
+def _option(spec: RuleSpec, option: RuleOption) -> dict[str, Any]:
+    default = spec.default
+    chosen = option.value in default if spec.kind == "set" else option.value == default
+    return {
+        "value": option.value,
+        "form_value": form_value(option.value),
+        "label": option.label,
+        "help": option.help,
+        "params": option_params(option.value),
+        "chosen": chosen,
+    }
+
+
+def form_rules() -> list[dict[str, Any]]:
+    """The house-rules form's fields, in the schema's order (templates/_rules.html)."""
+    return [
+        {
+            "name": spec.name,
+            "kind": spec.kind,
+            "label": spec.label,
+            "help": spec.help,
+            "default": spec.default,
+            "options": [_option(spec, option) for option in spec.options],
+        }
+        for spec in SCHEMA
+    ]
+
+
+def page_schema() -> list[dict[str, Any]]:
+    """The schema as the page's scripts read it (a <script type="application/json">)."""
+    return [
+        {
+            "name": spec.name,
+            "kind": spec.kind,
+            "default": spec.default,
+            "nullable": spec.nullable,
+            "integer": spec.integer,
+            "summary": spec.summary,
+            "summary_minutes": spec.summary_minutes,
+            "summary_default": spec.summary_default,
+            "options": [
+                {"value": option.value, "label": option.label, "summary": option.summary}
+                for option in spec.options
+            ],
+        }
+        for spec in SCHEMA
+    ]
+
+
+def page_schema_json() -> str:
+    text = json.dumps(page_schema(), separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def one_of(values: tuple[Any, ...]) -> Any:
+    """Literal["burn", "give"] from a tuple known only at run time."""
+    return Literal.__getitem__(values)
+
+
+def update_field(spec: RuleSpec) -> Any:
+    """The pydantic type of one field of the protocol's RulesUpdate (every field optional)."""
+    annotation: Any
+    if spec.kind == "set":
+        item = one_of(spec.values)
+        # An empty list passes here so the engine refuses it as bad_rules, in its own words.
+        annotation = Annotated[list.__class_getitem__(item), Field(max_length=len(spec.options))]
+    elif spec.kind == "flag":
+        annotation = StrictBool
+    elif spec.kind == "choice":
+        annotation = one_of(spec.values)
+    else:
+        number: Any = StrictInt if spec.integer else float
+        bounds = Field(ge=spec.minimum, le=spec.maximum, allow_inf_nan=False)
+        annotation = Annotated[number, bounds]
+    return (annotation | None, None)
+
+
+def update_fields() -> dict[str, Any]:
+    return {spec.name: update_field(spec) for spec in SCHEMA}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value)
+
+
+def _type_text(spec: RuleSpec) -> str:
+    if spec.kind == "set":
+        names = ", ".join(f"`{_json(value)}`" for value in spec.values)
+        return f"list of {names} (at least one)"
+    if spec.kind == "flag":
+        return "bool"
+    if spec.kind == "choice":
+        return " \\| ".join(f"`{_json(value)}`" for value in spec.values)
+    assert spec.minimum is not None and spec.maximum is not None
+    kind = "integer" if spec.integer else "number"
+    text = f"{kind} {number_text(spec.minimum)}-{number_text(spec.maximum)}"
+    return f"{text} \\| null" if spec.nullable else text
+
+
+def docs_table() -> str:
+    """docs/protocol.md's rules table: one row per field of engine.Rules."""
+    rows = [TABLE_START, "| field | type | default | |", "| --- | --- | --- | --- |"]
+    for spec in SCHEMA:
+        default = f"`{_json(spec.default)}`"
+        rows.append(f"| `{spec.name}` | {_type_text(spec)} | {default} | {spec.doc} |")
+    rows.append(TABLE_END)
+    return "\n".join(rows)
+
+
+def rewrite_docs(doc: Path = DOC) -> bool:
+    """Puts the built table between the markers; True when the file changed."""
+    text = doc.read_text()
+    start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
+    new = text[:start] + docs_table() + text[end:]
+    if new != text:
+        doc.write_text(new)
+    return new != text
+
+
+JS_TESTS_COPY = DOC.parent.parent / "tests" / "js" / "rules-schema.json"
+
+
+def rewrite_js_tests_copy(path: Path = JS_TESTS_COPY) -> bool:
+    """The page's schema as tests/js reads it (node has no server to ask)."""
+    text = json.dumps(page_schema(), indent=1) + "\n"
+    changed = not path.exists() or path.read_text() != text
+    if changed:
+        path.write_text(text)
+    return changed
+
+
+if __name__ == "__main__":
+    for path, changed in ((DOC, rewrite_docs()), (JS_TESTS_COPY, rewrite_js_tests_copy())):
+        print(f"{path}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)

@@ -1,0 +1,167 @@
+"""The message catalogs (app/locale): complete in Malay, compilable, and what the pages
+speak: every word a template shows, in the request's language."""
+
+from __future__ import annotations
+
+import io
+import re
+from html import unescape
+from pathlib import Path
+
+import httpx
+import pytest
+from app_harness import Server
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+
+from app import i18n
+from app.protocol import ErrorCode
+
+ROOT = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)[sd]")
+
+
+def extracted() -> Catalog:
+    """What `make catalogs` extracts now (babel.cfg), as a catalog template."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    template = Catalog()
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(ROOT), method_map, options_map
+    ):
+        template.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
+    return template
+
+
+def po(lang: str) -> Catalog:
+    with (i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+        return read_po(file, locale=lang)
+
+
+def key(message: object) -> tuple[str | None, str]:
+    msgid = message.id  # type: ignore[attr-defined]
+    return message.context, msgid[0] if isinstance(msgid, tuple) else msgid  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lang", ["ms", "en"])
+def test_every_message_has_a_translation_that_is_not_fuzzy(lang: str) -> None:
+    template = extracted()
+    catalog = po(lang)
+    assert len(template) > 200  # the templates' words and messages.js's sentences
+    problems = []
+    for wanted in template:
+        if not wanted.id:
+            continue
+        found = catalog.get(wanted.id, context=wanted.context)
+        strings = found.string if found is not None else None
+        if isinstance(strings, str):
+            strings = (strings,)
+        if found is None:
+            problems.append(f"missing: {key(wanted)}")
+        elif found.fuzzy:
+            problems.append(f"fuzzy: {key(wanted)}")
+        elif not strings or not all(strings):
+            problems.append(f"untranslated: {key(wanted)}")
+    assert problems == [], f"run `make messages`, then translate in {lang}'s .po"
+
+
+@pytest.mark.parametrize("lang", ["ms", "en"])
+def test_translations_keep_every_placeholder(lang: str) -> None:
+    """A sentence's {name} or %(code)s is filled in by the code: a translation that drops
+    or renames one would show a hole (or the raw braces) to a player."""
+    for message in po(lang):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wanted = set(PLACEHOLDER.findall(ids[-1]))
+        for string in strings:
+            assert set(PLACEHOLDER.findall(string)) == wanted, (key(message), string)
+        assert not list(message.check(po(lang))), key(message)
+
+
+@pytest.mark.parametrize("lang", ["ms", "en"])
+def test_the_catalogs_compile(lang: str) -> None:
+    compiled = io.BytesIO()
+    write_mo(compiled, po(lang))
+    compiled.seek(0)
+    assert len(read_mo(compiled)) == len([m for m in po(lang) if m.id])
+
+
+def test_malay_has_one_plural_form_and_the_page_gets_it() -> None:
+    assert po("ms").num_plurals == 1
+    assert i18n.page_messages("ms")["cards"] == {"other": "{count} kad"}
+    assert i18n.page_messages("en")["cards"] == {"one": "{count} card", "other": "{count} cards"}
+
+
+def test_every_error_code_has_the_pages_own_words() -> None:
+    source = (ROOT / "static" / "js" / "messages.js").read_text()
+    ids = {key for _, key, _, _ in i18n.js_messages(source)}
+    missing = [code.value for code in ErrorCode if f"error.{code.value}" not in ids]
+    assert missing == []
+    malay = i18n.page_messages("ms")
+    assert all(f"error.{code.value}" in malay for code in ErrorCode)
+
+
+def test_the_language_comes_from_the_switch_then_the_browser() -> None:
+    assert i18n.choose(None, "ms-MY,ms;q=0.9,en;q=0.8") == "ms"
+    assert i18n.choose(None, "en-GB,en;q=0.9,ms;q=0.8") == "en"
+    assert i18n.choose(None, "fr-FR,ms;q=0.5") == "ms"
+    assert i18n.choose(None, "ms;q=0, en") == "en"
+    assert i18n.choose(None, "fr, de") == "en"
+    assert i18n.choose(None, None) == "en"
+    assert i18n.choose("en", "ms") == "en"
+    assert i18n.choose("xx", "ms") == "ms"
+
+
+def english_words() -> list[str]:
+    """The templates' English sentences whose Malay differs (so seeing one is a miss)."""
+    malay = po("ms")
+    words = []
+    for message in malay:
+        plain = message.id and not message.context and isinstance(message.id, str)
+        if plain and message.string != message.id and "%(" not in message.id:
+            words.append(unescape(message.id))
+    return words
+
+
+def visible_text(html: str) -> str:
+    """The page's text and attribute values a person may meet (no JSON data block)."""
+    html = re.sub(r'<script type="application/json".*?</script>', "", html, flags=re.S)
+    return unescape(html.replace("Slap<span>jack</span>", "Slapjack"))  # the game's name
+
+
+async def test_every_page_speaks_malay(server: Server) -> None:
+    code = await server.new_room()
+    english = english_words()
+    assert "Start a table" in english and "House rules" in english
+    async with httpx.AsyncClient(base_url=server.url, headers={"Accept-Language": "ms"}) as http:
+        for path in ["/", f"/r/{code}", "/r/ZZZZZZ", "/no/such/page"]:
+            answer = await http.get(path, headers={"Accept": "text/html"})
+            html = answer.text
+            assert '<html lang="ms">' in html, path
+            assert "Accept-Language" in answer.headers["vary"], path
+            text = visible_text(html)
+            # Words inside tags (>Start a table<) and attribute values ("Invite friends").
+            seen = [w for w in english if f">{w}<" in text or f'"{w}"' in text]
+            assert seen == [], (path, seen)
+            assert 'id="page-messages"' in html and '"lang": "ms"' in html
+            assert 'aria-current="true">BM<' in html, path
+
+
+async def test_the_switch_remembers_the_choice_on_the_device(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=server.url, headers={"Accept-Language": "ms"}) as http:
+        chosen = await http.get("/lang/en", params={"next": "/r/K7PQRX"})
+        assert chosen.status_code == 303 and chosen.headers["location"] == "/r/K7PQRX"
+        assert "lang=en" in chosen.headers["set-cookie"]
+        assert "Max-Age" in chosen.headers["set-cookie"]
+        page = await http.get("/")  # the client keeps the cookie, as a browser does
+        assert '<html lang="en">' in page.text and ">Start a table<" in page.text
+        for elsewhere in ["//evil.example/", "https://evil.example/", "/\\evil.example"]:
+            answer = await http.get("/lang/ms", params={"next": elsewhere})
+            assert answer.headers["location"] == "/"
+        unknown = await http.get("/lang/xx")
+        assert "set-cookie" not in unknown.headers

@@ -1,0 +1,188 @@
+"""axe-core (pinned in package-lock.json, injected from node_modules: no network) on every
+state a person meets: home, the invitation, the lobby, the table playing, with a trigger
+showing and frozen, game over, a spectator's table and the 404 page. Any serious or
+critical violation fails, and so do a page without an h1 or a main landmark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+from browser_table import WAIT_MS, Person
+from crowd import Guest
+from playwright.async_api import Browser, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# The page's Content-Security-Policy refuses inline scripts, and axe arrives as one.
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "has_touch": True,
+    "is_mobile": True,
+    "color_scheme": "dark",
+    "bypass_csp": True,
+}
+DESKTOP = {"viewport": {"width": 1366, "height": 768}, "color_scheme": "light", "bypass_csp": True}
+# Structure every page needs, though axe rates it "moderate".
+REACTION_MS = 700  # static/js/aim.js
+ALWAYS = {"page-has-heading-one", "landmark-one-main"}
+
+
+async def axe(page: Page, state: str) -> list[str]:
+    """The violations that fail this state, one line each."""
+    assert AXE.exists(), "run `make test` (npm ci installs axe-core)"
+    # Colours are judged as they settle: a card still fading in would measure half-faded.
+    await page.evaluate(
+        """() => Promise.all(document.getAnimations()
+              .filter((a) => a.effect.getComputedTiming().iterations !== Infinity)
+              .map((a) => a.finished.catch(() => null)))"""
+    )
+    if not await page.evaluate("() => typeof window.axe === 'object'"):
+        await page.add_script_tag(path=str(AXE))
+    result: dict[str, Any] = await page.evaluate(
+        "() => axe.run(document, {resultTypes: ['violations']})"
+    )
+    failing = []
+    for violation in result["violations"]:
+        if violation["impact"] in ("serious", "critical") or violation["id"] in ALWAYS:
+            targets = [
+                (node["target"], node.get("failureSummary", "")[:300])
+                for node in violation["nodes"]
+            ][:2]
+            failing.append(
+                f"{state}: {violation['id']} ({violation['impact']}) {json.dumps(targets)}"
+            )
+    return failing
+
+
+async def open_room(base_url: str, rules: dict[str, Any]) -> str:
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        answer = await http.post("/api/rooms", json={"rules": rules})
+        answer.raise_for_status()
+        code: str = answer.json()["code"]
+        return code
+
+
+async def seat_me(person: Person, link: str, name: str) -> None:
+    """Opens the table (giving a name if asked: the device may remember one) and sits."""
+    await person.page.goto(link)
+    gate, lobby = person.page.locator("#name-gate"), person.page.locator("#lobby-status")
+    await person.page.wait_for_function(
+        "() => !document.getElementById('name-gate').hidden"
+        " || document.getElementById('lobby-status').textContent !== ''",
+        timeout=WAIT_MS,
+    )
+    if await gate.is_visible():
+        await person.join(link, name)
+    await expect(lobby).not_to_be_empty(timeout=WAIT_MS)
+    await person.seated()
+    await expect(person.page.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
+
+
+async def flip_until_a_trigger(host: Person, guest: Guest) -> None:
+    """Flips in turn (the host with F, the guest through its socket) until one shows."""
+    page = host.page
+    for _ in range(200):
+        table = await host.table()
+        if table["trigger"]:
+            return
+        if table["myTurn"]:
+            await host.flip()
+        else:
+            before = await page.text_content("#pile-count")
+            reply = await guest.call("flip")
+            if not reply["ok"]:  # the page had not drawn the newest turn yet: wait for it
+                assert reply["error"]["code"] == "not_your_turn", reply
+                await expect(page.locator("body")).to_have_attribute(
+                    "data-turn", "mine", timeout=WAIT_MS
+                )
+                continue
+            # The guest's card reached the host's page: the pile grew (or a trigger shows).
+            await page.wait_for_function(
+                "(count) => document.body.dataset.trigger"
+                " || document.getElementById('pile-count').textContent !== count",
+                arg=before,
+                timeout=WAIT_MS,
+            )
+    raise AssertionError("no trigger in 200 flips")
+
+
+async def test_axe_finds_nothing_serious_in_any_state(base_url: str, browser: Browser) -> None:
+    problems: list[str] = []
+    person = await Person.open(browser, "phone", PHONE, flip_key="f")
+    page = person.page
+    await page.goto(f"{base_url}/")
+    problems += await axe(page, "home")
+    await page.goto(f"{base_url}/r/ZZZZZZ")
+    problems += await axe(page, "404")
+
+    # A long freeze: the frozen table stays long enough to be checked.
+    code = await open_room(base_url, {"freeze_seconds": 10})
+    link = f"{base_url}/r/{code}"
+    await page.goto(link)
+    await expect(page.locator("#name-gate")).to_be_visible()
+    problems += await axe(page, "invite")
+    await seat_me(person, link, "Ann")
+    guest = await Guest(base_url, code, "Bob").connect()
+    await guest.sit()
+    await expect(page.locator("#start")).to_be_visible(timeout=WAIT_MS)
+    problems += await axe(page, "lobby")
+
+    watcher = await Person.open(browser, "desktop", DESKTOP)
+    try:
+        await watcher.join(link, "Cat")
+        await watcher.seated()  # a free seat: seated on arrival; she stands up to watch
+        await watcher.press("#stand")
+        await expect(watcher.page.locator("[data-sit]").first).to_be_visible(timeout=WAIT_MS)
+        problems += await axe(watcher.page, "lobby, watching")  # with the free seats' buttons
+        await page.click("#start")
+        await person.wait_phase("playing")
+        await watcher.wait_phase("playing")
+        problems += await axe(page, "playing")
+        problems += await axe(watcher.page, "spectator")
+        screen = await watcher.context.new_page()
+        await screen.goto(f"{link}/tv")
+        await expect(screen.locator("body")).to_have_attribute("data-phase", "playing")
+        problems += await axe(screen, "big screen")
+        await screen.close()
+        await flip_until_a_trigger(person, guest)
+        problems += await axe(page, "trigger")
+        await page.keyboard.press("Space")
+        await page.wait_for_function("() => !document.body.dataset.trigger", timeout=WAIT_MS)
+        # A tap right after a take counts as aimed at the taken pile (late, free): wait out
+        # that reaction time, then slap a pile with nothing to slap on.
+        await page.wait_for_timeout(REACTION_MS + 300)
+        await page.keyboard.press("Space")
+        await expect(page.locator("#freeze")).to_be_visible(timeout=WAIT_MS)
+        problems += await axe(page, "frozen")
+    finally:
+        await guest.close()
+
+    # Game over: a second table with the shortest time limit there is.
+    code = await open_room(base_url, {"time_limit": 10})
+    link = f"{base_url}/r/{code}"
+    await seat_me(person, link, "Ann")
+    guest = await Guest(base_url, code, "Bob").connect()
+    try:
+        await guest.sit()
+        await page.click("[data-bot=easy]")
+        await expect(page.locator(".seat-tag--bot")).to_have_count(1, timeout=WAIT_MS)
+        problems += await axe(page, "lobby with a bot")
+        # Two players only: one flip then leaves one seat holding the most cards.
+        await page.click(".seat:has(.seat-tag--bot) .seat-remove")
+        await expect(page.locator(".seat-tag--bot")).to_have_count(0, timeout=WAIT_MS)
+        await page.click("#start")
+        await person.wait_phase("playing")
+        # Time runs out on the first seat holding more cards than every other: flip one.
+        if not (await person.table())["myTurn"]:
+            await guest.call("flip")
+        await expect(page.locator("body")).to_have_attribute("data-turn", "mine", timeout=WAIT_MS)
+        await person.flip()
+        await expect(page.locator("body")).to_have_attribute("data-phase", "over", timeout=60_000)
+        problems += await axe(page, "game over")
+    finally:
+        await guest.close()
+    assert problems == [], "\n".join(problems)
+    assert [p for p in person.problems if "status of 404" not in p] == []

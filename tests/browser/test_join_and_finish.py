@@ -1,0 +1,180 @@
+"""Joining in seconds and a finish worth a rematch, on a small Android (360x740): a pasted
+link joins, the newcomer is seated at once with the emoji they picked, the lobby's first
+screen holds the code, the QR code, Share and Copy, Start says why it cannot start yet, and
+game over is a dialog with a podium and the match score across rematches."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from browser_table import WAIT_MS, Person
+from crowd import Guest, open_room
+from playwright.async_api import Browser, Page, expect
+
+SMALL_PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "has_touch": True,
+    "is_mobile": True,
+    "color_scheme": "dark",
+}
+GAME_OVER_MS = 60_000  # a 10-second time limit on a loaded machine
+
+
+async def box(page: Page, selector: str) -> dict[str, float]:
+    found = await page.locator(selector).bounding_box()
+    assert found is not None, selector
+    return found
+
+
+async def test_a_pasted_link_seats_you_at_once_and_the_lobby_opens_on_the_invitation(
+    base_url: str, browser: Browser, screenshots: Path
+) -> None:
+    code = await open_room(base_url)
+    person = await Person.open(browser, "small phone", SMALL_PHONE)
+    page = person.page
+    await page.goto(f"{base_url}/")
+    # A code with spaces, then a whole link (with more after the code), both accepted.
+    await page.fill("#join-code", f" {code[:3].lower()} {code[3:]} ")
+    await page.tap("#join-form button")
+    await page.wait_for_url(f"{base_url}/r/{code}")
+    await page.goto(f"{base_url}/")
+    await page.fill("#join-code", f"{base_url}/r/{code}/tv?from=chat")
+    await page.tap("#join-form button")
+    await page.wait_for_url(f"{base_url}/r/{code}")
+
+    await expect(page.locator("#name-gate")).to_be_visible()
+    await page.tap("#gate-avatar label:has-text('🦊')")
+    await person.join(page.url, "Ann")
+    await person.seated()
+    await expect(page.locator(".seat--you .seat-avatar")).to_have_text(re.compile("^🦊"))
+
+    # Alone: Start says why it cannot start, and is not offered until it can.
+    start = page.locator("#start")
+    await expect(start).to_have_text("Start: 1 more player, or add a bot")
+    await expect(start).to_be_disabled()
+    # The first screen: the big code, the QR code, Copy (and Share where the phone has it).
+    for selector in (".share-code", ".share-qr", "#copy-link"):
+        found = await box(page, selector)
+        assert found["y"] >= 0 and found["y"] + found["height"] <= 740, (selector, found)
+    await expect(page.locator(".share-code")).to_have_text(code)
+    assert await person.fits_the_screen_width()
+    await page.screenshot(path=screenshots / "lobby-alone-360x740.png")
+
+    await page.tap("[data-bot=easy]")
+    await expect(start).to_have_text("Start game · 2 players", timeout=WAIT_MS)
+    await expect(start).to_be_enabled()
+    assert person.problems == []
+
+
+async def play_until_over(person: Person, guest: Guest) -> None:
+    """A time-limited game ends on the first seat holding the most cards: one flip does."""
+    page = person.page
+    await person.wait_phase("playing")
+    if (await person.table())["myTurn"]:
+        await person.flip()
+    else:
+        reply = await guest.call("flip")
+        assert reply["ok"], reply
+    await expect(page.locator("body")).to_have_attribute("data-phase", "over", timeout=GAME_OVER_MS)
+
+
+async def focus_stays_in(page: Page, dialog: str, presses: int) -> list[Any]:
+    """Where the focus is after each of `presses` Tab presses: all inside `dialog`?"""
+    inside = []
+    for _ in range(presses):
+        await page.keyboard.press("Tab")
+        inside.append(await page.evaluate(f"() => !!document.activeElement.closest('{dialog}')"))
+    return inside
+
+
+async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two_games(
+    base_url: str, browser: Browser, screenshots: Path
+) -> None:
+    code = await open_room(base_url, {"time_limit": 10})
+    person = await Person.open(browser, "small phone", SMALL_PHONE)
+    page = person.page
+    await person.join(f"{base_url}/r/{code}", "Ann")
+    await person.seated()
+    guest = await Guest(base_url, code, "Bob").connect()
+    try:
+        await guest.sit()
+        await expect(page.locator("#start")).to_be_enabled(timeout=WAIT_MS)
+        await page.tap("#start")
+        await play_until_over(person, guest)
+
+        over = page.locator("#over")
+        await expect(over).to_be_visible()
+        await expect(over).to_have_attribute("role", "dialog")
+        await expect(over).to_have_attribute("aria-modal", "true")
+        places = page.locator("#podium li")
+        await expect(places).to_have_count(2)
+        state = guest.state
+        winner = state["seats"][state["winner"]]["name"]
+        await expect(places.first).to_contain_text(winner)
+        await expect(places.first).to_contain_text(re.compile(r"\d+ cards"))
+        await expect(places.nth(1)).to_contain_text(re.compile(r"\d+ cards"))
+        await expect(page.locator("#match")).to_be_hidden()  # one game: no match yet
+        # Focus moved in (the host lands on Play again) and Tab keeps it in.
+        await expect(page.locator("#rematch")).to_be_focused()
+        assert await focus_stays_in(page, "#over", 6) == [True] * 6
+        await page.keyboard.press("Shift+Tab")
+        assert await page.evaluate("() => !!document.activeElement.closest('#over')")
+        await page.locator(".topbar .brand").focus()  # focus wandering out comes back
+        assert await page.evaluate("() => !!document.activeElement.closest('#over')")
+        assert await person.fits_the_screen_width()
+
+        await page.tap("#rematch")
+        await play_until_over(person, guest)
+        match = page.locator("#match")
+        await expect(match).to_be_visible()
+        scores = re.fullmatch(r"Match: (.+) (\d), (.+) (\d)", await match.inner_text())
+        assert scores is not None and int(scores[2]) + int(scores[4]) == 2
+        assert int(scores[2]) >= int(scores[4])  # most wins first
+        assert await person.fits_the_screen_width()
+        await page.screenshot(path=screenshots / "game-over-360x740.png")
+        await page.set_viewport_size({"width": 844, "height": 390})
+        await expect(page.locator("#rematch")).to_be_in_viewport(ratio=1)
+        await page.screenshot(path=screenshots / "game-over-844x390.png")
+    finally:
+        await guest.close()
+    assert person.problems == []
+
+
+async def test_the_big_screen_shows_the_table_large_with_the_qr_code_and_never_sits(
+    base_url: str, browser: Browser, screenshots: Path
+) -> None:
+    code = await open_room(base_url)
+    host = await Person.open(browser, "small phone", SMALL_PHONE)
+    await host.join(f"{base_url}/r/{code}", "Ann")
+    await host.seated()
+    await expect(host.page.locator(".share-tv")).to_have_attribute("href", f"/r/{code}/tv")
+    screen = await Person.open(browser, "tv", {"viewport": {"width": 1920, "height": 1080}})
+    page = screen.page
+    answer = await page.goto(f"{base_url}/r/{code}/tv")
+    assert answer is not None and answer.status == 200
+    await expect(page.locator("#conn")).to_have_attribute("data-status", "connected")
+    await expect(page.locator("#name-gate")).to_be_hidden()  # no name asked
+    await expect(host.page.locator("#watchers")).to_have_text("Watching: Big screen")
+    await expect(page.locator(".seat:not(.seat--empty)")).to_have_count(1)  # Ann only
+    guest = await Guest(base_url, code, "Bob").connect()
+    try:
+        await guest.sit()
+        await expect(page.locator(".seat:not(.seat--empty)")).to_have_count(2, timeout=WAIT_MS)
+        await host.page.tap("#start")
+        await screen.wait_phase("playing")
+        # Large: the table fills most of the screen, the QR code and code stay beside it.
+        felt = await box(page, "#felt")
+        qr = await box(page, ".share-qr")
+        assert felt["width"] >= 1920 * 0.6 and felt["height"] >= 1080 * 0.8
+        await page.screenshot(path=screenshots / "tv-1920x1080.png")
+        assert qr["width"] >= 240 and qr["y"] + qr["height"] <= 1080, qr
+        await expect(page.locator(".share-code")).to_have_text(code)
+        await expect(page.locator("#controls")).to_be_hidden()
+        await page.screenshot(path=screenshots / "tv-1920x1080.png")
+    finally:
+        await guest.close()
+    answer = await page.goto(f"{base_url}/r/ZZZZZZ/tv")
+    assert answer is not None and answer.status == 404
+    assert [p for p in screen.problems if "status of 404" not in p] == []
