@@ -138,7 +138,7 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
         await page.select_option(f"select[name={select}]", value)
     await phone.press("#create-button")
     await page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=WAIT_MS)
-    await phone.sit()
+    await phone.seated()  # the creator sits at once
     link = await page.input_value("#share-url")
 
     # The invitation: the share panel, then the name gate a friend meets.
@@ -153,7 +153,7 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
     await desktop.page.fill("#name-input", "Ali")
     await desktop.press("#name-form button[type=submit]")
     await expect(desktop.page.locator("#lobby-status")).not_to_be_empty(timeout=WAIT_MS)
-    await desktop.sit()
+    await desktop.seated()  # an invited friend sits at once
 
     # The lobby, the host's house rules open, and the summary in Malay.
     await phone.press("#rules-form .house-rules summary")
