@@ -2,8 +2,10 @@
 
 Prints the address to open on a phone, runs one uvicorn worker (configured in
 app/serving.py: uvloop, httptools, websockets, request deadlines), and on SIGTERM or
-Ctrl-C drains: every room is told the server is restarting and no new room or person
-is taken, then connections close within a bound.
+Ctrl-C drains: no new room or person is taken, every table stops where it is and is
+written to the store, every connection is told the server is restarting (the page comes
+back by itself), then connections close within a bound. The next process restores the
+tables at start (app/rooms.py `Rooms.start`).
 """
 
 from __future__ import annotations

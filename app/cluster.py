@@ -29,6 +29,7 @@ sends moves it back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -150,14 +151,14 @@ class ClusterNode:
         process may take it at once), then the connections to Redis close."""
         if self._saving is not None:
             self._saving.cancel()
-        for code in self.ownership.held():
+        for code in self.ownership.held():  # none once Rooms.shutdown closed the store
             room = self.rooms.get(code)
             if room is not None:
                 room.closed = True  # nothing changes it any more: this write is the last
                 await self._write(room)
-        await self.ownership.stop()
+        with contextlib.suppress(Exception):  # already closed with the store, most often
+            await self.store.close()
         await self._limits.aclose()
-        await self.redis.close()
 
     # ---- saving -----------------------------------------------------------------------------
 
@@ -232,6 +233,8 @@ class ClusterNode:
             return None
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
+        if room.saver is not None:  # its own writes, refused once the table is another's
+            room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
         return room
 
     def judges(self, room: Room) -> bool:

@@ -1,5 +1,6 @@
 """Wires the ASGI app: FastAPI for pages and HTTP, Socket.IO beside it. Nothing else."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,11 +15,11 @@ from app import pages, sockets, web
 from app.cluster import cluster_node
 from app.config import Settings, get_settings
 from app.limits import PerAddress
-from app.logs import configure_logging
+from app.logs import configure_logging, log_event
 from app.metrics import Metrics
 from app.origins import origin_check
 from app.rooms import Rooms
-from app.stores import open_store
+from app.stores import StoreError, open_store
 from app.table import SCHEMA_VERSION
 from app.transport import GameServer
 
@@ -38,21 +39,31 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
     )
-    # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
+    # Opened at start-up, not here: importing the app must not touch a file or a network.
     store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
+    # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
     cluster = cluster_node(store, settings, sio, metrics)
-    rooms = Rooms(settings, sio, metrics, store=cluster.store if cluster else None)
+    rooms = Rooms(settings, sio, metrics, store=cluster.store if cluster else store)
     if cluster is not None:
         cluster.serve(rooms)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if cluster is not None:
-            await cluster.start()  # free tables taken now, the others with their connections
+        try:
+            if cluster is not None:
+                await cluster.start()  # free tables taken now, the others with their people
+            else:
+                await rooms.start()  # every saved table, back before the first connection
+        except StoreError as error:
+            # Not starting is better than starting without the tables: a restart policy
+            # tries again, and the tables are still there when the store is back.
+            log_event("store_unavailable", level=logging.CRITICAL, reason=str(error)[:300])
+            raise
         yield
+        # A last write; stored tables stay (in a cluster the leases go: ClusterStore.close).
+        await rooms.shutdown(settings.drain_seconds)
         if cluster is not None:
-            await cluster.close()  # every held table written, its lease let go
-        rooms.close_all()  # cancels every room's timers and bots
+            await cluster.close()
 
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms

@@ -6,11 +6,19 @@ person's message, a bot's move, an autopilot flip, a timer. The rules are the Ta
 sends each person their own `state` and everyone the `event`s, then sets the timers that keep
 the game moving. Timers are derived from the table's state alone (`_schedule`), so a Room
 rebuilt from a snapshot (`Room.from_snapshot`) carries on with none stored.
+
+Durability: after each commit, once its messages are sent, the room tells its `Saver`
+(app/stores/saver.py), which writes the table to the store a moment later off the hot path
+(coalesced; at once on a phase change). `Rooms.start` brings every saved table back when the
+process starts, `Rooms.drain` freezes and writes every table when it stops, and a room that
+closes for good is deleted from the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +33,9 @@ from app.events import AppEvent, EventDict, Restart
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import COMMANDS, EVENT, PING, STATE, WELCOME, Ack, Message, Seen, Slap, ack
-from app.store import MemoryStore, RoomStore
+from app.stores import Snapshot, Store, StoreError, restore_all, wall_clock
+from app.stores.memory import MemoryStore
+from app.stores.saver import Saver
 from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar
 from app.timers import Timers, WatchedLock
 from app.views import build_state
@@ -34,6 +44,9 @@ from engine import Game, IllegalAction, Rules
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
+# POST /api/rooms answers once the new table is written, or after this long while the store
+# is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
+FIRST_SAVE_SECONDS = 2.0
 
 
 class Transport(Protocol):
@@ -88,6 +101,13 @@ class Room:
         self._on_close = on_close
         self.table = table if table is not None else Table(code, rules, policy(settings))
         self.closed = False
+        # The process is leaving (Rooms.drain): the table and its clock stop where they are.
+        self.suspended = False
+        self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
+        self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
+        # Wall-clock time the last person left (None while someone is here): the store's
+        # expiry counts from it, across restarts.
+        self._seen_at: float | None = wall_clock()
         self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
         self._people_by_sid: dict[str, str] = {}  # connection -> person id
         self._sid_of: dict[str, str] = {}  # person id -> their current connection
@@ -115,7 +135,9 @@ class Room:
         connection survives a move between processes: each person is disconnected now and
         comes back with their token; the timers are rebuilt from the state."""
         table = Table.from_dict(snapshot, now, policy(settings))
-        if table.disconnect_everyone(now):
+        # The engine's clock catches up to the moment the table was written (a state then
+        # shows each freeze with the time it had left), and nobody is connected any more.
+        if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
         room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
         room._schedule(now, {})
@@ -124,6 +146,32 @@ class Room:
     def snapshot(self, now: float) -> dict[str, Any]:
         """The table as JSON-able data (no usable token); call it under the lock."""
         return self.table.to_dict(now)
+
+    def snapshot_now(self) -> Snapshot:
+        """The Saver's snapshot, taken on the loop when it writes: Table methods are
+        synchronous, so between two awaits the table is always whole and consistent. A
+        suspended table is written as of the moment it stopped: the seconds a process takes
+        to close do not eat into a freeze or a turn."""
+        return self.table.to_dict(self._held_at if self.suspended else time.monotonic())
+
+    def seen_at(self) -> float | None:
+        """For the store's expiry: None while someone is connected, else when the last left."""
+        return self._seen_at
+
+    async def suspend(self) -> None:
+        """The process is leaving: from now on nothing changes the table (no timer, no
+        action; a dropped connection is not recorded), so the save that follows is the
+        table the next process restores. Unlike `close`, the stored table is kept."""
+        async with self.lock:
+            self.hold()
+
+    def hold(self) -> None:
+        """`suspend` for a caller that cannot wait for the lock (the process is ending)."""
+        if not self.suspended:
+            self.suspended = self.closed = True
+            self._held_at = time.monotonic()
+            self._timers.cancel_all()
+            self._answer_held_slaps()  # a lag-fair window that will not close here
 
     # ---- reading (the table's fields, for the pages and the tests) ---------------------
 
@@ -268,6 +316,8 @@ class Room:
         """The body of `act`, under the room's lock."""
         command = COMMANDS[event]
         try:
+            if self.suspended:
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting")
             if person_id is None or self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
             if event == "flip":
@@ -448,6 +498,18 @@ class Room:
         seen: dict[int | None, Seen] = {}  # state per seat, shared by recipients
         await self._broadcast(sent, seen)
         self._schedule(now, seen)
+        self._changed(urgent=self.table.phase != phase_before)
+
+    def _changed(self, *, urgent: bool) -> None:
+        """Asks for the table to be written: after the change is judged and sent, never
+        waiting (a game start or end is written at once, anything else within
+        SLAPJACK_SAVE_SECONDS, a burst of flips in one write)."""
+        if self.table.connected():
+            self._seen_at = None
+        elif self._seen_at is None:
+            self._seen_at = wall_clock()
+        if self.saver is not None:
+            self.saver.changed(urgent=urgent)
 
     def _game_over(self) -> None:
         game = self.table.game
@@ -569,50 +631,149 @@ class Room:
             self.close()
 
     def close(self) -> None:
+        """Closes the room for good (it expired): Rooms deletes its stored table."""
         self.closed = True
         self._timers.cancel_all()
         self._answer_held_slaps()
         self._on_close(self.code)
 
+    def stop(self) -> None:
+        """The process is leaving now: timers and saves stop, the stored table stays."""
+        self.hold()
+        if self.saver is not None:
+            self.saver.stop()
+
 
 class Rooms:
-    """Every open room, by code."""
+    """Every open room, by code, and the store that keeps them across restarts."""
 
     def __init__(
         self,
         settings: Settings,
         transport: Transport,
         metrics: Metrics | None = None,
-        store: RoomStore | None = None,
+        store: Store | None = None,
     ) -> None:
         self.settings = settings
         self.transport = transport
         self.metrics = metrics or Metrics()
-        self.store: RoomStore = store if store is not None else MemoryStore()
+        self.store: Store = store if store is not None else MemoryStore()
         self.draining = False  # the server is shutting down: no new rooms or people
         self._rooms: dict[str, Room] = {}
+        self._deleting: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
 
-    def create(self, rules: Rules | None = None, *, lag_fair: bool = False) -> Room:
-        if self.draining:
-            raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
-        if len(self._rooms) >= self.settings.max_rooms:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
-        code = new_code()
-        while code in self._rooms:
+    # ---- the process starts and stops ---------------------------------------------------
+
+    async def start(self) -> None:
+        """Opens the store and brings back every table saved in it (before the first
+        connection): tables nobody was connected to for SLAPJACK_ROOM_EXPIRY_SECONDS are
+        purged, an unreadable one is logged and skipped. StoreError if the store cannot be
+        reached: better not to start than to start without the tables."""
+        await self.store.open()
+        snapshots = await restore_all(self.store, self.settings.room_expiry_seconds)
+        now = time.monotonic()
+        for code, snapshot in snapshots.items():
+            try:
+                if snapshot.get("code") != code:
+                    raise ValueError(f"the snapshot saved as {code} is of another room")
+                self._open_restored(snapshot, now)
+            except (ValueError, TypeError, KeyError, IndexError) as error:
+                # Readable JSON but not a table this code can play on: kept in the store
+                # (a newer release may read it), and its code is never given out again.
+                log_event(
+                    "snapshot_unreadable", level=logging.ERROR, room=code, reason=repr(error)[:200]
+                )
+        log_event("tables_restored", rooms=len(self._rooms), store=len(snapshots))
+
+    async def drain(self) -> None:
+        """Shutting down: no new rooms or people; every table stops where it is and is
+        written; everyone is told the server is restarting and to come back."""
+        self.draining = True
+        rooms = list(self._rooms.values())
+        log_event("draining", rooms=len(rooms), connected=self.connected_count())
+        await asyncio.gather(*(room.suspend() for room in rooms))
+        notice = Restart("The server is restarting: back in a moment.")
+        await self.transport.emit(EVENT, notice.to_dict())  # no `to`: every connection
+        await self.flush(rooms)
+
+    async def flush(self, rooms: list[Room] | None = None) -> None:
+        """Writes every table as it is now and returns when all have landed (a store that
+        is down keeps this waiting: the caller bounds it)."""
+        savers = [room.saver for room in rooms or self._rooms.values() if room.saver]
+        for saver in savers:
+            saver.changed(urgent=True)  # the times left (freezes, turns) as of this moment
+        await asyncio.gather(*(saver.flush() for saver in savers))
+        log_event("tables_saved", rooms=len(savers))
+
+    async def shutdown(self, flush_seconds: float) -> None:
+        """The process ends: a last write of every table (bounded), then the store closes.
+        Stored tables are kept: the next process restores them."""
+        for room in self._rooms.values():
+            room.hold()
+        try:
+            await asyncio.wait_for(self.flush(), flush_seconds)
+        except TimeoutError:
+            log_event("tables_not_saved", level=logging.ERROR, rooms=len(self._rooms))
+        self.close_all()
+        if self._deleting:
+            await asyncio.wait(self._deleting, timeout=flush_seconds)
+        await self.store.close()
+
+    # ---- rooms open and close -----------------------------------------------------------
+
+    def create(
+        self, rules: Rules | None = None, *, lag_fair: bool = False, code: str | None = None
+    ) -> Room:
+        """A new room (a code not open here; `open_room` also checks the store's)."""
+        self._check_room_for_one_more()
+        while code is None or code in self._rooms:
             code = new_code()
         rules = rules or Rules()
         room = Room(code, rules, self.settings, self.transport, self._closed, self.metrics)
         room.table.lag_fair = lag_fair
-        self._rooms[code] = room
+        self._add(room)
         log_event("room_opened", room=code, rules=room.table.rules_shown())
         return room
 
+    async def open_room(self, rules: Rules | None = None, *, lag_fair: bool = False) -> Room:
+        """POST /api/rooms: a new room under a code no stored table has, written to the
+        store before its link is given out."""
+        self._check_room_for_one_more()  # refused before asking the store anything
+        code = await self._unused_code()
+        room = self.create(rules, lag_fair=lag_fair, code=code)
+        assert room.saver is not None
+        room.saver.changed(urgent=True)
+        # The store down: logged by the Saver, which keeps trying; the room is open anyway.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(room.saver.flush(), FIRST_SAVE_SECONDS)
+        return room
+
+    def _check_room_for_one_more(self) -> None:
+        if self.draining:
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
+        if len(self._rooms) >= self.settings.max_rooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
+
+    async def _unused_code(self) -> str:
+        while True:
+            code = new_code()
+            if code in self._rooms:
+                continue
+            try:
+                if await self.store.exists(code):
+                    continue
+            except StoreError as error:
+                # A clash is one in 887 million; a store outage must not stop new tables.
+                log_event("store_unreachable", level=logging.WARNING, reason=str(error)[:200])
+            if code not in self._rooms:  # taken while we asked
+                return code
+
     async def save(self, room: Room) -> None:
-        """Writes the room's table to the store (its state once the lock is free)."""
+        """Writes the room's table to the store now (its state once the lock is free)."""
         async with room.lock:
             snapshot = room.snapshot(time.monotonic())
-        await self.store.save(room.code, snapshot)
+        await self.store.save(room.code, snapshot, room.seen_at())
 
     async def restore(self, code: str) -> Room | None:
         """The room saved under `code`, open again in this process (the open one if it is
@@ -625,12 +786,27 @@ class Rooms:
             return self._rooms.get(code)
         if snapshot.get("code") != code:
             raise ValueError(f"the snapshot saved as {code} is of room {snapshot.get('code')}")
+        return self._open_restored(snapshot, time.monotonic())
+
+    def _open_restored(self, snapshot: Snapshot, now: float) -> Room:
         room = Room.from_snapshot(
-            snapshot, self.settings, self.transport, self._closed, self.metrics, time.monotonic()
+            snapshot, self.settings, self.transport, self._closed, self.metrics, now
         )
-        self._rooms[code] = room
-        log_event("room_restored", room=code, version=room.version)
+        self._add(room)
+        assert room.saver is not None
+        room.saver.changed()  # everyone's connection dropped: a change of its own
+        log_event("room_restored", room=room.code, version=room.version, phase=room.phase)
         return room
+
+    def _add(self, room: Room) -> None:
+        room.saver = Saver(
+            self.store,
+            room.code,
+            room.snapshot_now,
+            delay=self.settings.save_seconds,
+            seen_at=room.seen_at,
+        )
+        self._rooms[room.code] = room
 
     def get(self, code: object) -> Room | None:
         """The open room with this code, in any case; None when there is none."""
@@ -644,16 +820,12 @@ class Rooms:
     def connected_count(self) -> int:
         return sum(len(room.connected()) for room in self._rooms.values())
 
-    async def drain(self) -> None:
-        """Shutting down: no new rooms or people, and everyone is told why the table ends."""
-        self.draining = True
-        log_event("draining", rooms=len(self._rooms), connected=self.connected_count())
-        notice = Restart("The server is restarting: this table will close.")
-        await self.transport.emit(EVENT, notice.to_dict())  # no `to`: every connection
-
     def close_all(self) -> None:
+        """Stops every room here (timers, bots, saves) and forgets it; the stored tables
+        stay for the next process (`Room.close` is the one that deletes)."""
         for room in list(self._rooms.values()):
-            room.close()
+            room.stop()
+        self._rooms.clear()
 
     def let_go(self, code: str) -> Room | None:
         """The room moves to another process of a cluster (app/cluster.py): stopped and
@@ -661,14 +833,25 @@ class Rooms:
         takes it."""
         room = self._rooms.pop(code, None)
         if room is not None:
-            room.closed = True
-            room._timers.cancel_all()
+            room.stop()  # timers and its Saver stop; the stored table stays
             room._answer_held_slaps()
         return room
 
     def _closed(self, code: str) -> None:
-        self._rooms.pop(code, None)
+        """A room closed for good (expired): gone from here and from the store."""
+        room = self._rooms.pop(code, None)
         log_event("room_closed", room=code)
+        if room is not None and room.saver is not None:
+            task = asyncio.get_running_loop().create_task(self._delete(room.saver))
+            self._deleting.add(task)
+            task.add_done_callback(self._deleting.discard)
+
+    async def _delete(self, saver: Saver) -> None:
+        try:
+            await saver.discard()
+        except StoreError as error:
+            # Left in the store: purged at the next start, when it will have expired.
+            log_event("delete_failed", level=logging.WARNING, room=saver.code, reason=str(error))
 
 
 def new_code() -> str:

@@ -46,7 +46,7 @@ async def create_room(request: Request) -> Any:
         if cluster is not None:  # in Redis, for whichever process the router picks
             code = await cluster.open_table(rules, lag_fair=lag_fair)
         else:
-            code = rooms.create(rules, lag_fair=lag_fair).code
+            code = (await rooms.open_room(rules, lag_fair=lag_fair)).code
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": code, "url": f"/r/{code}"}, status_code=201)

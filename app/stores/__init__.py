@@ -2,7 +2,7 @@
 
     store = open_store("sqlite:///slapjack.db")   # or "redis://127.0.0.1:6379/0", or "memory"
     await store.open()
-    await store.save("ABCD", table.to_dict())     # one atomic write: never a half-written table
+    await store.save("ABCD", table.to_dict(now))  # one atomic write: never a half-written table
     snapshots = await restore_all(store, expiry_seconds=600)
 
 Every store keeps, per room code, the latest snapshot (a JSON-able dict carrying its schema
@@ -34,7 +34,8 @@ NEWEST_SCHEMA = 1
 
 
 class RoomStore(Protocol):
-    """What a Room needs from a store (the same seam as app/store.py's, which it satisfies)."""
+    """The four calls a table's snapshots go through (a cluster node's fenced view of Redis,
+    `FencedStore`, is one); `Store` below is what the server opens."""
 
     async def save(self, code: str, snapshot: Snapshot) -> None: ...
 
@@ -59,6 +60,11 @@ class Store(Protocol):
     async def delete(self, code: str) -> None: ...
 
     async def codes(self) -> list[str]: ...
+
+    async def exists(self, code: str) -> bool:
+        """Whether a table is stored under `code`, readable or not (a new room must not
+        take the code of one a newer release wrote, or of one another process owns)."""
+        ...
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         """Deletes the tables nobody was connected to for this long; returns their codes."""

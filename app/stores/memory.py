@@ -34,6 +34,9 @@ class MemoryStore:
     async def codes(self) -> list[str]:
         return sorted(self._tables)
 
+    async def exists(self, code: str) -> bool:
+        return code in self._tables
+
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         cutoff = wall_clock() - older_than_seconds
         gone = sorted(code for code, (_, seen) in self._tables.items() if seen < cutoff)

@@ -159,6 +159,10 @@ class RedisStore:
         async with self._errors():
             return sorted(await self._redis.zrange(self._index, 0, -1))
 
+    async def exists(self, code: str) -> bool:
+        async with self._errors():
+            return bool(await self._redis.exists(self._table_prefix + code))
+
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         cutoff = wall_clock() - older_than_seconds
         async with self._errors():
@@ -262,3 +266,6 @@ class FencedStore:
 
     async def codes(self) -> list[str]:
         return await self.store.codes()
+
+    async def exists(self, code: str) -> bool:
+        return await self.store.exists(code)

@@ -1,15 +1,17 @@
 """Saver: keeps one room's latest snapshot flowing to its store, off the game's hot path.
 
-    saver = Saver(store, room.code, room.table.to_dict, delay=settings.save_seconds)
+    saver = Saver(store, room.code, room.snapshot_now, delay=settings.save_seconds)
     ...
     saver.changed(urgent=phase_changed)   # after every change, once it is judged and sent
 
-A burst of changes costs one write: the first change starts a `delay` (SLAPJACK_SAVE_SECONDS)
-clock and the write takes the snapshot as it is *then*, so the latest state wins and at most
-`delay` of play is unsaved. An urgent change (a phase change) is written at once. A write
-that fails (Redis restarting, a full disk) is logged and retried with backoff while the game
-goes on from memory; the next write carries whatever is latest by then. A fenced write
-refused because another process owns the table stops the saver and tells `on_lease_lost`.
+A burst of changes costs one write: the first change is written on the next beat (a multiple
+of `delay`, SLAPJACK_SAVE_SECONDS, on the monotonic clock, shared by every room so a store
+can write them together) and the write takes the snapshot as it is *then*, so the latest
+state wins and at most `delay` of play is unsaved. An urgent change (a phase change) is
+written at once. A write that fails (Redis restarting, a full disk) is logged and retried
+with backoff while the game goes on from memory; the next write carries whatever is latest
+by then. A fenced write refused because another process owns the table stops the saver and
+tells `on_lease_lost`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -26,6 +29,9 @@ from app.stores import LeaseLost, Snapshot
 
 FIRST_RETRY_SECONDS = 0.2
 LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down
+# The loop may wake a timer a hair before its time: that close, a beat has come (so every
+# room on it is written in the same batch, not some on the next loop turn).
+EARLY_SECONDS = 0.002
 
 
 class SavingStore(Protocol):
@@ -71,10 +77,15 @@ class Saver:
         if self._stopped:
             return
         now = time.monotonic()
-        due = now if urgent else now + self.delay
-        self._due = due if self._due is None else min(self._due, due)
+        # On the beat: every room's write falls on the next multiple of `delay` (still at
+        # most `delay` away), so the rooms of a busy server are written in one batch.
+        due = now if urgent else (math.floor(now / self.delay) + 1) * self.delay
         self._saved.clear()
-        self._wake.set()
+        if self._due is None or due < self._due:
+            self._due = due
+            # Only a sooner write wakes the writer: a flip during a pending write changes
+            # nothing it waits for, and a wake-up per flip would cost more than the write.
+            self._wake.set()
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(
                 self._run(), name=f"saver:{self.code}"
@@ -98,6 +109,15 @@ class Saver:
             self._task = None
         self._saved.set()
 
+    def stop(self) -> None:
+        """`close` for a caller that cannot wait: a write in flight is cancelled (a SQLite
+        write already handed to its thread still lands whole, or not at all)."""
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        self._saved.set()
+
     async def discard(self) -> None:
         """The room is closed for good: stop saving and delete its stored table (a pending
         write must not bring it back after the delete)."""
@@ -109,10 +129,11 @@ class Saver:
         not_before = 0.0  # after a failure: no write before the backoff is over
         while self._due is not None:
             wait = max(self._due, not_before) - time.monotonic()
-            if wait > 0:
+            if wait > EARLY_SECONDS:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), wait)  # an urgent change cuts it
+                    async with asyncio.timeout(wait):  # no task per wait, unlike wait_for
+                        await self._wake.wait()  # a sooner (urgent) change cuts it short
                 continue
             self._due = None
             try:

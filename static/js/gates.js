@@ -13,9 +13,10 @@ export function setStatus(status) {
   setText(byId("conn-text"), words);
   // A table we are not connected to may be stale: it is greyed and says so, and taps on it
   // go nowhere, until the connection is back.
-  const trouble = status === "reconnecting";
+  const trouble = status === "reconnecting" || status === "restarting";
   document.body.classList.toggle("is-offline", trouble);
-  setText(byId("offline-text"), trouble ? say("offline.reconnecting") : "");
+  const why = status === "restarting" ? say("status.restarting") : say("offline.reconnecting");
+  setText(byId("offline-text"), trouble ? why : "");
   show(byId("offline"), trouble);
 }
 

@@ -85,7 +85,10 @@ function startRoomPage() {
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
-        welcome: (data) => !tv && data && data.token && saveToken(room, data.token),
+        welcome: (data) => {
+          store.reconnected();
+          if (!tv && data && data.token) saveToken(room, data.token);
+        },
         state: receiveState,
         event: (event) => feedback.event(event),
       },

@@ -66,6 +66,7 @@ const MESSAGES = {
   "status.disconnected": "disconnected",
   "status.title": "Connection: {status}",
   "offline.reconnecting": "Connection lost, reconnecting...",
+  "status.restarting": "Server restarting: back in a moment",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
@@ -109,7 +110,7 @@ const MESSAGES = {
   "remove.mine": "The host freed your seat: you're watching",
   "host.mine": "You're the host now",
   "abandon": "The players left, so that game is over. Sit down for the next one.",
-  "restart": "The server is restarting",
+  "restart": "Server restarting: back in a moment",
   "trigger.said": "{card}! Slap!",
   "trigger.plain": "Slap!",
   "rules.changed": "The host changed the house rules",

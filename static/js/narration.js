@@ -137,7 +137,7 @@ const HANDLERS = {
     return [["toast", { text: say("abandon"), game: false }]];
   },
   restart() {
-    // The server is shutting down (its English message is for logs; the page says it).
+    // The server is restarting: the table is saved and the page comes back by itself.
     const text = say("restart");
     return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
   },

@@ -1,10 +1,15 @@
 // The connection to the room: the official Socket.IO client, served by our own app.
 // Reconnects by itself; the auth callback re-reads name and token on every attempt,
 // so a reconnect after a refresh or a network drop takes the same seat back.
+// A server restart (a `restart` event, or a refusal saying the server is shutting down)
+// is no goodbye: the page keeps trying until the new process takes it back, even where
+// Socket.IO itself would stop (a server-initiated disconnect, a refused connection).
 
 import { io } from "/static/vendor/socket.io.esm.min.js";
 
 const ACK_TIMEOUT_MS = 5000;
+// Between tries while the server restarts: soon at first, then every few seconds.
+const RESTART_RETRY_MS = [300, 600, 1200, 2500];
 const RETRY_FIRST_MS = 1000; // after a rate_limited refusal; doubles each time
 const RETRY_MAX_MS = 30000;
 
@@ -35,11 +40,32 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     },
   });
 
-  socket.on("connect", () => on.status("connected"));
+  let restarting = false; // told the server is restarting, and not yet back
+  let tries = 0;
+  let retryTimer = 0;
+
+  function retrySoon() {
+    restarting = true;
+    on.status("restarting");
+    clearTimeout(retryTimer);
+    const delay = RESTART_RETRY_MS[Math.min(tries, RESTART_RETRY_MS.length - 1)];
+    tries += 1;
+    retryTimer = setTimeout(() => {
+      if (!socket.connected) socket.connect();
+    }, delay);
+  }
+
+  socket.on("connect", () => {
+    restarting = false;
+    tries = 0;
+    clearTimeout(retryTimer);
+    on.status("connected");
+  });
   socket.on("disconnect", (reason) => {
     // The server (or another tab holding our token) closed us: Socket.IO will not retry.
-    if (reason === "io server disconnect") on.closed(reason);
-    else on.status("reconnecting");
+    if (reason === "io server disconnect" && !restarting) on.closed(reason);
+    else if (reason === "io server disconnect") retrySoon();
+    else on.status(restarting ? "restarting" : "reconnecting");
   });
   // rate_limited is no final answer: after a network blip every phone comes back at once.
   // Try again later, waiting longer each time (with jitter, so they do not return together).
@@ -47,7 +73,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   socket.on("connect", () => (limitedTries = 0));
   socket.on("connect_error", (error) => {
     const refusal = refusalOf(error);
-    if (socket.active) on.status("reconnecting"); // network trouble: retrying by itself
+    if (socket.active) on.status(restarting ? "restarting" : "reconnecting"); // retrying by itself
+    else if (restarting || refusal.code === "shutting_down") retrySoon(); // the old process, closing
     else if (refusal.code === "rate_limited") {
       on.status("reconnecting");
       const wait = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** limitedTries++);
@@ -56,7 +83,13 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   });
   socket.on("welcome", (data) => on.welcome(data));
   socket.on("state", (data) => on.state(data));
-  socket.on("event", (data) => on.event(data));
+  socket.on("event", (data) => {
+    if (data && data.kind === "restart") {
+      restarting = true;
+      on.status("restarting");
+    }
+    on.event(data);
+  });
   // The server measures our round trip (lag-fair judging): answer at once, with its id.
   socket.on("ping", (data) => {
     if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });

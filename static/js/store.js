@@ -30,6 +30,7 @@ export function createViewState() {
 export function createStore() {
   let current = null;
   let previous = null;
+  let fresh = false; // the next state starts a new connection: taken whatever its version
   const listeners = new Set();
   return {
     view: createViewState(),
@@ -39,13 +40,19 @@ export function createStore() {
     receive(next) {
       if (!next || typeof next !== "object") return false;
       const sameRoom = current && current.room === next.room;
-      if (sameRoom && typeof next.version === "number" && next.version < current.version) {
-        return false;
-      }
+      const older = sameRoom && typeof next.version === "number" && next.version < current.version;
+      if (older && !fresh) return false;
+      fresh = false;
       previous = current;
       current = next;
       for (const listener of listeners) listener(current, previous);
       return true;
+    },
+    // A new connection (a welcome): its first state is the server's truth even with a
+    // lower version. After a crash the table comes back as of its last save, which may be
+    // a moment behind what this page saw; states of one connection arrive in order.
+    reconnected() {
+      fresh = true;
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -21,6 +22,9 @@ WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message
 
 # Settings for tests: everything that waits is scaled down so the suite stays fast.
 FAST = {
+    # No durability where it is not the point (and no slapjack.db left in the repo); the
+    # durability tests name their own store.
+    "store": "memory",
     "bot_time_scale": 0.01,
     "disconnected_autoflip_seconds": 30.0,
     "idle_autoflip_seconds": 30.0,
@@ -102,6 +106,7 @@ class Client:
         self.sio = socketio.AsyncClient(reconnection=False)
         self._pongs: set[asyncio.Task[None]] = set()
         self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
+        self.times: list[float] = []  # when each message came (monotonic), in step with it
         self.welcome: dict[str, Any] | None = None
         self.refusal: Any = None
         self.disconnected = asyncio.Event()
@@ -172,6 +177,7 @@ class Client:
 
     def _record(self, kind: str, data: Any) -> None:
         self.messages.append((kind, data))
+        self.times.append(time.monotonic())
         self._news.set()
 
     def _on_welcome(self, data: dict[str, Any]) -> None:

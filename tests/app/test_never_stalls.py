@@ -62,6 +62,8 @@ async def test_a_disconnected_seat_is_flipped_for_and_gets_its_seat_back() -> No
             assert reply["events"][0]["kind"] == "take" and reply["events"][0]["seat"] == 0
             state = await back.wait_state(lambda s: not s["slap_open"])
         if state["next"] == 0:
+            # A take of hers is gathered first: nobody flips during the collect pause.
+            await back.wait_state(lambda s: s["collect_ms"] == 0)
             assert (await back.ok("flip"))["events"][0]["seat"] == 0
         await close_all([back, bob])
 

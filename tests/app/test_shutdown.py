@@ -44,6 +44,7 @@ async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
         "SLAPJACK_PORT": str(port),
         "SLAPJACK_DRAIN_SECONDS": "2",
         "SLAPJACK_SHUTDOWN_SECONDS": "5",
+        "SLAPJACK_STORE": "memory",
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "app"],
@@ -74,7 +75,12 @@ async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
 
 
 def test_bad_settings_stop_the_server_at_start_with_the_variable_named() -> None:
-    env = {**os.environ, "SLAPJACK_PORT": "eighty", "SLAPJACK_DRAIN_SECONDS": "-1"}
+    env = {
+        **os.environ,
+        "SLAPJACK_PORT": "eighty",
+        "SLAPJACK_DRAIN_SECONDS": "-1",
+        "SLAPJACK_STORE": "memory",
+    }
     finished = subprocess.run(
         [sys.executable, "-m", "app"],
         cwd=ROOT,

@@ -13,7 +13,9 @@ import pytest
 from app import protocol
 from app.config import Settings
 from app.rooms import Rooms
-from app.store import MemoryStore, RoomStore
+from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
+from app.stores.memory import MemoryStore
+from app.table import SCHEMA_VERSION, Table
 
 WAIT = 10.0  # seconds: generous, the machine is shared
 
@@ -47,16 +49,21 @@ async def until(condition: Any) -> None:
 
 async def test_the_memory_store_keeps_copies_of_json_only() -> None:
     store: RoomStore = MemoryStore()
-    await store.save("ABCDEF", {"a": [1, 2]})
+    await store.save("ABCDEF", {"schema": 1, "a": [1, 2]})
     loaded = await store.load("ABCDEF")
-    assert loaded == {"a": [1, 2]}
+    assert loaded == {"schema": 1, "a": [1, 2]}
     loaded["a"].append(3)
-    assert await store.load("ABCDEF") == {"a": [1, 2]}  # a copy, as a database gives
+    assert await store.load("ABCDEF") == {"schema": 1, "a": [1, 2]}  # a copy, as a database
     assert await store.codes() == ["ABCDEF"] and await store.load("ZZZZZZ") is None
     with pytest.raises(ValueError):
-        await store.save("NANNAN", {"x": float("nan")})
+        await store.save("NANNAN", {"schema": 1, "x": float("nan")})
     await store.delete("ABCDEF")
     assert await store.codes() == [] and await store.load("ABCDEF") is None
+
+
+def test_the_stores_read_the_schema_the_table_writes() -> None:
+    snapshot = Table("ABCDEF").to_dict(0.0)
+    assert snapshot[SCHEMA_KEY] == SCHEMA_VERSION == NEWEST_SCHEMA
 
 
 async def a_game_saved(store: MemoryStore, **options: Any) -> tuple[str, str, int]:

@@ -25,6 +25,8 @@ CHROMIUM_ARGS = [
 ]
 # Game timings scaled down so a whole game fits in the suite; people's own timings stay.
 FAST_SETTINGS = {
+    # No slapjack.db in the repo: the restart test names its own SQLite file.
+    "SLAPJACK_STORE": "memory",
     "SLAPJACK_BOT_TIME_SCALE": "0.25",
     "SLAPJACK_AUTOFLIP_PAUSE_SECONDS": "0",
     # The tests press every flip a person makes: the server's idle autopilot (covered in

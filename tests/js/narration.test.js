@@ -104,3 +104,10 @@ test("an event of a kind the page does not know says nothing", () => {
   assert.deepEqual(narrate(table(), { kind: "something_new" }, createViewState()), []);
   assert.deepEqual(narrate(table(), null, createViewState()), []);
 });
+
+test("a server restart says the table comes back, whatever the server's own words", () => {
+  const event = { kind: "restart", message: "The server is restarting: this table will close." };
+  const effects = narrate(table(), event, createViewState());
+  assert.deepEqual(find(effects, "banner"), { text: "Server restarting: back in a moment", tone: "bad", about: "" });
+  assert.equal(find(effects, "toast").text, "Server restarting: back in a moment");
+});

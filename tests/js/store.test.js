@@ -64,3 +64,13 @@ test("remembers names, keeping those who have left", () => {
   assert.equal(view.names.get("p1"), "Sam");
   assert.equal(view.names.get("p2"), "Ana");
 });
+
+test("after a reconnect takes the first state whatever its version (a restored table may be behind)", () => {
+  const store = createStore();
+  store.receive(state(12));
+  assert.equal(store.receive(state(10)), false);
+  store.reconnected();
+  assert.equal(store.receive(state(10)), true);
+  assert.equal(store.get().version, 10);
+  assert.equal(store.receive(state(9)), false); // within one connection, order holds again
+});

@@ -1,0 +1,268 @@
+"""When rooms are written to the store, and when they leave it: after each change (a burst
+in one write, a phase change at once), a new room before its link is given out, a closed
+room deleted, a store outage ridden out while the game goes on, and at start every saved
+table back (the unreadable ones logged and skipped)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_harness import WAIT, Client, Server, close_all, join, serving
+from redis_server import RedisServer
+
+from app import rooms as rooms_module
+from app.config import Settings
+from app.rooms import Rooms
+from app.stores import SCHEMA_KEY
+from app.stores.memory import MemoryStore
+from app.stores.saver import Saver
+from app.stores.sqlite import SqliteStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Logged(logging.Handler):
+    """The app's log records as a test sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    @property
+    def events(self) -> list[str]:
+        return [record.getMessage() for record in self.records]
+
+
+@pytest.fixture
+def logged() -> Iterator[Logged]:
+    handler = Logged()
+    logger = logging.getLogger("app")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+async def until(condition: Callable[[], Any], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def saved_version(server: Server, code: str) -> int | None:
+    snapshot = await server.rooms.store.load(code)
+    return None if snapshot is None else int(snapshot["version"])
+
+
+async def a_game(server: Server) -> tuple[str, list[Client]]:
+    code = await server.new_room()
+    clients = await join(server, code, "Ann", "Bob")
+    for client in clients:
+        await client.ok("sit", {"seat": None})
+    await clients[0].ok("start")
+    for client in clients:
+        await client.wait_state(lambda s: s["phase"] == "playing")
+    return code, clients
+
+
+async def test_a_new_room_is_written_before_its_link_is_given_out(server: Server) -> None:
+    code = await server.new_room()
+    assert await server.rooms.store.exists(code)
+    assert await saved_version(server, code) == 0
+
+
+async def test_a_new_code_is_never_one_a_stored_table_has(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A table another release wrote (a schema this code cannot read) still holds its code.
+    await server.rooms.store.save("TAKEN2", {SCHEMA_KEY: 1, "code": "TAKEN2"})
+    drawn = iter(["TAKEN2", "FRESH3"])
+    monkeypatch.setattr(rooms_module, "new_code", lambda: next(drawn))
+    assert await server.new_room() == "FRESH3"
+
+
+async def test_every_change_is_saved_after_it_is_sent_a_burst_in_one_write(server: Server) -> None:
+    code, clients = await a_game(server)
+    room = server.room(code)
+    assert room.saver is not None
+    await until(lambda: not room.saver.pending, "the start's save")  # type: ignore[union-attr]
+    assert await saved_version(server, code) == room.version  # the start: written at once
+    writes = room.saver.saves
+    ann = clients[0] if clients[0].state["next"] == clients[0].seat else clients[1]
+    assert (await ann.call("flip", {}))["ok"]
+    # Judged and sent before it is written: the store still has the version before it.
+    assert await saved_version(server, code) == room.version - 1
+    await until(lambda: not room.saver.pending, "the flip's save")  # type: ignore[union-attr]
+    assert await saved_version(server, code) == room.version
+    assert room.saver.saves == writes + 1
+    await close_all(clients)
+
+
+async def test_a_phase_change_is_saved_at_once() -> None:
+    # A long delay: only the urgent write of a phase change can land within the wait.
+    async with serving(save_seconds=30.0) as server:
+        code = await server.new_room()
+        clients = await join(server, code, "Ann", "Bob")
+        for client in clients:
+            await client.ok("sit", {"seat": None})
+        room = server.room(code)
+        await clients[0].ok("start")
+        await until(lambda: room.saver is not None and not room.saver.pending, "the save")
+        snapshot = await server.rooms.store.load(code)
+        assert snapshot is not None and snapshot["phase"] == "playing"
+        await close_all(clients)
+
+
+async def test_a_room_that_closes_is_deleted_from_the_store() -> None:
+    async with serving(unused_room_seconds=0.2) as server:
+        code = await server.new_room()
+        assert await server.rooms.store.exists(code)
+        await until(lambda: server.rooms.get(code) is None, "the unused room to close")
+        store = server.rooms.store
+        await until(lambda: code not in store._tables, "the stored table's deletion")  # type: ignore[attr-defined]
+
+
+async def test_a_redis_outage_is_logged_and_retried_while_the_game_goes_on(
+    tmp_path: Path, logged: Logged
+) -> None:
+    with RedisServer(tmp_path / "redis") as redis:
+        async with serving(store=redis.url, save_seconds=0.05) as server:
+            code, clients = await a_game(server)
+            room = server.room(code)
+            await until(lambda: room.saver is not None and not room.saver.pending, "a save")
+
+            redis.stop()
+            played = 0
+            for _ in range(6):  # flips judged and sent while nothing can be written
+                state = clients[0].state
+                if state["phase"] != "playing" or state["slap_open"]:
+                    break
+                mover = next(c for c in clients if c.seat == state["next"])
+                reply = await mover.call("flip", {})
+                assert reply["ok"], reply
+                played += 1
+                await clients[0].wait_state(
+                    lambda s, v=reply["events"][0]["version"]: s["version"] >= v
+                )  # type: ignore[misc]
+            assert played > 0
+            await until(lambda: "save_failed" in logged.events, "a failed save, logged")
+
+            redis.start()  # the same address, empty: the next save writes the whole table
+            await until(lambda: "save_recovered" in logged.events, "the save to land")
+            await until(lambda: not room.saver.pending, "nothing left to write")  # type: ignore[union-attr]
+            assert await saved_version(server, code) == room.version
+            await close_all(clients)
+
+
+async def test_at_start_every_saved_table_is_back_and_an_unreadable_one_is_skipped(
+    logged: Logged,
+) -> None:
+    store = MemoryStore()
+    old = Rooms(Settings(store="memory"), Recorder(), store=store)
+    room = old.create()
+    await old.save(room)
+    await store.save("BROKEN", {SCHEMA_KEY: 1, "code": "BROKEN", "seats": "not a table"})
+    await store.save("OTHER9", {**(await store.load(room.code) or {}), "code": "ELSE99"})
+    old.close_all()
+
+    rooms = Rooms(Settings(store="memory"), Recorder(), store=store)
+    await rooms.start()
+    assert rooms.get(room.code) is not None and len(rooms) == 1
+    unreadable = [r for r in logged.records if r.getMessage() == "snapshot_unreadable"]
+    assert {r.fields["room"] for r in unreadable} == {"BROKEN", "OTHER9"}  # type: ignore[attr-defined]
+    assert await store.exists("BROKEN")  # kept: a later release may read it
+    await rooms.shutdown(1.0)
+
+
+async def test_a_table_nobody_was_at_for_the_expiry_is_purged_at_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryStore()
+    old = Rooms(Settings(store="memory"), Recorder(), store=store)
+    left_long_ago = old.create()
+    someone_here = old.create()
+    await someone_here.join("sid-1", "Ann", None)
+    # Its last person left (well) over the expiry ago, by the wall clock.
+    monkeypatch.setattr(rooms_module, "wall_clock", lambda: time.time() - 700)
+    await left_long_ago.join("sid-2", "Bob", None)
+    await left_long_ago.drop("sid-2", left=False)
+    monkeypatch.undo()
+    assert left_long_ago.seen_at() is not None and someone_here.seen_at() is None
+    await old.flush()
+    old.close_all()
+
+    rooms = Rooms(Settings(store="memory", room_expiry_seconds=600), Recorder(), store=store)
+    await rooms.start()
+    assert rooms.get(someone_here.code) is not None and rooms.get(left_long_ago.code) is None
+    assert not await store.exists(left_long_ago.code)
+    await rooms.shutdown(1.0)
+
+
+def test_a_store_that_cannot_be_reached_stops_the_server_at_start_naming_it() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "SLAPJACK_STORE": f"redis://127.0.0.1:{port}/0",
+        "SLAPJACK_PORT": str(port),
+    }
+    finished = subprocess.run(
+        [sys.executable, "-m", "app"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert finished.returncode != 0
+    output = finished.stdout + finished.stderr
+    assert "store_unavailable" in output and f"127.0.0.1:{port}" in output
+
+
+class Recorder:
+    """A transport that keeps nothing: these tests look at the store."""
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
+        pass
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+
+async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transaction(
+    tmp_path: Path,
+) -> None:
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.open()
+    trips = 0
+    run = store._run
+
+    async def counted(work: Any) -> Any:
+        nonlocal trips
+        trips += 1
+        return await run(work)
+
+    store._run = counted  # type: ignore[method-assign]
+    snapshots = {f"ROOM{i:02d}": {SCHEMA_KEY: 1, "code": f"ROOM{i:02d}"} for i in range(10)}
+    savers = [Saver(store, code, lambda c=code: snapshots[c], delay=0.5) for code in snapshots]
+    for saver in savers:  # changes at different moments of the same beat
+        saver.changed()
+        await asyncio.sleep(0.01)
+    await until(lambda: not any(saver.pending for saver in savers), "the beat's writes")
+    # One trip to the SQLite thread for all ten (two if a beat fell between the changes).
+    assert trips <= 2, trips
+    assert sum(saver.saves for saver in savers) == 10
+    assert sorted(await store.codes()) == sorted(snapshots)
+    await store.close()
