@@ -170,8 +170,12 @@ class ClusterNode:
                 moving = self._moving.get(code)
                 if room is None and not (moving and moving.locked()):
                     await self.ownership.release(code)  # closed for good here (it expired)
-                elif room is not None and self._written.get(code) != room.version:
-                    await self._write(room)
+                elif (
+                    room is not None
+                    and room.saver is None
+                    and self._written.get(code) != room.version
+                ):
+                    await self._write(room)  # a room with a Saver writes itself
 
     async def _write(self, room: Room) -> bool:
         """Writes the room's table now (fenced); False if it was not written."""
@@ -182,7 +186,9 @@ class ClusterNode:
             return False
         except (StoreError, TimeoutError) as error:
             # Retried at the next round; the game goes on from memory meanwhile.
-            log_event("save_failed", level=logging.WARNING, room=room.code, reason=str(error))
+            log_event(
+                "table_write_failed", level=logging.WARNING, room=room.code, reason=str(error)
+            )
             return False
         self._written[room.code] = room.version
         return True
