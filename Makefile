@@ -53,7 +53,7 @@ jstest: $(NODE_STAMP)
 	node --test tests/js/
 
 # Redis, two app processes and nginx in front (Debian's redis-server and nginx): one address.
-cluster: $(STAMP) $(VENDOR)
+cluster: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m deploy.cluster --processes 2
 
 catalogs: $(CATALOGS)

@@ -3,7 +3,7 @@
 import socket
 from functools import lru_cache
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.stores import parse_store_url
@@ -88,6 +88,13 @@ class Settings(BaseSettings):
     # what it left alive is frozen out of every collection (`python -m app`). See README.
     gc_thresholds: tuple[int, int, int] = (20_000, 10, 10)
 
+    # A cluster (SLAPJACK_STORE=redis://..., several processes behind one router): this
+    # process's name in table leases (default: hostname:port, unique per process and machine),
+    # and how long a lease outlives the last renewal (about every second) of a process that
+    # died: its tables are back on another process that much later.
+    node_id: str = ""
+    lease_seconds: float = Field(default=5.0, ge=1.5, le=120)
+
     max_rooms: int = Field(default=1000, ge=1)
     max_people_per_room: int = Field(default=40, ge=1)
 
@@ -104,6 +111,13 @@ class Settings(BaseSettings):
     def _known_store(cls, url: str) -> str:
         parse_store_url(url)  # ValueError naming the value
         return url.strip()
+
+    @model_validator(mode="after")
+    def _default_node_id(self) -> "Settings":
+        if not self.node_id.strip():
+            self.node_id = f"{socket.gethostname()}:{self.port}"
+        self.node_id = self.node_id.strip()
+        return self
 
     @field_validator("log_level")
     @classmethod

@@ -12,6 +12,7 @@ from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import pages, sockets, web
+from app.cluster import cluster_node
 from app.config import Settings, get_settings
 from app.limits import PerAddress
 from app.logs import configure_logging, log_event
@@ -41,29 +42,44 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
     store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
-    rooms = Rooms(settings, SocketTransport(sio), metrics, store=store)
+    # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
+    cluster = cluster_node(store, settings, sio, metrics)
+    rooms = Rooms(
+        settings, SocketTransport(sio), metrics, store=cluster.store if cluster else store
+    )
+    if cluster is not None:
+        cluster.serve(rooms)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         try:
-            await rooms.start()  # every saved table, back before the first connection
+            if cluster is not None:
+                await cluster.start()  # free tables taken now, the others with their people
+            else:
+                await rooms.start()  # every saved table, back before the first connection
         except StoreError as error:
             # Not starting is better than starting without the tables: a restart policy
             # tries again, and the tables are still there when the store is back.
             log_event("store_unavailable", level=logging.CRITICAL, reason=str(error)[:300])
             raise
         yield
-        await rooms.shutdown(settings.drain_seconds)  # a last write; stored tables stay
+        # A last write; stored tables stay (in a cluster the leases go: ClusterStore.close).
+        await rooms.shutdown(settings.drain_seconds)
+        if cluster is not None:
+            await cluster.close()
 
     api = FastAPI(title="Slapjack", lifespan=lifespan)
     api.state.rooms = rooms
     api.state.settings = settings
-    api.state.room_limit = PerAddress.per_minute(settings.rooms_per_minute)
+    api.state.cluster = cluster
+    api.state.room_limit = (
+        cluster.room_limit if cluster else PerAddress.per_minute(settings.rooms_per_minute)
+    )
     api.state.lookup_limit = PerAddress.per_minute(settings.lookups_per_minute)
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
-    sockets.install(sio, rooms, settings)
+    sockets.install(sio, rooms, settings, cluster)
     return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
 
 

@@ -47,6 +47,31 @@ class Metrics:
             buckets=SLAP_BUCKETS,
             registry=self.registry,
         )
+        # A cluster (app/ownership.py, app/cluster.py): this process's share of the tables.
+        self.tables_owned = Gauge(
+            "slapjack_tables_owned",
+            "Tables whose lease this process holds now (cluster only)",
+            registry=self.registry,
+        )
+        self.leases_taken = Counter(
+            "slapjack_leases_taken", "Table leases this process took", registry=self.registry
+        )
+        self.leases_lost = Counter(
+            "slapjack_leases_lost",
+            "Table leases lost while serving the table (taken by another process, or not "
+            "confirmed in time)",
+            registry=self.registry,
+        )
+        self.hand_overs = Counter(
+            "slapjack_hand_overs",
+            "Tables this process handed over to another that asked for them",
+            registry=self.registry,
+        )
+        self.restores = Counter(
+            "slapjack_restores",
+            "Tables this process brought back from the store",
+            registry=self.registry,
+        )
 
         self.frames_refused = Counter(
             "slapjack_frames_refused",
@@ -82,6 +107,9 @@ class Metrics:
         """Gauges read at scrape time, so they can never drift from the truth."""
         self.rooms.set_function(rooms)
         self.connected.set_function(connected)
+
+    def watch_tables_owned(self, owned: Callable[[], int]) -> None:
+        self.tables_owned.set_function(owned)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -13,9 +13,10 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import i18n, rules_schema
+from app.cluster import ClusterNode
 from app.config import Settings, lan_address
 from app.qr import qr_svg
-from app.rooms import Room, Rooms
+from app.rooms import Rooms
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -50,10 +51,14 @@ PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(:\d{1,5})?|\[[0-9A-Fa-f:.]+\](:\d{1,5}
 router = APIRouter()
 
 
-def find_room(request: Request, code: str) -> Room | None:
-    """The open room with this code (any case), or None."""
+async def room_exists(request: Request, code: str) -> bool:
+    """A table with this code (any case) is open here, or, in a cluster, stored in Redis
+    for whichever process serves it."""
+    cluster: ClusterNode | None = getattr(request.app.state, "cluster", None)
+    if cluster is not None:
+        return await cluster.exists(code)
     rooms: Rooms = request.app.state.rooms
-    return rooms.get(code)
+    return rooms.get(code) is not None
 
 
 def share_url(request: Request, code: str) -> str:
@@ -77,7 +82,7 @@ async def home(request: Request) -> Response:
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
-    if find_room(request, code) is None:
+    if not await room_exists(request, code):
         return not_found(request, room=True)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
@@ -101,7 +106,7 @@ async def choose_language(request: Request, code: str, next: str = "/") -> Respo
 async def room_tv(request: Request, code: str) -> Response:
     """The table for a shared screen (a laptop or a TV): large, with the QR code to join,
     watching while the phones play."""
-    if find_room(request, code) is None:
+    if not await room_exists(request, code):
         return not_found(request, room=True)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
@@ -110,7 +115,7 @@ async def room_tv(request: Request, code: str) -> Response:
 
 @router.get("/r/{code}/qr.svg", include_in_schema=False)
 async def room_qr(request: Request, code: str) -> Response:
-    if find_room(request, code) is None:
+    if not await room_exists(request, code):
         return Response(status_code=404)
     svg = qr_svg(share_url(request, code.upper()))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})

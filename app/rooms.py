@@ -833,6 +833,16 @@ class Rooms:
             room.stop()
         self._rooms.clear()
 
+    def let_go(self, code: str) -> Room | None:
+        """The room moves to another process of a cluster (app/cluster.py): stopped and
+        forgotten here (no timer, no change), its stored table kept for the process that
+        takes it."""
+        room = self._rooms.pop(code, None)
+        if room is not None:
+            room.stop()  # timers and its Saver stop; the stored table stays
+            room._answer_held_slaps()
+        return room
+
     def _closed(self, code: str) -> None:
         """A room closed for good (expired): gone from here and from the store."""
         room = self._rooms.pop(code, None)

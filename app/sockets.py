@@ -21,8 +21,9 @@ from typing import Any
 import socketio
 from socketio.exceptions import ConnectionRefusedError as Refused
 
+from app.cluster import ClusterNode
 from app.config import Settings
-from app.limits import PerAddress
+from app.limits import AddressLimit, PerAddress
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import (
@@ -47,9 +48,14 @@ class Connection:
     address: str
 
 
-def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None:
+def install(
+    sio: socketio.AsyncServer, rooms: Rooms, settings: Settings, cluster: ClusterNode | None = None
+) -> None:
     connections: dict[str, Connection] = {}
-    connects = PerAddress.per_minute(settings.connects_per_minute)
+    # In a cluster the limit counts across processes, and a room may live in another one.
+    connects: AddressLimit = (
+        cluster.connect_limit if cluster else PerAddress.per_minute(settings.connects_per_minute)
+    )
     tasks: set[asyncio.Task[None]] = set()  # held until done: asyncio keeps tasks weakly
 
     def in_own_task(work: Coroutine[Any, Any, None]) -> None:
@@ -68,14 +74,14 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
             name = clean_name(wanted.name)
-            room = rooms.get(wanted.room)
+            room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             # The real client address (after the trusted proxies), one bucket each. A person
             # coming back with their token is no flood: after a blip every phone at once does.
             address = client_address(environ)
             returning = wanted.token is not None and room.table.knows(wanted.token)
-            if not returning and not connects.take(address, time.monotonic()):
+            if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
             _, replaced = await room.join(
@@ -112,6 +118,9 @@ def install(sio: socketio.AsyncServer, rooms: Rooms, settings: Settings) -> None
         try:
             if COMMANDS[event].ends_connection:
                 return await _leave(sid, connection)
+            if cluster is not None and not cluster.judges(connection.room):
+                # Not surely this process's table any more: never judged here.
+                return ack(ProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved: try again"))
             return await connection.room.act(sid, event, message, now)
         except Exception:  # a bug of ours: the client still gets its answer
             log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)

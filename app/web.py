@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
+from app.cluster import ClusterNode
 from app.metrics import CONTENT_TYPE
 from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
 from app.rooms import Rooms
@@ -35,15 +36,20 @@ def error_response(error: ProtocolError) -> JSONResponse:
 async def create_room(request: Request) -> Any:
     rooms: Rooms = request.app.state.rooms
     try:
-        if not request.app.state.room_limit.take(client_host(request), time.monotonic()):
+        if not await request.app.state.room_limit.admit(client_host(request), time.monotonic()):
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
         changes = wanted.rules.changes() if wanted.rules else {}
         lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
-        room = await rooms.open_room(merged_rules(Rules(), changes), lag_fair=lag_fair)
+        rules = merged_rules(Rules(), changes)
+        cluster: ClusterNode | None = request.app.state.cluster
+        if cluster is not None:  # in Redis, for whichever process the router picks
+            code = await cluster.open_table(rules, lag_fair=lag_fair)
+        else:
+            code = (await rooms.open_room(rules, lag_fair=lag_fair)).code
     except ProtocolError as error:
         return error_response(error)
-    return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
+    return JSONResponse({"code": code, "url": f"/r/{code}"}, status_code=201)
 
 
 @router.get("/api/rooms/{code}")
@@ -51,10 +57,18 @@ async def room_summary(code: str, request: Request) -> Any:
     # Limited per address: room codes are short, and guessing them must be slow.
     if not request.app.state.lookup_limit.take(client_host(request), time.monotonic()):
         return error_response(ProtocolError(ErrorCode.RATE_LIMITED, "too many look-ups: wait"))
-    room = request.app.state.rooms.get(code)
-    if room is None:
+    cluster: ClusterNode | None = request.app.state.cluster
+    try:
+        if cluster is not None:
+            summary = await cluster.summary(code)  # from Redis: any process answers
+        else:
+            room = request.app.state.rooms.get(code)
+            summary = None if room is None else room.summary()
+    except ProtocolError as error:
+        return error_response(error)
+    if summary is None:
         return error_response(ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code"))
-    return room.summary()
+    return summary
 
 
 @router.get("/healthz")

@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 ZERO_MASK = b"\x00\x00\x00\x00"
 
@@ -47,6 +48,9 @@ class Wire(asyncio.Protocol):
     def __init__(self, host: str, port: int, auth: dict[str, Any]) -> None:
         self.host, self.port = host, port
         self.auth = auth
+        # The room in the query, as the page sends it: a cluster's nginx routes by it.
+        room = auth.get("room")
+        self.routing = f"&room={quote(str(room))}" if room else ""
         self.transport: asyncio.Transport | None = None
         self.upgraded = False
         self.buffer = bytearray()
@@ -63,7 +67,7 @@ class Wire(asyncio.Protocol):
         key = base64.b64encode(os.urandom(16)).decode()
         transport.write(  # type: ignore[attr-defined]
             (
-                "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\n"
+                f"GET /socket.io/?EIO=4&transport=websocket{self.routing} HTTP/1.1\r\n"
                 f"Host: {self.host}:{self.port}\r\n"
                 "Upgrade: websocket\r\nConnection: Upgrade\r\n"
                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"

@@ -26,6 +26,9 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     reconnectionDelay: 400,
     reconnectionDelayMax: 3000,
     autoConnect: false,
+    // In a cluster the router (nginx `hash $arg_room consistent`) sends every request of a
+    // room, long-polling included, to the one process that judges it.
+    query: { room },
     auth: (send) => {
       const auth = { room, name: getName() };
       const token = getToken();

@@ -1,0 +1,354 @@
+"""One process of a cluster: N processes on one Redis store behind a router (deploy/), each
+serving the tables whose lease it holds, and following the router when it sends a table's
+people elsewhere.
+
+With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
+- a connection for a table this process does not serve takes the table: at once if nobody
+  holds its lease (the table is loaded from Redis, `Rooms.restore`), else by asking the
+  holder to hand it over (app/ownership.py) and waiting, bounded, for the lease;
+- every save goes through this node's fenced view of Redis (`ClusterStore`): refused once
+  another process holds the table, and then this process drops the table and sends its
+  connections away (they reconnect through the router, to the owner). A changed table is
+  written within SLAPJACK_SAVE_SECONDS (`ClusterNode._save_changed`, a round over the
+  tables this process holds), and at once when it is handed over or the process stops;
+- a hand-over asked by another process: the room stops, is saved, is dropped here, the lease
+  is released and the room's connections are closed, so their pages reconnect, through the
+  router, to the process that asked;
+- a process that cannot confirm its lease (paused past it, Redis unreachable) judges nothing
+  more for that table;
+- new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
+  process the router sends their first connection to; GET /api/rooms/CODE and the room page
+  read Redis;
+- the per-address limits count across the processes (app/limits.py `SharedPerAddress`).
+
+A table follows the router: a connection that reaches a process the router did not choose
+(sent straight to a process's port) moves the table there, and the next connection the router
+sends moves it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from app.config import Settings
+from app.errors import ErrorCode, ProtocolError
+from app.limits import SharedPerAddress
+from app.logs import log_event
+from app.metrics import Metrics
+from app.ownership import Ownership
+from app.rooms import Room, Rooms, new_code, policy
+from app.stores import LeaseLost, Snapshot, StoreError
+from app.stores.redis import RedisStore
+from app.table import Table
+from engine import Rules
+
+# A connection for a table held by a live process waits this long past the lease for it
+# (a holder that answers hands over in well under a second; a dead one's lease runs out).
+CLAIM_MARGIN_SECONDS = 1.0
+# A hand-over writes the table before letting go; a store slower than this loses the last
+# SLAPJACK_SAVE_SECONDS of play rather than keeping the table's people waiting.
+HAND_OVER_SAVE_SECONDS = 2.0
+MOVING = "the table is moving between servers: try again"
+UNREACHABLE = "the server cannot reach its tables: try again"
+
+
+class ClusterStore:
+    """Rooms' store on a cluster node: Redis, with every save and delete fenced by this
+    node's lease (LeaseLost if another process holds the table). Closing it releases the
+    node's leases: its tables were written just before, another process may take them."""
+
+    def __init__(self, redis: RedisStore, ownership: Ownership) -> None:
+        self.redis, self.ownership, self.node = redis, ownership, ownership.node
+
+    async def open(self) -> None:
+        await self.redis.open()
+
+    async def close(self) -> None:
+        await self.ownership.stop()
+        await self.redis.close()
+
+    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+        try:
+            await self.redis.save_fenced(code, self.node, snapshot, seen_at)
+        except LeaseLost:
+            # A lapsed lease (Redis restarted empty, a pause) nobody took: take it back if
+            # nobody wrote the table since, and write; else the table is another's.
+            if not await self.ownership.keep(code):
+                raise
+            await self.redis.save_fenced(code, self.node, snapshot, seen_at)
+        self.ownership.saved(code, snapshot["version"])
+
+    async def load(self, code: str) -> Snapshot | None:
+        return await self.redis.load(code)
+
+    async def delete(self, code: str) -> None:
+        """The room closed for good: its table goes, then its lease."""
+        await self.redis.delete_fenced(code, self.node)
+        await self.ownership.release(code)
+
+    async def codes(self) -> list[str]:
+        return await self.redis.codes()
+
+    async def exists(self, code: str) -> bool:
+        return await self.redis.load(code) is not None
+
+    async def purge_expired(self, older_than_seconds: float) -> list[str]:
+        return await self.redis.purge_expired(older_than_seconds)
+
+
+class ClusterNode:
+    def __init__(self, redis: RedisStore, settings: Settings, sio: Any, metrics: Metrics) -> None:
+        self.redis, self.settings, self.sio, self.metrics = redis, settings, sio, metrics
+        self.node = settings.node_id
+        self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics)
+        self.ownership.on_lost = self._lost
+        self.ownership.on_hand_over = self._hand_over
+        self.store = ClusterStore(redis, self.ownership)
+        self._rooms: Rooms | None = None
+        self._moving: dict[str, asyncio.Lock] = {}  # code -> held while the table moves
+        self._written: dict[str, int] = {}  # code -> the version last written to Redis
+        self._saving: asyncio.Task[None] | None = None
+        limits = aioredis.Redis.from_url(redis.url, socket_timeout=1, socket_connect_timeout=1)
+        self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
+        self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
+        self._limits = limits
+
+    @property
+    def rooms(self) -> Rooms:
+        assert self._rooms is not None, "ClusterNode.serve(rooms) first"
+        return self._rooms
+
+    def serve(self, rooms: Rooms) -> None:
+        self._rooms = rooms
+
+    # ---- the process starts and stops ---------------------------------------------------
+
+    async def start(self) -> None:
+        """Instead of `Rooms.start`: expired tables are dropped from Redis, then every table
+        nobody serves (its lease free: its process stopped, or nobody has come back to it)
+        is taken and opened here, so its timers run; a table another process serves stays
+        there. The router then moves each table where its people are sent (hand-over)."""
+        await self.store.open()
+        for code in await self.store.purge_expired(self.settings.room_expiry_seconds):
+            log_event("room_expired_in_store", room=code)
+        await self.ownership.start()
+        self._saving = asyncio.get_running_loop().create_task(self._save_changed())
+        opened = 0
+        for code in await self.store.codes():
+            async with self._lock(code):
+                if self.rooms.get(code) is None and await self.ownership.take(code):
+                    opened += await self._open(code) is not None
+        log_event("cluster_node_started", node=self.node, tables=opened)
+
+    async def close(self) -> None:
+        """The process stops: every table it holds is written and its lease let go (another
+        process may take it at once), then the connections to Redis close."""
+        if self._saving is not None:
+            self._saving.cancel()
+        for code in self.ownership.held():  # none once Rooms.shutdown closed the store
+            room = self.rooms.get(code)
+            if room is not None:
+                room.closed = True  # nothing changes it any more: this write is the last
+                await self._write(room)
+        with contextlib.suppress(Exception):  # already closed with the store, most often
+            await self.store.close()
+        await self._limits.aclose()
+
+    # ---- saving -----------------------------------------------------------------------------
+
+    async def _save_changed(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.save_seconds)
+            for code in self.ownership.held():
+                room = self.rooms.get(code)
+                moving = self._moving.get(code)
+                if room is None and not (moving and moving.locked()):
+                    await self.ownership.release(code)  # closed for good here (it expired)
+                elif (
+                    room is not None
+                    and room.saver is None
+                    and self._written.get(code) != room.version
+                ):
+                    await self._write(room)  # a room with a Saver writes itself
+
+    async def _write(self, room: Room) -> bool:
+        """Writes the room's table now (fenced); False if it was not written."""
+        try:
+            await asyncio.wait_for(self.rooms.save(room), HAND_OVER_SAVE_SECONDS)
+        except LeaseLost:
+            await self.ownership.lost(room.code, "fenced")
+            return False
+        except (StoreError, TimeoutError) as error:
+            # Retried at the next round; the game goes on from memory meanwhile.
+            log_event(
+                "table_write_failed", level=logging.WARNING, room=room.code, reason=str(error)
+            )
+            return False
+        self._written[room.code] = room.version
+        return True
+
+    # ---- a connection for a table ---------------------------------------------------------
+
+    async def room_for(self, code: object) -> Room | None:
+        """The room a connection asks for, served by this process from now on; None if no
+        such table exists. ProtocolError (try again) if it could not be taken in time."""
+        if not isinstance(code, str):
+            return None
+        code = code.strip().upper()
+        if self.ownership.giving(code):
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, MOVING)  # the page tries again
+        room = self.rooms.get(code)
+        if room is not None and not room.closed and self.ownership.holds(code):
+            return room
+        async with self._lock(code):
+            try:
+                return await self._take(code)
+            except StoreError as error:
+                log_event("table_unreachable", level=logging.WARNING, room=code, reason=str(error))
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
+
+    async def _take(self, code: str) -> Room | None:
+        room = self.rooms.get(code)
+        if room is not None and not room.closed and self.ownership.holds(code):
+            return room  # taken by another connection while this one waited
+        if room is not None:
+            await self.ownership.lost(code, "unconfirmed")  # a stale copy: never judge it
+            self._let_go(code)
+        if not await self.store.exists(code):
+            return None
+        wait = self.settings.lease_seconds + CLAIM_MARGIN_SECONDS
+        if not await self.ownership.claim(code, wait):
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, MOVING)
+        return await self._open(code)
+
+    async def _open(self, code: str) -> Room | None:
+        """The table whose lease this process just took, open here from its last save."""
+        try:
+            room = await self.rooms.restore(code)
+        except (ValueError, TypeError, KeyError, IndexError) as error:
+            log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=repr(error))
+            room = None
+        if room is None:
+            await self.ownership.release(code)
+            return None
+        self.metrics.restores.inc()
+        self._written.pop(code, None)  # written at the next round: its version moved on
+        if room.saver is not None:  # its own writes, refused once the table is another's
+            room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
+        return room
+
+    def judges(self, room: Room) -> bool:
+        """Whether this process may judge the room's actions now: only while its lease is
+        surely ours. A process that finds it is not (it was paused past its lease) drops the
+        table and sends the room's connections to the owner."""
+        if self.ownership.holds(room.code):
+            return True
+        self.sio.start_background_task(self.ownership.lost, room.code, "unconfirmed")
+        return False
+
+    # ---- the table leaves this process ------------------------------------------------------
+
+    async def _hand_over(self, code: str) -> None:
+        """Another process got this table's people from the router: stop, save, let go."""
+        async with self._lock(code):
+            room = self.rooms.get(code)
+            if room is None:
+                return
+            async with room.lock:
+                room.closed = True  # nothing changes it from here on
+            if not await self._write(room):
+                log_event("hand_over_unsaved", level=logging.ERROR, room=code)
+            self._let_go(code)
+
+    async def _lost(self, code: str) -> None:
+        """The table is another process's now: whatever this one had is stale."""
+        if self.rooms.get(code) is not None:
+            self._let_go(code)
+
+    def _let_go(self, code: str) -> None:
+        """Forgets the room here (its stored table stays) and closes its connections at the
+        transport: their pages reconnect by themselves, through the router, to the owner."""
+        self.rooms.let_go(code)
+        self._written.pop(code, None)
+        participants = list(self.sio.manager.get_participants("/", code))
+        log_event("table_left", room=code, node=self.node, connections=len(participants))
+        for _, eio_sid in participants:
+            self.sio.start_background_task(self.sio.eio.disconnect, eio_sid)
+
+    def _lock(self, code: str) -> asyncio.Lock:
+        lock = self._moving.get(code)
+        if lock is None:
+            if len(self._moving) > 1000:  # forget idle ones now and then
+                self._moving = {c: k for c, k in self._moving.items() if k.locked()}
+            lock = self._moving[code] = asyncio.Lock()
+        return lock
+
+    # ---- the HTTP side: any process ----------------------------------------------------------
+
+    async def open_table(self, rules: Rules, *, lag_fair: bool = False) -> str:
+        """POST /api/rooms: a new table written to Redis under a code no table has; the
+        process the router sends its first connection to opens it."""
+        if self.rooms.draining:
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
+        try:
+            while True:
+                code = new_code()
+                # The lease makes the code ours while we check and write it.
+                if not await self.redis.acquire_lease(code, self.node, self.ownership.ttl_ms):
+                    continue
+                try:
+                    if await self.redis.load(code) is not None:
+                        continue
+                    table = Table(code, rules, policy(self.settings))
+                    table.lag_fair = lag_fair
+                    await self.redis.save_fenced(code, self.node, table.to_dict(time.monotonic()))
+                finally:
+                    await self.redis.release_lease(code, self.node)
+                log_event("room_opened", room=code, rules=table.rules_shown(), node=self.node)
+                return code
+        except StoreError as error:
+            log_event("table_unreachable", level=logging.WARNING, reason=str(error))
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
+
+    async def exists(self, code: str) -> bool:
+        try:
+            return await self.store.exists(code.strip().upper())
+        except StoreError:
+            return False
+
+    async def summary(self, code: str) -> dict[str, Any] | None:
+        """GET /api/rooms/CODE from Redis (or from the room, if it is served here)."""
+        code = code.strip().upper()
+        room = self.rooms.get(code)
+        if room is not None and self.ownership.holds(code):
+            return room.summary()
+        try:
+            snapshot = await self.store.load(code)
+        except StoreError:
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
+        if snapshot is None:
+            return None
+        table = Table.from_dict(snapshot, time.monotonic(), policy(self.settings))
+        return {
+            "code": code,
+            "phase": table.phase,
+            "game": table.games,
+            "seated": table.seated(),
+            "spectators": len(table.spectators()),
+        }
+
+
+def cluster_node(
+    store: object, settings: Settings, sio: Any, metrics: Metrics
+) -> ClusterNode | None:
+    """A cluster node when the store is Redis (every process on it may serve any table),
+    else None: SQLite and memory serve one process."""
+    if isinstance(store, RedisStore):
+        return ClusterNode(store, settings, sio, metrics)
+    return None

@@ -1,0 +1,380 @@
+"""A cluster for real (deploy/cluster.py): redis-server, two `python -m app` processes and
+nginx in front routing each room to one process (`hash $arg_room consistent`), with
+Socket.IO clients that behave like the page: they connect with `?room=CODE` and come back by
+themselves, with their token, whenever their connection closes.
+
+A game played to its end through nginx; a table handed over when a connection reaches the
+other process; a killed owner's tables taken over once the lease runs out; and a paused
+owner fenced off: it cannot overwrite the new owner's table, and its connections are sent
+away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+import redis as sync_redis
+import socketio
+from app_harness import WAIT, Client, autoplay, cards_held, check_refusals
+
+from deploy.cluster import Cluster
+
+LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
+NAMES = ("Ann", "Bob", "Cy", "Dot")
+SETTINGS = {
+    "SLAPJACK_LEASE_SECONDS": str(LEASE_SECONDS),
+    "SLAPJACK_SAVE_SECONDS": "0.5",
+    # Nobody's seat is flipped for them while the test looks at it.
+    "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
+    "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
+    "SLAPJACK_HOST_HANDOVER_SECONDS": "600",
+    "SLAPJACK_RATE_PER_SECOND": "10000",
+    "SLAPJACK_RATE_BURST": "10000",
+    "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
+    "SLAPJACK_ROOMS_PER_MINUTE": "10000",
+    "SLAPJACK_LOG_LEVEL": "info",
+}
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    with Cluster(processes=2, env=SETTINGS, workdir=tmp_path) as running:
+        yield running
+
+
+class Player(Client):
+    """A page: connects through `url` with the room in the query, and whenever the server
+    closes its connection (a hand-over, a process gone) comes back by itself with its
+    token, as the browser's Socket.IO client does on a transport close."""
+
+    def __init__(self, url: str, room: str, name: str, *, come_back: bool = True) -> None:
+        super().__init__(SimpleNamespace(url=f"{url}/?room={room}"), room, name)  # type: ignore[arg-type]
+        self.come_back = come_back
+        self.leaving = False
+        self.welcomes = 0
+        self.drops = 0
+        self.connection_starts = 0  # where this connection's messages begin
+        self._fresh_connection()
+
+    def _fresh_connection(self) -> None:
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.sio.on("welcome", self._on_welcome)
+        self.sio.on("state", lambda data: self._record("state", data))
+        self.sio.on("event", lambda data: self._record("event", data))
+        self.sio.on("connect_error", self._on_refusal)
+        self.sio.on("disconnect", self._on_drop)
+
+    def _on_welcome(self, data: dict[str, Any]) -> None:
+        self.welcomes += 1
+        self.connection_starts = len(self.messages)
+        super()._on_welcome(data)
+
+    def messages_states_before(self, last: dict[str, Any]) -> list[dict[str, Any]]:
+        """The states received up to (and with) `last`."""
+        states = self.states
+        return states[: next(i for i, s in enumerate(states) if s is last) + 1]
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The newest state of this connection: after a move the table comes back as of its
+        last save, whose versions may be below ones seen before (the page's store does the
+        same: a welcome's first state is taken whatever its version)."""
+        current = [
+            data for kind, data in self.messages[self.connection_starts :] if kind == "state"
+        ]
+        return max(current or self.states, key=lambda s: s["version"])
+
+    def _on_drop(self, *reason: Any) -> None:
+        self.drops += 1
+        self.disconnected.set()
+        self._news.set()
+        if self.come_back and not self.leaving:
+            asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        while not self.leaving:
+            await asyncio.sleep(0.3)  # the page's first reconnection delay is 200-600 ms
+            self._fresh_connection()
+            try:
+                await self.connect()
+                return
+            except (socketio.exceptions.ConnectionError, TimeoutError):
+                with contextlib.suppress(Exception):
+                    await self.sio.disconnect()
+
+    async def close(self) -> None:
+        self.leaving = True
+        await super().close()
+
+
+def lease_holder(cluster: Cluster, code: str) -> str | None:
+    with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
+        holder: str | None = redis.get(f"slapjack:lease:{code}")
+        return holder
+
+
+def stored(cluster: Cluster, code: str) -> dict[str, Any]:
+    with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
+        snapshot: dict[str, Any] = json.loads(redis.hget(f"slapjack:table:{code}", "snapshot"))
+        return snapshot
+
+
+def index_of(node: str | None) -> int:
+    assert node is not None and node.startswith("node-"), node
+    return int(node.removeprefix("node-")) - 1
+
+
+def logged(cluster: Cluster, index: int) -> list[dict[str, Any]]:
+    lines = (cluster.workdir / f"app-{index + 1}.log").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.startswith("{")]
+
+
+async def metric(url: str, name: str) -> float:
+    async with httpx.AsyncClient(base_url=url) as http:
+        text = (await http.get("/metrics")).text
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} is not in {url}/metrics")
+
+
+async def until(condition: Any, what: str, seconds: float = WAIT) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+def table_of(state: dict[str, Any]) -> dict[str, Any]:
+    """What a move between processes must not change: who sits where with which cards,
+    the pile, whose turn, and the person's own seat."""
+    return {
+        "phase": state["phase"],
+        "game": state["game"],
+        "seats": [
+            (s["player"], s["name"], s["cards"], s["out"]) if s else None for s in state["seats"]
+        ],
+        "pile": state["pile"],
+        "next": state["next"],
+        "slap_open": state["slap_open"],
+        "you": state["you"],
+    }
+
+
+async def settled(players: list[Player]) -> dict[str, Any]:
+    newest = max(p.state["version"] for p in players)
+    for player in players:
+        await player.wait_state(lambda s, v=newest: s["version"] >= v)  # type: ignore[misc]
+    return players[0].state
+
+
+async def play(players: list[Player], steps: int) -> None:
+    """`steps` moves: the seat to play flips; a trigger is slapped by the first awake seat."""
+    by_seat = {p.seat: p for p in players}
+    for _ in range(steps):
+        state = await settled(players)
+        if state["phase"] != "playing":
+            return
+        if state["slap_open"]:
+            awake = [s for s in state["seats"] if not s["out"] and s["frozen_ms"] == 0]
+            await by_seat[awake[0]["seat"]].call("slap", {"pile_id": state["pile"]["id"]})
+        elif state["next"] is not None:
+            await by_seat[state["next"]].call("flip", {})
+
+
+async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
+    """A table opened through nginx (any process) and four players at it, dealt."""
+    async with httpx.AsyncClient(base_url=cluster.url) as http:
+        answer = await http.post("/api/rooms")
+        assert answer.status_code == 201, answer.text
+        code: str = answer.json()["code"]
+        # The page and the API work from any process: the table is in Redis.
+        for index in range(len(cluster.app_ports)):
+            summary = await http.get(f"{cluster.app_url(index)}/api/rooms/{code}")
+            assert summary.status_code == 200 and summary.json()["phase"] == "lobby"
+            assert (await http.get(f"{cluster.app_url(index)}/r/{code}")).status_code == 200
+    players = [await Player(cluster.url, code, name).connect() for name in NAMES]
+    for player in players:
+        await player.ok("sit", {"seat": None})
+    await players[0].ok("start")
+    for player in players:
+        await player.wait_state(lambda s: s["phase"] == "playing")
+    return code, players
+
+
+async def play_to_the_end(players: list[Player]) -> None:
+    results = await asyncio.wait_for(asyncio.gather(*(autoplay(p) for p in players)), 180)
+    for acks in results:
+        check_refusals(acks)
+    final = await settled(players)
+    assert final["phase"] == "over" and final["winner"] is not None
+    assert final["seats"][final["winner"]]["cards"] == 52
+    for player in players:
+        assert all(cards_held(s) == 52 for s in player.states if s["phase"] == "playing")
+
+
+async def back_at_the_table(players: list[Player], before: list[dict[str, Any]]) -> None:
+    """Every player reconnected (a new welcome) and sees the table as it was."""
+    for player, was in zip(players, before, strict=True):
+        await until(lambda p=player, w=was: back(p) and p.state["version"] > w["version"], "back")
+        assert table_of(player.state) == table_of(was)
+
+
+def back(player: Player, welcomes: int = 2) -> bool:
+    """Connected again (polled: `connected` changes with no message of its own)."""
+    return player.welcomes >= welcomes and player.sio.connected
+
+
+async def close_all(players: list[Player]) -> None:
+    await asyncio.gather(*(player.close() for player in players))
+
+
+async def test_a_game_through_nginx_is_judged_by_one_process_to_its_end(cluster: Cluster) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    owner = index_of(lease_holder(cluster, code))
+    other = 1 - owner
+    # Every connection of the room landed on its owner; the other process has no table open.
+    assert await metric(cluster.app_url(owner), "slapjack_connected_players") == 4
+    assert await metric(cluster.app_url(owner), "slapjack_tables_owned") == 1
+    assert await metric(cluster.app_url(owner), "slapjack_restores_total") == 1
+    assert await metric(cluster.app_url(other), "slapjack_rooms") == 0
+    assert await metric(cluster.app_url(other), "slapjack_tables_owned") == 0
+
+    await play_to_the_end(players)
+    assert all(player.welcomes == 1 for player in players)  # nobody was moved
+    await close_all(players)
+
+
+async def test_a_connection_at_the_other_process_moves_the_table_there(
+    cluster: Cluster,
+) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 10)
+    await settled(players)
+    before = [player.state for player in players]
+    owner = index_of(lease_holder(cluster, code))
+    other = 1 - owner
+
+    # Someone reaches the other process directly (not through the router): the table moves.
+    started = time.monotonic()
+    newcomer = Player(cluster.app_url(other), code, "Eve", come_back=False)
+    await newcomer.connect()
+    assert index_of(lease_holder(cluster, code)) == other
+    seen = table_of(newcomer.state)
+    assert seen["seats"] == table_of(before[0])["seats"]  # the same cards, at the new owner
+    assert seen["pile"] == before[0]["pile"]
+    assert await metric(cluster.app_url(owner), "slapjack_hand_overs_total") == 1
+
+    # Its players were sent away and are back, same seats, same cards, within 3 s. They
+    # came through nginx, which routes the room to its first process: the table followed.
+    await back_at_the_table(players, before)
+    back_after = time.monotonic() - started
+    assert back_after < 3.0, back_after
+    assert index_of(lease_holder(cluster, code)) == owner
+    assert await metric(cluster.app_url(other), "slapjack_hand_overs_total") == 1
+    await newcomer.close()
+
+    await play_to_the_end(players)
+    await close_all(players)
+
+
+async def test_a_killed_owners_table_carries_on_at_the_other_process(cluster: Cluster) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 10)
+    await asyncio.sleep(1.0)  # past SLAPJACK_SAVE_SECONDS: the sitting and the deal are saved
+    await play(players, 4)  # and play goes on right up to the kill
+    before = await settled(players)
+    seats = [player.seat for player in players]
+    owner = index_of(lease_holder(cluster, code))
+
+    killed_at = time.monotonic()
+    cluster.kill(owner, signal.SIGKILL)
+    for player in players:
+        await until(lambda p=player: back(p), f"{player.name} back")  # type: ignore[misc]
+    back_after = time.monotonic() - killed_at
+    assert back_after < LEASE_SECONDS + 3.0, back_after
+    assert index_of(lease_holder(cluster, code)) == 1 - owner
+    after = await settled(players)
+    assert [player.seat for player in players] == seats
+    assert cards_held(after) == 52
+    # The table as of its last save (at most SLAPJACK_SAVE_SECONDS of play lost): cards as
+    # the players saw them at some moment before the kill.
+    seen = [table_of(s)["seats"] for s in players[0].messages_states_before(before)]
+    assert table_of(after)["seats"] in seen
+
+    await play_to_the_end(players)
+    await close_all(players)
+
+
+async def test_a_paused_owner_cannot_overwrite_the_new_owners_table(cluster: Cluster) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 6)
+    await settled(players)
+    await asyncio.sleep(1.0)  # past SLAPJACK_SAVE_SECONDS: the game so far is saved
+    owner = index_of(lease_holder(cluster, code))
+    other = 1 - owner
+
+    # A move, then the owner stops (a long GC, a VM paused) with that change maybe unsaved.
+    await play(players, 1)
+    cluster.kill(owner, signal.SIGSTOP)
+    try:
+        # Someone reaches the other process: the owner does not answer, its lease runs out,
+        # and the other process takes the table from its last save.
+        newcomer = Player(cluster.app_url(other), code, "Eve", come_back=False)
+        await newcomer.connect()
+        assert index_of(lease_holder(cluster, code)) == other
+        await until(
+            lambda: any(p["name"] == "Eve" for p in stored(cluster, code)["people"]),
+            "the new owner's save of Eve's arrival",
+        )
+        newest = stored(cluster, code)["version"]
+        drops = [player.drops for player in players]
+    finally:
+        cluster.kill(owner, signal.SIGCONT)
+
+    # The old owner never writes its stale table over the new owner's: the stored version
+    # only grows (every save of a table that moved carries a newer one)...
+    async def stored_versions() -> None:
+        nonlocal newest
+        while True:
+            version = stored(cluster, code)["version"]
+            assert version >= newest, (version, newest)
+            newest = version
+            await asyncio.sleep(0.02)
+
+    watching = asyncio.create_task(stored_versions())
+    try:
+        # ...it finds out it lost the table and sends its connections away...
+        for player, dropped in zip(players, drops, strict=True):
+            await until(lambda p=player, d=dropped: p.drops > d, "sent away")  # type: ignore[misc]
+        events = [line["event"] for line in logged(cluster, owner)]
+        assert "lease_lost" in events, events
+        # ...and they come back through nginx, which moves the table back from the new
+        # owner's save (Eve, sent away in turn, is gone from it by then).
+        before = [player.state for player in players]
+        for player in players:
+            await until(lambda p=player: back(p), f"{player.name} back")  # type: ignore[misc]
+        await asyncio.sleep(1.0)  # a stale save would have landed by now
+        assert not watching.done()
+    finally:
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
+    after = await settled(players)
+    assert cards_held(after) == 52
+    assert [table_of(p.state)["you"] for p in players] == [table_of(s)["you"] for s in before]
+    await newcomer.close()
+
+    await play_to_the_end(players)
+    await close_all(players)
