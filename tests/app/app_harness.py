@@ -275,3 +275,19 @@ def check_refusals(acks: list[dict[str, Any]]) -> None:
 
 def cards_held(state: dict[str, Any]) -> int:
     return sum(s["cards"] for s in state["seats"] if s is not None) + state["pile"]["count"]
+
+
+def table_of(state: dict[str, Any]) -> dict[str, Any]:
+    """What a restart or a move between processes must not change: who sits where with how
+    many cards, the pile, whose turn, and the person's own seat."""
+    return {
+        "phase": state["phase"],
+        "game": state["game"],
+        "seats": [
+            (s["player"], s["name"], s["cards"], s["out"]) if s else None for s in state["seats"]
+        ],
+        "pile": state["pile"],
+        "next": state["next"],
+        "slap_open": state["slap_open"],
+        "you": state["you"],
+    }

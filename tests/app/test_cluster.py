@@ -25,7 +25,7 @@ import httpx
 import pytest
 import redis as sync_redis
 import socketio
-from app_harness import WAIT, Client, autoplay, cards_held, check_refusals
+from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, table_of
 
 from deploy.cluster import Cluster
 
@@ -154,22 +154,6 @@ async def until(condition: Any, what: str, seconds: float = WAIT) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.02)
-
-
-def table_of(state: dict[str, Any]) -> dict[str, Any]:
-    """What a move between processes must not change: who sits where with which cards,
-    the pile, whose turn, and the person's own seat."""
-    return {
-        "phase": state["phase"],
-        "game": state["game"],
-        "seats": [
-            (s["player"], s["name"], s["cards"], s["out"]) if s else None for s in state["seats"]
-        ],
-        "pile": state["pile"],
-        "next": state["next"],
-        "slap_open": state["slap_open"],
-        "you": state["you"],
-    }
 
 
 async def settled(players: list[Player]) -> dict[str, Any]:

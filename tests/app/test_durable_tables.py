@@ -21,7 +21,15 @@ from typing import Any
 
 import httpx
 import pytest
-from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, close_all
+from app_harness import (
+    WAIT,
+    Client,
+    autoplay,
+    cards_held,
+    check_refusals,
+    close_all,
+    table_of,
+)
 from redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,22 +167,6 @@ async def play(clients: list[Client], steps: int) -> None:
         elif state["next"] is not None:
             await by_seat[state["next"]].call("flip", {})
         await asyncio.sleep(0)
-
-
-def table_of(state: dict[str, Any]) -> dict[str, Any]:
-    """What a restart must not change: who sits where with how many cards, the pile, whose
-    turn, and the seat's own place."""
-    return {
-        "phase": state["phase"],
-        "game": state["game"],
-        "seats": [
-            (s["player"], s["name"], s["cards"], s["out"]) if s else None for s in state["seats"]
-        ],
-        "pile": state["pile"],
-        "next": state["next"],
-        "slap_open": state["slap_open"],
-        "you": state["you"],
-    }
 
 
 async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:
