@@ -13,7 +13,6 @@ and a token only as its SHA-256, so a snapshot never holds a usable token.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import secrets
 import unicodedata
@@ -648,31 +647,42 @@ def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
     every seat "frozen until 0.0" on whatever clock dealt it, which means nothing on another
     clock."""
     data = game.to_dict()
-    data["frozen_until"] = [max(when, game.now) for when in data["frozen_until"]]
-    if "collect_until" in data:
-        data["collect_until"] = max(data["collect_until"], game.now)
-    # A fresh dict of our own: moved in place (a deep copy here was half a save's cost).
-    return _move_times(data, -now)
+    clock = game.now
+    data["collect_until"] = max(data["collect_until"], clock)
+    # A fresh dict of our own, moved in place (a deep copy here was half a save's cost);
+    # the freezes are clamped in the same pass.
+    return _move_times(data, -now, not_before=clock)
 
 
 def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
     """A copy of a stored game with its times moved: the Game built from it shares nothing
-    with the snapshot it came from."""
-    return _move_times(copy.deepcopy(game), offset)
+    with the snapshot it came from (`Game.from_dict` copies the rest)."""
+    race = game.get("race")
+    copied = {**game, "race": None if race is None else dict(race)}
+    return _move_times(copied, offset)
 
 
-def _move_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
+def _move_times(
+    game: dict[str, Any], offset: float, *, not_before: float | None = None
+) -> dict[str, Any]:
     """Moves the game's times by `offset` in `game` itself (and in its `race`, which must
-    be its own too: `Game.to_dict()` builds both afresh)."""
+    be its own too), the freezes from no sooner than `not_before` (if given). Its
+    `frozen_until` is replaced by a new list, never changed in place."""
     for key in _GAME_TIMES:
-        if game.get(key) is not None:
-            game[key] = game[key] + offset
-    game["frozen_until"] = [when + offset for when in game["frozen_until"]]
+        when = game.get(key)
+        if when is not None:
+            game[key] = when + offset
+    frozen = game["frozen_until"]
+    if not_before is None:
+        game["frozen_until"] = [when + offset for when in frozen]
+    else:
+        game["frozen_until"] = [max(when, not_before) + offset for when in frozen]
     race: dict[str, Any] | None = game.get("race")
     if race is not None:
         for key in _RACE_TIMES:
-            if race[key] is not None:
-                race[key] = race[key] + offset
+            when = race[key]
+            if when is not None:
+                race[key] = when + offset
     return game
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
@@ -15,10 +15,14 @@ class Card:
 
     rank: str
     suit: str
+    # "10H": what `str` returns and snapshots store, made once per card rather than on
+    # every save (a snapshot writes every card of every hand).
+    text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.rank not in RANKS or self.suit not in SUITS:
             raise ValueError(f"not a card: rank {self.rank!r}, suit {self.suit!r}")
+        object.__setattr__(self, "text", self.rank + self.suit)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -37,17 +41,17 @@ class Card:
         return self.rank in FACE_RANKS
 
     def __str__(self) -> str:
-        return self.rank + self.suit
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card.parse({str(self)!r})"
+        return f"Card.parse({self.text!r})"
 
 
 _BY_TEXT: dict[str, Card] = {}
 for _suit in SUITS:
     for _rank in RANKS:
         _card = Card(_rank, _suit)
-        _BY_TEXT[str(_card)] = _card
+        _BY_TEXT[_card.text] = _card
         if _rank == "10":
             _BY_TEXT["T" + _suit] = _card
 

@@ -15,7 +15,7 @@ import random
 import statistics
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.cards import Card, as_card, full_deck
@@ -57,6 +57,18 @@ class SeatStats:
             "closest_loss_ms": self.closest_loss_ms,
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, for snapshots: by hand, as `asdict` is a deep copy field by field
+        (and was most of a save's cost). A new field must be added here too."""
+        return {
+            "takes": self.takes,
+            "false_slaps": self.false_slaps,
+            "best_ms": self.best_ms,
+            "closest_win_ms": self.closest_win_ms,
+            "closest_loss_ms": self.closest_loss_ms,
+            "reactions_ms": list(self.reactions_ms),
+        }
+
     def record_take(self, reaction_ms: int | None) -> None:
         self.takes += 1
         if reaction_ms is not None:
@@ -94,9 +106,14 @@ class Race:
         return {"pile_id": self.pile_id, "winner": self.winner, "runners_up": self.runners_up()}
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["behind"] = [list(pair) for pair in self.behind]
-        return data
+        """Every field, by hand (not `asdict`: see SeatStats.to_dict); pairs as lists."""
+        return {
+            "pile_id": self.pile_id,
+            "winner": self.winner,
+            "at": self.at,
+            "shown_at": self.shown_at,
+            "behind": [[seat, ms] for seat, ms in self.behind],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Race:
@@ -591,8 +608,8 @@ class Game:
         return {
             "version": SNAPSHOT_VERSION,
             "rules": self.rules.to_dict(),
-            "hands": [[str(c) for c in hand] for hand in self._hands],
-            "pile": [str(c) for c in self._pile],
+            "hands": [[card.text for card in hand] for hand in self._hands],
+            "pile": [card.text for card in self._pile],
             "pile_id": self._pile_id,
             "out": list(self._out),
             "frozen_until": list(self._frozen),
@@ -607,7 +624,7 @@ class Game:
             "collect_until": self._collect_until,
             "race": None if self._race is None else self._race.to_dict(),
             "shuffle_seed": self._shuffle_seed,
-            "stats": [asdict(s) for s in self._stats],
+            "stats": [stats.to_dict() for stats in self._stats],
         }
 
     @classmethod
@@ -637,6 +654,8 @@ class Game:
         game._race = None if race is None else Race.from_dict(race)
         game._shuffle_seed = int(data.get("shuffle_seed", 0))
         game._stats = [SeatStats(**s) for s in data["stats"]]
+        for stats in game._stats:  # its own samples: the game shares nothing with `data`
+            stats.reactions_ms = list(stats.reactions_ms)
         per_seat = (game._out, game._frozen, game._stats)
         if any(len(values) != len(game._hands) for values in per_seat):
             raise ValueError("snapshot lists disagree on the number of seats")

@@ -61,7 +61,10 @@ class Saver:
         self.saves = 0  # writes that landed
         self.failures = 0  # writes that failed (each retried)
         self._due: float | None = None  # monotonic time the pending change must be written by
-        self._wake = asyncio.Event()
+        # What the writer awaits until the write is due: resolved by its timer, or sooner by
+        # a change that must be written sooner (a future and a timer per wait: no Event, and
+        # no timeout raising into the task, which cost more than the rest of a write).
+        self._waiter: asyncio.Future[None] | None = None
         self._saved = asyncio.Event()  # set while nothing is pending
         self._saved.set()
         self._task: asyncio.Task[None] | None = None
@@ -85,7 +88,7 @@ class Saver:
             self._due = due
             # Only a sooner write wakes the writer: a flip during a pending write changes
             # nothing it waits for, and a wake-up per flip would cost more than the write.
-            self._wake.set()
+            _wake(self._waiter)
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(
                 self._run(), name=f"saver:{self.code}"
@@ -125,15 +128,19 @@ class Saver:
         await self.store.delete(self.code)
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         backoff = self.first_retry
         not_before = 0.0  # after a failure: no write before the backoff is over
         while self._due is not None:
             wait = max(self._due, not_before) - time.monotonic()
             if wait > EARLY_SECONDS:
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):  # no task per wait, unlike wait_for
-                        await self._wake.wait()  # a sooner (urgent) change cuts it short
+                waiter = self._waiter = loop.create_future()
+                timer = loop.call_later(wait, _wake, waiter)
+                try:
+                    await waiter  # a sooner (urgent) change resolves it before the timer
+                finally:
+                    timer.cancel()
+                    self._waiter = None
                 continue
             self._due = None
             try:
@@ -175,3 +182,9 @@ class Saver:
             backoff = self.first_retry
             if self._due is None:
                 self._saved.set()
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    """Lets a waiting writer go (its timer came, or a sooner write is due)."""
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
