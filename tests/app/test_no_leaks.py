@@ -54,7 +54,10 @@ def cards_in(message: Any) -> set[str]:
 
 
 def events_of(kind: str, message: Any) -> list[dict[str, Any]]:
-    if kind in ("state", "event"):
+    """What a message may show: a state's own version, and the events it carries."""
+    if kind == "state":
+        return [message, *message["events"]]
+    if kind == "event":
         return [message]
     if kind == "ack":
         return list(message.get("events", []))
@@ -116,6 +119,9 @@ def test_the_leak_check_itself_catches_a_face_down_card() -> None:
         {"version": 2, "phase": "lobby", "x": [["2C"]]},
     ):
         client.messages = [("event", leaked)]
+        with pytest.raises(AssertionError):
+            check_no_leak(client, snapshots)
+        client.messages = [("state", {"version": 2, "phase": "lobby", "events": [leaked]})]
         with pytest.raises(AssertionError):
             check_no_leak(client, snapshots)
     client.messages = [
