@@ -12,7 +12,11 @@ from typing import Any
 from app_harness import WAIT, Client, Server, close_all, join, serving
 from raw_client import RawClient
 
-from app.rooms import Room
+from app import protocol
+from app.config import Settings
+from app.metrics import Metrics
+from app.outgoing import Encoded
+from app.rooms import Room, Rooms
 
 
 async def frames_until(client: RawClient, version: int) -> list[str]:
@@ -132,3 +136,54 @@ async def test_lag_pings_start_and_stop_with_the_rule() -> None:
         await measured.wait_for(lambda: measured.pings >= seen + 10)
         assert host.pings <= stopped + 1  # one may have crossed the answer on its way
         await close_all([host, measured])
+
+
+class Recorder:
+    """A transport that keeps what a room sends, in process."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Encoded]] = []
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
+        pass
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+    async def send(self, message: Encoded, to: str) -> None:
+        self.sent.append((to, message))
+
+    def pings(self, to: str) -> int:
+        return sum(1 for sid, m in self.sent if sid == to and m.event == protocol.PING)
+
+
+async def test_a_restored_lag_fair_table_pings_whoever_joins_it() -> None:
+    settings = Settings(allowed_origins=["http://127.0.0.1"], lag_ping_seconds=0.05)
+    recorder = Recorder()
+    rooms = Rooms(settings, recorder)
+    for lag_fair in (True, False):
+        room = rooms.create(lag_fair=lag_fair)
+        await room.join("sid-old", "Ann", None)
+        saved = room.table.to_dict(time.monotonic())  # the table as a store keeps it
+        room.close()
+        restored = Room.from_snapshot(
+            saved, settings, recorder, lambda code: None, Metrics(), time.monotonic()
+        )
+        assert restored.table.lag_fair is lag_fair
+        assert recorder.pings("sid-new") == 0  # nobody here: nobody to measure
+        await restored.join("sid-new", "Bo", None)
+        if lag_fair:
+            async with asyncio.timeout(WAIT):
+                while recorder.pings("sid-new") < 3:
+                    await asyncio.sleep(0.01)
+        else:
+            control = rooms.create(lag_fair=True)  # another room's pings keep the time
+            await control.join("sid-control", "Cy", None)
+            async with asyncio.timeout(WAIT):
+                while recorder.pings("sid-control") < 3:
+                    await asyncio.sleep(0.01)
+            assert recorder.pings("sid-new") == 0
+            control.close()
+        restored.close()
+        recorder.sent.clear()
+    rooms.close_all()
