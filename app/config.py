@@ -73,8 +73,9 @@ class Settings(BaseSettings):
     # A game whose every seat still in belongs to a person who is gone ends after this long.
     abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02
-    # Lag-fair judging (house rule lag_fair): each connection's round trip is measured with
-    # an app-level ping this often, and no one is credited with more than the cap.
+    # Lag-fair judging (house rule lag_fair): while a room has the rule on, each connection's
+    # round trip is measured with an app-level ping this often, and no one is credited with
+    # more than the cap.
     lag_ping_seconds: float = Field(default=2.0, gt=0, le=60)
     lag_cap_ms: int = Field(default=150, ge=0, le=1000)
 

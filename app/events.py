@@ -1,7 +1,8 @@
 """What happened in a room, as typed values: one dataclass per room event kind, and the
 engine's own events wrapped with the moment they happened.
 
-Each has one `to_dict()`, the `event` message as sent (the Room adds `version`).
+Each has one `to_dict()`, the event as sent in its `state`'s `events` (the Room adds
+`version`); `Restart` alone goes out as an `event` message of its own.
 docs/protocol.md lists every kind; tests/app/test_protocol_doc.py reads them from here.
 """
 

@@ -1,7 +1,8 @@
 """Each person's round-trip time to the server, measured all game long, for lag-fair judging.
 
-The room sends each connection an app-level `ping` every couple of seconds with an id nobody
-can guess, and the page answers `pong` with it; the time between is one sample. The
+While its `lag_fair` rule is on (nothing else uses the measure), the room sends each
+connection an app-level `ping` every couple of seconds with an id nobody can guess, and the
+page answers `pong` with it; the time between is one sample. The
 estimate is a low percentile of the recent samples, so a player who holds some answers
 back (to look slow and be compensated more) moves it little, and nobody can look faster
 than their network: a pong cannot come before its ping. It is capped (SLAPJACK_LAG_CAP_MS,

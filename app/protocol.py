@@ -335,6 +335,7 @@ class Seen(TypedDict):
     players_needed: int
     places: list[int]
     match: list[MatchScore]
+    events: list[dict[str, Any]]  # what the change caused: {"kind", "version", ...}
 
 
 class State(Seen):

@@ -3,9 +3,10 @@
 Each room applies one thing at a time, in arrival order, under its own asyncio.Lock: a
 person's message, a bot's move, an autopilot flip, a timer. The rules are the Table's
 (app/table.py); a Room only calls it, and every change ends in `_commit`, which numbers it,
-sends each person their own `state` and everyone the `event`s, then sets the timers that keep
-the game moving. Timers are derived from the table's state alone (`_schedule`), so a Room
-rebuilt from a snapshot (`Room.from_snapshot`) carries on with none stored.
+sends each person one message, their own `state` with the change's events in it, then sets
+the timers that keep the game moving. Timers are derived from the table's state alone
+(`_schedule`), so a Room rebuilt from a snapshot (`Room.from_snapshot`) carries on with none
+stored.
 
 Durability: after each commit, once its messages are sent, the room tells its `Saver`
 (app/stores/saver.py), which writes the table to the store a moment later off the hot path
@@ -275,11 +276,9 @@ class Room:
                 del self._people_by_sid[replaced]
             self._people_by_sid[sid] = person.id
             self._sid_of[person.id] = sid
-            await self.transport.enter_room(sid, self.code)  # the events go to the room at once
+            await self.transport.enter_room(sid, self.code)  # room-wide notices (a restart)
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
-            await self._apply(joined.events, now)
-            if not self._timers.pending("ping"):
-                self._timers.at("ping", now, self._ping)
+            await self._apply(joined.events, now)  # its `_schedule` pings a lag-fair newcomer
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:
@@ -471,9 +470,10 @@ class Room:
                 slap.answer.set_result(ack(ProtocolError(ErrorCode.NO_ROOM, "room closed")))
 
     async def _ping(self, now: float) -> None:
-        """Measures each connection's round trip: an app-level `ping` every
-        SLAPJACK_LAG_PING_SECONDS, answered by the page's `pong` (app/lag.py)."""
-        if self.closed:
+        """Measures each connection's round trip while the room judges lag-fair: an
+        app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's `pong`
+        (app/lag.py). Nothing else uses it, so a room without the rule sends none."""
+        if self.closed or not self.table.lag_fair:
             return
         for person in self.table.connected():
             sid = self._sid_of.get(person.id)
@@ -481,7 +481,7 @@ class Room:
                 sent = time.monotonic()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
                 await self.transport.send(Encoded.of(PING, ping), sid)
-        if self.table.connected():
+        if self.table.connected():  # `_schedule` starts it again when someone comes back
             self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
 
     # ---- after every change ------------------------------------------------------------
@@ -501,8 +501,8 @@ class Room:
         if self.table.phase == "over" and phase_before != "over":
             self._game_over()
         self._phase_seen = self.table.phase
-        views = Views(self.table)  # built and encoded once, shared by recipients and bots
-        await self._broadcast(sent, views)
+        views = Views(self.table, sent)  # built and encoded once, shared by recipients and bots
+        await self._broadcast(views)
         self._schedule(now, views)
         self._changed(urgent=self.table.phase != phase_before)
 
@@ -529,17 +529,15 @@ class Room:
             reason=game.win_reason,
         )
 
-    async def _broadcast(self, sent: list[EventDict], views: Views) -> None:
-        """Each person's own state, then the events to all, each encoded once. Every send
-        is queued on its connection before this returns, so the next change's messages
-        come after these."""
+    async def _broadcast(self, views: Views) -> None:
+        """Each person's own state, the change's events in it: one message per person per
+        change, the shared part encoded once. Every send is queued on its connection
+        before this returns, so the next change's messages come after these."""
         seat_of = self.table.seat_by_id()
         for person in self.table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None:
                 await self.transport.send(views.message(person, seat_of.get(person.id)), sid)
-        for event in sent:
-            await self.transport.send(Encoded.of(EVENT, event), self.code)
 
     def _schedule(self, now: float, views: Views) -> None:
         """Every timer, from the table's state alone."""
@@ -548,10 +546,20 @@ class Room:
         self._schedule_bots(views)
         self._schedule_abandon(now)
         self._schedule_host()
+        self._schedule_ping(now)
         if self.table.connected():
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
             self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
+
+    def _schedule_ping(self, now: float) -> None:
+        """Lag pings while lag-fair judging is on and someone is here to answer: from the
+        moment the host turns the rule on (or a newcomer arrives, or a restored table with
+        it gets its first person back), at once; none once it is off."""
+        if not self.table.lag_fair or not self.table.connected():
+            self._timers.cancel("ping")
+        elif not self._timers.pending("ping"):
+            self._timers.at("ping", now, self._ping)
 
     def _schedule_host(self) -> None:
         """A disconnected host hands over when their grace runs out."""

@@ -4,12 +4,16 @@ Nothing here reads a Game's private state: cards come only from the engine's vie
 show counts and the face-up pile and never a face-down card. In Slapjack every seat sees the
 same table (engine.views.table_view), so a change builds one `Seen` for everyone, encodes it
 once, and each person's `state` is that JSON with their own `you` spliced in at the end.
+The events the change caused travel inside it (`events`), so a change costs each
+recipient one message.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from app.events import EventDict
 from app.outgoing import Encoded, to_json
 from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
@@ -17,19 +21,21 @@ from app.table import Person, Table, TableBot
 
 class Views:
     """One change's view of a table, built and encoded at most once, shared by every
-    recipient and every bot planning from it. Make a new one after each change."""
+    recipient and every bot planning from it. Make a new one after each change, with the
+    events it caused (none for a view that is not sent: a bot's plan, a timer's)."""
 
-    __slots__ = ("_json", "_seen", "table")
+    __slots__ = ("_json", "_seen", "events", "table")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, events: Sequence[EventDict] = ()) -> None:
         self.table = table
+        self.events = list(events)
         self._seen: Seen | None = None
         self._json: str | None = None
 
     @property
     def seen(self) -> Seen:
         if self._seen is None:
-            self._seen = _seen_from(self.table)
+            self._seen = _seen_from(self.table, self.events)
         return self._seen
 
     def state(self, person: Person | None, seat: int | None) -> State:
@@ -46,9 +52,12 @@ class Views:
         return Encoded.of(STATE, state, text)
 
 
-def build_state(table: Table, person: Person | None, seat: int | None) -> State:
-    """What `person` (None: the bot in `seat`) may see of `table` right now."""
-    return Views(table).state(person, seat)
+def build_state(
+    table: Table, person: Person | None, seat: int | None, events: Sequence[EventDict] = ()
+) -> State:
+    """What `person` (None: the bot in `seat`) may see of `table` right now, after the
+    change that caused `events`."""
+    return Views(table, events).state(person, seat)
 
 
 def _you(table: Table, person: Person | None, seat: int | None) -> You:
@@ -59,7 +68,7 @@ def _you(table: Table, person: Person | None, seat: int | None) -> You:
     }
 
 
-def _seen_from(table: Table) -> Seen:
+def _seen_from(table: Table, events: list[EventDict]) -> Seen:
     game = table.game
     view = game.table_view() if game is not None else None
     hands = view["seats"] if view is not None else None
@@ -97,6 +106,7 @@ def _seen_from(table: Table) -> Seen:
             MatchScore(player=i if i in table.people else None, name=name, wins=wins)
             for i, name, wins in table.match_score()
         ],
+        "events": events,  # last but `you`: a reader of the first bytes finds `version` soon
     }
 
 

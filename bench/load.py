@@ -11,7 +11,8 @@ with a 1% chance. The host rematches a finished game after a second. The number 
 ramps up step by step; each step is measured after a warm-up and prints:
 
 - inbound messages a second (flip, slap, rematch sent) and outbound (Socket.IO packets
-  received: states, events, acks),
+  received: from the app one `state` per player per change, its events inside, and the
+  acks; from the relay each message re-sent to the room, and the acks),
 - the server's CPU (% of one core, from /proc/PID/stat) and CPU ms per inbound message,
 - the flip ack's round trip and the fan-out (from sending a flip to the last of the four
   holding the state version it made), p50/p95/p99/max in ms,
@@ -222,7 +223,7 @@ class Table:
             assert answer["ok"], answer
 
     def on_event(self, player: Player, packet: bytes) -> None:
-        pass  # events come with a state that says the same
+        pass  # a change's events are inside its state; the app sends `event` only to restart
 
     def on_state(self, player: Player, packet: bytes) -> None:
         match = VERSION.search(packet, 0, 160) or VERSION.search(packet)

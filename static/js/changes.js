@@ -17,8 +17,8 @@ const freezeEnded = (state, previous) => frozenIn(previous) && !frozenIn(state);
 const turnCame = (state, previous) => isMyTurn(state) && !isMyTurn(previous) && !frozenIn(state);
 const triggerIn = (state) => Boolean(state && (state.trigger || state.slap_open));
 
-// A state arrives before the events it led to, so a banner cleared here can be replaced by
-// the event's own at once. `bannerAbout` is what the banner on screen is about ("freeze").
+// A state's changes are carried out before its events are told (feedback.js), so a banner
+// cleared here can be replaced by an event's own at once. `bannerAbout` is what the banner on screen is about ("freeze").
 export function stateChanges(state, previous, bannerAbout = "") {
   const effects = [];
   const triggerNow = triggerIn(state);

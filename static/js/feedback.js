@@ -1,11 +1,12 @@
 // What just happened, told four ways: a banner on the table, a sound, a buzz, and the
 // aria-live announcer. This module only carries effects out: narration.js says what an
-// event means, changes.js what a new state changed, widgets.js shows the words.
+// event means (a state's `events`, or the `restart` notice), changes.js what a new state
+// changed, widgets.js shows the words.
 
-import { NUDGE_MS, nudgeDue, stateChanges } from "./changes.js";
+import { NUDGE_MS, nudgeDue } from "./changes.js";
 import { errorText, say } from "./messages.js";
 import { noteFlip, slidePileTo } from "./motion.js";
-import { narrate } from "./narration.js";
+import { narrate, tellState } from "./narration.js";
 import { rememberNames } from "./store.js";
 import { people } from "./state.js";
 import { announce, clearBanner, dropGameToasts, nudgeFreeze, setFreezeBurn, showBanner, toast } from "./widgets.js";
@@ -48,15 +49,17 @@ export function createFeedback({ store, sound }) {
   }
 
   return {
-    // One `event` message from the server.
+    // A notice the server sends on its own, outside any state (`restart`).
     event(event) {
       const state = store.get();
       if (state) apply(narrate(state, event, view));
     },
-    // A new state (with the one before it), before it is drawn.
+    // A new state (with the one before it), before it is drawn: what changed, then what the
+    // change caused (its `events`), each list carried out before the next is made. The store
+    // calls this only for a state it takes: one dropped as older drops its events too.
     stateChanged(state, previous) {
       rememberNames(view, people(state));
-      apply(stateChanges(state, previous, view.banner.about));
+      for (const effects of tellState(state, previous, view)) apply(effects);
     },
     // A flip or a slap the server refused (its ack's error).
     actionFailed(error) {

@@ -1,5 +1,5 @@
-// The room page: asks for a name once, connects, and wires state -> render, events ->
-// feedback, taps and keys -> actions. Each concern lives in its own module:
+// The room page: asks for a name once, connects, and wires state (and the events it carries)
+// -> render and feedback, taps and keys -> actions. Each concern lives in its own module:
 //   store.js     the one owner of the page's state: the newest server state, the one before,
 //                and the page's view state (banner, freezes, the pile on screen, motion)
 //   state.js     read-only questions about a state

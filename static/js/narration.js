@@ -1,4 +1,5 @@
-// What the server's `event` messages mean to a person: each event becomes a list of
+// What the server's events mean to a person (those a state carries in `events`, and the
+// `restart` notice, an `event` message of its own): each event becomes a list of
 // effects (words for the banner, a toast or the screen reader, a sound, a buzz, a pile
 // sliding to its taker). Pure: feedback.js carries the effects out, and tests read them.
 //
@@ -11,9 +12,10 @@
 //   ["burned", pileId]               a card went face-up under pile `pileId` (pile.js draws it apart)
 
 import { cardLabel, cardName } from "./cards.js";
+import { stateChanges } from "./changes.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
-import { mySeat, seatAt, seatName } from "./state.js";
+import { eventsOf, mySeat, seatAt, seatName } from "./state.js";
 
 // "You" for your own seat, else the seat's name (a bot's in the page's language), else the
 // name the event carries (someone who has left the seat).
@@ -143,9 +145,19 @@ const HANDLERS = {
   },
 };
 
-// One `event` message is one object with a `kind` (docs/protocol.md). `memory` is the
+// An event is one object with a `kind` (docs/protocol.md). `memory` is the
 // page's view state: names of people who have left, and who took the last pile.
 export function narrate(state, event, memory) {
   const handler = event && HANDLERS[event.kind];
   return handler ? handler(state, event, memory) : [];
+}
+
+// Everything a state the store took means, in order, one list of effects at a time: first
+// what changed since `previous` (changes.js), then each event the change caused, as the
+// state carries them. Lazy, so the caller carries out each list before the next is made:
+// an event is told with the memory the ones before it left (a take's taker, for a `late`).
+// `memory` is the page's view state (its banner says what it is about).
+export function* tellState(state, previous, memory) {
+  yield stateChanges(state, previous, memory.banner.about);
+  for (const event of eventsOf(state)) yield narrate(state, event, memory);
 }

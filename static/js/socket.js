@@ -82,7 +82,9 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     } else on.refused(refusal); // the server said no: needs the person to act
   });
   socket.on("welcome", (data) => on.welcome(data));
+  // A state carries the events of the change that made it (`events`): the store takes both.
   socket.on("state", (data) => on.state(data));
+  // The server's notices outside any change: `restart`.
   socket.on("event", (data) => {
     if (data && data.kind === "restart") {
       restarting = true;
@@ -90,7 +92,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     }
     on.event(data);
   });
-  // The server measures our round trip (lag-fair judging): answer at once, with its id.
+  // The server measures our round trip (only while the room's lag_fair rule is on): answer
+  // at once, with its id.
   socket.on("ping", (data) => {
     if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
   });

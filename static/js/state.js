@@ -3,6 +3,9 @@
 
 import { say } from "./messages.js";
 
+// What the change that made `state` caused (its `events`, in order), for narration.js: a state
+// carries its own events, so they are told exactly when their state is taken.
+export const eventsOf = (state) => (state && Array.isArray(state.events) ? state.events : []);
 export const mySeat = (state) => (state && state.you ? state.you.seat ?? null : null);
 export const amHost = (state) => Boolean(state && state.you && state.you.host);
 export const seatAt = (state, seat) => (state && state.seats ? state.seats[seat] || null : null);

@@ -36,7 +36,8 @@ export function createStore() {
     view: createViewState(),
     get: () => current,
     previous: () => previous,
-    // Returns true when `next` is newer than what we hold (out-of-order states are dropped).
+    // Returns true when `next` is newer than what we hold (out-of-order states are dropped,
+    // and the events they carry with them: listeners hear only states taken).
     receive(next) {
       if (!next || typeof next !== "object") return false;
       const sameRoom = current && current.room === next.room;

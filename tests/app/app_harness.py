@@ -108,6 +108,7 @@ class Client:
         self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
         self.times: list[float] = []  # when each message came (monotonic), in step with it
         self.welcome: dict[str, Any] | None = None
+        self.pings = 0  # the room's lag pings received (only while its lag_fair rule is on)
         self.refusal: Any = None
         self.disconnected = asyncio.Event()
         self._news = asyncio.Event()
@@ -147,7 +148,14 @@ class Client:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        return [data for kind, data in self.messages if kind == "event"]
+        """Every event as it came: a change's in its `state`, a notice (`restart`) alone."""
+        events: list[dict[str, Any]] = []
+        for kind, data in self.messages:
+            if kind == "state":
+                events.extend(data["events"])
+            elif kind == "event":
+                events.append(data)
+        return events
 
     @property
     def state(self) -> dict[str, Any]:
@@ -186,6 +194,8 @@ class Client:
         self._record("welcome", data)
 
     def _on_ping(self, data: Any) -> None:
+        self.pings += 1
+        self._news.set()
         if self.pong_delay is None:
             return
 

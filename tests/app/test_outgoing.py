@@ -60,22 +60,46 @@ async def test_every_message_is_what_emit_would_send_and_its_data() -> None:
     rooms, recorder, room = await seated_four_and_a_spectator()
     recorder.sent.clear()
     assert (await room.act("sid-0", "start", protocol.Start(), 0.0))["ok"]
-    states = [(to, m) for to, m in recorder.sent if m.event == protocol.STATE]
-    events = [(to, m) for to, m in recorder.sent if m.event == protocol.EVENT]
-    assert sorted(to for to, _ in states) == [f"sid-{i}" for i in range(5)]
-    assert events and all(to == room.code for to, _ in events)
+    # One message per person: their state, with the change's events in it; nothing else.
+    assert sorted(to for to, _ in recorder.sent) == [f"sid-{i}" for i in range(5)]
+    assert {m.event for _, m in recorder.sent} == {protocol.STATE}
     seat_of = room.table.seat_by_id()
-    for to, message in states:
+    events = recorder.sent[0][1].data["events"]
+    assert [e["kind"] for e in events] == ["start"]
+    assert all(e["version"] == room.version for e in events)
+    for to, message in recorder.sent:
         person = room.table.people[room._people_by_sid[to]]
-        state = build_state(room.table, person, seat_of.get(person.id))
+        state = build_state(room.table, person, seat_of.get(person.id), events)
         assert message.data == state
         wire = on_the_wire(message)
         assert wire[:10] == emitted(protocol.STATE, state)[:10] == '42["state"'
         assert json.loads(wire[2:]) == json.loads(emitted(protocol.STATE, state)[2:])
-    for _, message in events:
-        wire = on_the_wire(message)
-        assert json.loads(wire[2:]) == [protocol.EVENT, message.data]
-        assert wire[:2] == "42"
+    rooms.close_all()
+
+
+async def test_a_flip_is_one_message_to_each_person_its_events_in_the_state() -> None:
+    rooms, recorder, room = await seated_four_and_a_spectator()
+    assert (await room.act("sid-0", "start", protocol.Start(), 0.0))["ok"]
+    flipper = next(f"sid-{i}" for i in range(4) if i == room.game.next_to_play)
+    recorder.sent.clear()
+    answer = await room.act(flipper, "flip", protocol.Empty(), 0.0)
+    assert answer["ok"] and [e["kind"] for e in answer["events"]] == ["flip"]
+    assert sorted(to for to, _ in recorder.sent) == [f"sid-{i}" for i in range(5)]
+    for _, message in recorder.sent:
+        assert message.event == protocol.STATE
+        assert message.data["version"] == room.version
+        assert message.data["events"] == answer["events"]  # the ack's events, as sent
+        assert json.loads(on_the_wire(message)[2:])[1]["events"] == answer["events"]
+    rooms.close_all()
+
+
+async def test_a_change_with_no_events_says_so() -> None:
+    rooms, recorder, room = await seated_four_and_a_spectator()
+    recorder.sent.clear()
+    async with room.lock:
+        await room._apply([], 0.0)  # a tick: a fresh state and nothing that happened
+    assert len(recorder.sent) == 5
+    assert all(m.data["events"] == [] for _, m in recorder.sent)
     rooms.close_all()
 
 

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { narrate } from "../../static/js/narration.js";
+import { narrate, tellState } from "../../static/js/narration.js";
+import { eventsOf } from "../../static/js/state.js";
 import { createViewState } from "../../static/js/store.js";
 
 // Ana (you) in seat 0, Sam in seat 1, Bo in seat 2.
@@ -110,4 +111,51 @@ test("a server restart says the table comes back, whatever the server's own word
   const effects = narrate(table(), event, createViewState());
   assert.deepEqual(find(effects, "banner"), { text: "Server restarting: back in a moment", tone: "bad", about: "" });
   assert.equal(find(effects, "toast").text, "Server restarting: back in a moment");
+});
+
+test("a state's events are read in the order the change caused them, none when it has none", () => {
+  const take = { kind: "take", seat: 1, count: 3, version: 7 };
+  const late = { kind: "late", seat: 0, pile_id: 2, behind_ms: 12, winner: 1, version: 7 };
+  assert.deepEqual(eventsOf(table({ version: 7, events: [take, late] })), [take, late]);
+  assert.deepEqual(eventsOf(table({ events: [] })), []);
+  assert.deepEqual(eventsOf(table()), []); // no `events` at all: nothing to tell
+  assert.deepEqual(eventsOf(null), []);
+});
+
+// feedback.js carries out each list before asking for the next, as this does with "taker".
+function tellAll(state, previous, memory) {
+  const lists = [];
+  for (const effects of tellState(state, previous, memory)) {
+    lists.push(effects);
+    for (const [kind, value] of effects) if (kind === "taker") memory.lastTaker = value;
+  }
+  return lists;
+}
+
+test("a state is told as it changed the table, then each of its events, in order", () => {
+  const memory = createViewState();
+  const before = table({ version: 6, pile: { id: 2, count: 4, top: ["3C"] } });
+  const flipped = { kind: "flip", seat: 1, card: "JH", auto: false, version: 7 };
+  const now = table({ version: 7, next: 2, slap_open: true, trigger: "jack", pile: { id: 2, count: 5, top: ["3C", "JH"] }, events: [flipped] });
+  const [changes, flip, ...rest] = tellAll(now, before, memory);
+  assert.deepEqual(rest, []);
+  assert.equal(find(changes, "announce"), "Jack of hearts! Slap!"); // the trigger, from the state
+  assert.equal(find(changes, "sound"), "jack");
+  assert.deepEqual(flip, narrate(now, flipped, createViewState())); // then the flip it caused
+});
+
+test("an event is told with what the events before it in the same state left behind", () => {
+  const memory = createViewState();
+  const events = [
+    { kind: "take", seat: 1, count: 3, pile_id: 3, version: 8 },
+    { kind: "late", seat: 0, pile_id: 2, behind_ms: null, winner: null, version: 8 },
+  ];
+  const lists = tellAll(table({ version: 8, events }), table({ version: 7 }), memory);
+  assert.equal(lists.length, 3);
+  assert.equal(find(lists[2], "banner").text, "Too late! Sam was faster. No penalty.");
+});
+
+test("a state with no events (a tick) is told only as it changed the table", () => {
+  const lists = tellAll(table({ version: 9, events: [] }), table({ version: 8 }), createViewState());
+  assert.equal(lists.length, 1);
 });

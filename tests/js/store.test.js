@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { eventsOf } from "../../static/js/state.js";
 import { createStore, createViewState, rememberNames } from "../../static/js/store.js";
 
 const state = (version, extra = {}) => ({ room: "ABCDEF", version, phase: "lobby", ...extra });
@@ -73,4 +74,20 @@ test("after a reconnect takes the first state whatever its version (a restored t
   assert.equal(store.receive(state(10)), true);
   assert.equal(store.get().version, 10);
   assert.equal(store.receive(state(9)), false); // within one connection, order holds again
+});
+
+// A state carries the events of the change that made it (`events`): listeners (feedback.js)
+// tell them when they hear the state, so a state the store drops drops its events too.
+test("events are heard with their state, once, and never from a state dropped as older", () => {
+  const store = createStore();
+  const told = [];
+  store.subscribe((current) => told.push(...eventsOf(current).map((event) => `${current.version}:${event.kind}`)));
+  store.receive(state(3, { events: [{ kind: "flip", version: 3 }] }));
+  store.receive(state(4, { events: [{ kind: "take", version: 4 }, { kind: "late", version: 4 }] }));
+  store.receive(state(2, { events: [{ kind: "flip", version: 2 }] })); // older: dropped
+  store.receive(state(5, { events: [] })); // a tick: a fresh state, nothing happened
+  assert.deepEqual(told, ["3:flip", "4:take", "4:late"]);
+  store.reconnected(); // a new connection's first state is told whatever its version
+  store.receive(state(4, { events: [{ kind: "reconnect", version: 4 }] }));
+  assert.deepEqual(told.at(-1), "4:reconnect");
 });
