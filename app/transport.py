@@ -11,6 +11,8 @@ with the guards every frame passes before any handler of ours sees it.
   past it (refused or malformed frames in a row) is cut off at the transport.
 - Binary packets are refused at their first frame: the game sends none, and python-socketio
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
+- A connection costs as little memory as it can while it sits idle: a lean queue
+  (app/queues.py), no request body reader kept past the connect.
 - A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
@@ -34,6 +36,7 @@ from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import ErrorCode, ProtocolError, ack
+from app.queues import LeanQueue
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
 RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
@@ -43,7 +46,7 @@ REFUSAL_LOG_RATE = 1.0
 REFUSAL_LOG_BURST = 10
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class FrameBudget:
     """One connection's allowance of incoming frames."""
 
@@ -61,6 +64,10 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+
+    def create_queue(self, *args: Any, **kwargs: Any) -> LeanQueue:
+        """Each connection's outgoing queue (python-engineio makes one per socket here)."""
+        return LeanQueue()
 
     async def send_packet(self, sid: str, pkt: Any) -> None:
         socket = self.sockets.get(sid)
@@ -116,6 +123,10 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
         bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
         self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        # The connect request's body reader: python-engineio's ASGI driver makes a class for
+        # it on every request (3 KB), and this environ lives as long as the connection.
+        # Nothing reads a connect's body (a polling transport's POSTs have their own).
+        environ.pop("wsgi.input", None)
         await super()._handle_eio_connect(eio_sid, environ)
 
     async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:
