@@ -1,0 +1,148 @@
+"""A connection's queues (app/queues.py): asyncio.Queue's behaviour at a fraction of its
+memory, no task per wait, and connections that still end when their client goes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from app_harness import WAIT, join, serving
+from raw_client import RawClient
+from websockets.exceptions import ConnectionClosed
+
+from app.queues import LeanQueue
+from app.serving import LeanWebSocket
+
+
+async def test_first_in_first_out_and_empty() -> None:
+    queue = LeanQueue()
+    assert queue.empty() and queue.qsize() == 0
+    with pytest.raises(asyncio.QueueEmpty):
+        queue.get_nowait()
+    for item in ("a", "b", None):
+        await queue.put(item)
+    assert queue.qsize() == 3
+    assert await queue.get() == "a"
+    assert queue.get_nowait() == "b"
+    assert await queue.get() is None
+    assert queue.empty()
+
+
+async def test_a_waiting_get_is_handed_the_next_item() -> None:
+    queue = LeanQueue()
+    waiting = asyncio.ensure_future(queue.get())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    queue.put_nowait("packet")
+    assert await asyncio.wait_for(waiting, WAIT) == "packet"
+    assert queue.empty()
+
+
+async def test_a_get_that_timed_out_loses_nothing() -> None:
+    """python-engineio waits for each packet with wait_for(queue.get(), ping timeout)."""
+    queue = LeanQueue()
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(queue.get(), 0.01)
+    queue.put_nowait("after")
+    assert queue.qsize() == 1  # not handed to the getter that gave up
+    assert await asyncio.wait_for(queue.get(), WAIT) == "after"
+
+
+async def test_waiting_for_an_item_makes_no_task() -> None:
+    """asyncio.wait_for wraps a coroutine in a Task on every wait; a future it awaits as is."""
+    queue = LeanQueue()
+    before = len(asyncio.all_tasks())
+    waiting = asyncio.ensure_future(asyncio.wait_for(queue.get(), WAIT))
+    await asyncio.sleep(0)
+    assert len(asyncio.all_tasks()) == before + 1  # the waiting task itself, nothing more
+    queue.put_nowait("packet")
+    assert await waiting == "packet"
+
+
+async def test_join_waits_for_every_item_to_be_done() -> None:
+    queue = LeanQueue()
+    await queue.join()  # nothing put: returns at once
+    queue.put_nowait(1)
+    queue.put_nowait(2)
+    joined = asyncio.ensure_future(queue.join())
+    queue.get_nowait()
+    queue.task_done()
+    await asyncio.sleep(0)
+    assert not joined.done()
+    queue.get_nowait()
+    queue.task_done()
+    await asyncio.wait_for(joined, WAIT)
+    with pytest.raises(ValueError):
+        queue.task_done()
+
+
+def test_far_smaller_than_an_asyncio_queue() -> None:
+    def size(queue: object) -> int:
+        parts = [queue, *getattr(queue, "__dict__", {}).values()]
+        parts += [getattr(queue, slot) for slot in getattr(type(queue), "__slots__", ())]
+        if hasattr(queue, "_finished") and hasattr(queue._finished, "_waiters"):
+            parts.append(queue._finished._waiters)
+        return sum(sys.getsizeof(part) for part in parts)
+
+    assert size(LeanQueue()) * 5 < size(asyncio.Queue())
+
+
+async def connection_tasks() -> int:
+    """Tasks other than the test's and the server's own (uvicorn's main task, ...)."""
+    await asyncio.sleep(0.05)
+    return len(asyncio.all_tasks())
+
+
+async def test_an_idle_connection_uses_lean_queues_and_a_bounded_number_of_tasks() -> None:
+    async with serving() as server:
+        code = await server.new_room()
+        await join(server, code, "Ann")  # warms up the server's own tasks
+        before = await connection_tasks()
+        clients = [await RawClient.open(server) for _ in range(4)]  # raw: no tasks of theirs
+        for number, client in enumerate(clients):
+            await client.join(code, f"P{number}")
+        await asyncio.sleep(0.2)  # idle: nothing is sent
+        per_connection = (await connection_tasks() - before) / len(clients)
+        # uvicorn's task for the connection, python-engineio's writer, its reader's wait
+        # for a frame, its ping's sleep: no task for the writer's wait for a packet.
+        assert per_connection <= 4, per_connection
+        sockets = server.app.engineio_server.eio.sockets
+        assert all(isinstance(s.queue, LeanQueue) for s in sockets.values())
+        protocols = [p for p in server.server.server_state.connections]
+        assert any(isinstance(p, LeanWebSocket) for p in protocols)
+        assert all(isinstance(p.queue, LeanQueue) for p in protocols if hasattr(p, "queue"))
+        for client in clients:
+            client.ws.transport.abort()  # it read none of the states: no closing handshake
+
+
+async def test_a_connection_whose_writer_waits_ends_when_the_client_closes() -> None:
+    async with serving() as server:
+        code = await server.new_room()
+        await join(server, code, "Ann")
+        before = await connection_tasks()
+        raw = await RawClient.open(server)
+        await raw.join(code, "Gone")
+        sockets = server.app.engineio_server.eio.sockets
+        assert len(sockets) == 2
+        raw.ws.transport.abort()  # no goodbye: the TCP connection just ends
+        async with asyncio.timeout(WAIT):
+            while len(sockets) > 1 or await connection_tasks() > before:
+                await asyncio.sleep(0.05)
+
+
+async def test_a_silent_client_is_dropped_while_its_writer_waits() -> None:
+    """It answers no ping and nothing is sent to it: only the ping timeout can end it."""
+    async with serving(ping_interval_seconds=0.5, ping_timeout_seconds=0.5) as server:
+        code = await server.new_room()
+        raw = await RawClient.open(server)
+        await raw.join(code, "Silent")
+        sockets = server.app.engineio_server.eio.sockets
+        assert len(sockets) == 1
+        async with asyncio.timeout(WAIT):  # reads, answers nothing, until it is closed
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await raw.ws.recv()
+        async with asyncio.timeout(WAIT):
+            while sockets:
+                await asyncio.sleep(0.05)
