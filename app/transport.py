@@ -13,6 +13,9 @@ with the guards every frame passes before any handler of ours sees it.
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
 - A connection costs as little memory as it can while it sits idle: a lean queue
   (app/queues.py), no request body reader kept past the connect.
+- A connection's writer takes what is queued without waiting (python-engineio's `poll`
+  wrapped every packet in `asyncio.wait_for`: a timer, futures and a loop pass each); only
+  an empty queue is waited on, as long as before (a silent client is still dropped).
 - A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
@@ -29,6 +32,7 @@ from typing import Any
 
 import engineio
 import socketio
+from engineio import async_socket, exceptions
 from socketio import packet
 
 from app.config import Settings
@@ -56,6 +60,36 @@ class FrameBudget:
     address: str = "unknown"
 
 
+class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
+    """python-engineio's socket with a `poll` that waits only when there is nothing to send."""
+
+    async def poll(self) -> list[Any]:
+        """The packets queued, at least one; [] once the connection ends (a None queued).
+        Raises QueueEmpty after ping interval + ping timeout with nothing to send, or when
+        cancelled, as python-engineio's own does: its writer then closes the websocket."""
+        queue = self.queue
+        try:
+            first = queue.get_nowait()
+        except asyncio.QueueEmpty:
+            try:
+                async with asyncio.timeout(self.server.ping_interval + self.server.ping_timeout):
+                    first = await queue.get()
+            except (TimeoutError, asyncio.CancelledError):
+                raise exceptions.QueueEmpty() from None
+        queue.task_done()
+        if first is None:
+            return []
+        packets = [first]
+        while not queue.empty():
+            pkt = queue.get_nowait()
+            queue.task_done()
+            if pkt is None:
+                queue.put_nowait(None)  # the next poll ends the writer
+                break
+            packets.append(pkt)
+        return packets
+
+
 class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     """python-engineio's server with a send that never calls back into the app."""
 
@@ -64,6 +98,14 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+
+    def adopt(self, sid: str) -> None:
+        """Makes a new connection's socket a GameSocket. python-engineio builds its sockets
+        inside `_handle_connect` with no hook; its connect event, where this is called,
+        comes before the socket's first poll."""
+        socket = self.sockets.get(sid)
+        if type(socket) is async_socket.AsyncSocket:
+            socket.__class__ = GameSocket
 
     def create_queue(self, *args: Any, **kwargs: Any) -> LeanQueue:
         """Each connection's outgoing queue (python-engineio makes one per socket here)."""
@@ -127,6 +169,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).
         environ.pop("wsgi.input", None)
+        self.eio.adopt(eio_sid)
         await super()._handle_eio_connect(eio_sid, environ)
 
     async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
+import engineio
 import pytest
 from app_harness import WAIT, join, serving
 from raw_client import RawClient
@@ -13,6 +15,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.queues import LeanQueue
 from app.serving import LeanWebSocket
+from app.transport import GameEngineIO, GameSocket
 
 
 async def test_first_in_first_out_and_empty() -> None:
@@ -146,3 +149,60 @@ async def test_a_silent_client_is_dropped_while_its_writer_waits() -> None:
         async with asyncio.timeout(WAIT):
             while sockets:
                 await asyncio.sleep(0.05)
+
+
+# ---- the writer's poll (app/transport.py GameSocket) -------------------------------------
+
+
+def engine_socket(ping_interval: float = 25, ping_timeout: float = 20) -> GameSocket:
+    engine = GameEngineIO(async_mode="asgi", ping_interval=ping_interval, ping_timeout=ping_timeout)
+    return GameSocket(engine, "sid")
+
+
+def poll_at_once(socket: GameSocket) -> list[Any]:
+    """Runs the socket's poll to its end without the event loop; fails if it would wait."""
+    coroutine = socket.poll()
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return list(done.value)
+    coroutine.close()
+    raise AssertionError("poll waited though packets were queued")
+
+
+async def test_poll_takes_what_is_queued_without_waiting() -> None:
+    socket = engine_socket()
+    socket.queue.put_nowait("a")
+    socket.queue.put_nowait("b")
+    assert poll_at_once(socket) == ["a", "b"]
+    socket.queue.put_nowait("c")
+    socket.queue.put_nowait(None)  # the end: what came before it still goes out
+    assert poll_at_once(socket) == ["c"]
+    assert poll_at_once(socket) == []
+    await asyncio.wait_for(socket.queue.join(), WAIT)  # every packet taken is done
+
+
+async def test_poll_waits_on_an_empty_queue_for_the_next_packet() -> None:
+    socket = engine_socket()
+    polling = asyncio.ensure_future(socket.poll())
+    await asyncio.sleep(0.01)
+    assert not polling.done()
+    socket.queue.put_nowait("late")
+    assert await asyncio.wait_for(polling, WAIT) == ["late"]
+
+
+async def test_poll_gives_up_after_the_ping_interval_and_timeout_as_before() -> None:
+    socket = engine_socket(ping_interval=0.05, ping_timeout=0.05)
+    with pytest.raises(engineio.exceptions.QueueEmpty):
+        await asyncio.wait_for(socket.poll(), WAIT)
+    socket.queue.put_nowait("kept")  # the wait that gave up took nothing with it
+    assert poll_at_once(socket) == ["kept"]
+
+
+async def test_every_connection_gets_the_game_socket(server: Any) -> None:
+    code = await server.new_room()
+    raw = await RawClient.open(server)
+    await raw.join(code, "Ann")
+    sockets = server.app.engineio_server.eio.sockets
+    assert [type(socket) for socket in sockets.values()] == [GameSocket]
+    raw.ws.transport.abort()
