@@ -8,8 +8,8 @@ each even when empty: 6.5 KB a player sitting in a lobby, a seventh of all it co
 
 `get` returns a future rather than a coroutine: python-engineio awaits each packet with
 `asyncio.wait_for(queue.get(), ...)`, which wraps a coroutine in a new Task on every wait
-(Python 3.11) but waits on a future as it is. A packet put while a getter waits is handed
-to it directly.
+(Python 3.11) but waits on a future as it is, and app/transport.py's writer times its wait
+by cancelling that future. A packet put while a getter waits is handed to it directly.
 
 Unbounded (`put` never waits), which is what both users ask for: the outgoing queue's bound
 is app/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow control.

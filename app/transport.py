@@ -14,8 +14,9 @@ with the guards every frame passes before any handler of ours sees it.
 - A connection costs as little memory as it can while it sits idle: a lean queue
   (app/queues.py), no request body reader kept past the connect.
 - A connection's writer takes what is queued without waiting (python-engineio's `poll`
-  wrapped every packet in `asyncio.wait_for`: a timer, futures and a loop pass each); only
-  an empty queue is waited on, as long as before (a silent client is still dropped).
+  wrapped every packet in `asyncio.wait_for`: a task, a timer, futures and a loop pass
+  each); only an empty queue is waited on, as long as before (a silent client is still
+  dropped).
 - A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
@@ -67,15 +68,21 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         """The packets queued, at least one; [] once the connection ends (a None queued).
         Raises QueueEmpty after ping interval + ping timeout with nothing to send, or when
         cancelled, as python-engineio's own does: its writer then closes the websocket."""
-        queue = self.queue
+        queue: LeanQueue = self.queue
         try:
             first = queue.get_nowait()
         except asyncio.QueueEmpty:
+            # A bare timer cancelling the getter (a future): half the cost of wait_for,
+            # and of asyncio.timeout, which is the writer's cost per message it sends.
+            getter = queue.get()
+            wait = self.server.ping_interval + self.server.ping_timeout
+            timer = asyncio.get_running_loop().call_later(wait, getter.cancel)
             try:
-                async with asyncio.timeout(self.server.ping_interval + self.server.ping_timeout):
-                    first = await queue.get()
-            except (TimeoutError, asyncio.CancelledError):
+                first = await getter
+            except asyncio.CancelledError:  # the timer, or the writer cancelled
                 raise exceptions.QueueEmpty() from None
+            finally:
+                timer.cancel()
         queue.task_done()
         if first is None:
             return []
