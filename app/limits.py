@@ -17,6 +17,8 @@ WINDOW_SECONDS = 60  # the shared limits count per minute
 class TokenBucket:
     """`rate` actions a second on average, `burst` at once."""
 
+    __slots__ = ("burst", "rate", "stamp", "tokens")  # one per connection
+
     def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, float(burst)
         self.tokens, self.stamp = float(burst), time.monotonic()

@@ -4,6 +4,7 @@ uvloop and httptools as in production (the tests once ran on plain asyncio, whic
 fires a timer early, and hid a bug that only uvloop shows), and the limits a public server
 needs against slow or greedy clients: a deadline on reading each request (slowloris), a
 cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
+Each websocket's incoming events wait in a lean queue (app/queues.py), not an asyncio.Queue.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app.config import Settings
+from app.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
 
@@ -63,6 +66,15 @@ class DeadlineHttp(HttpToolsProtocol):
             self.transport.close()
 
 
+class LeanWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's websocket protocol (the `websockets` sans-I/O one) with its incoming events
+    in a LeanQueue: uvicorn only puts, gets and asks whether it is empty."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue = LeanQueue()  # type: ignore[assignment]
+
+
 def deadline_http(seconds: float) -> type[DeadlineHttp]:
     return type("DeadlineHttp", (DeadlineHttp,), {"request_timeout": seconds})
 
@@ -74,7 +86,7 @@ def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Con
         "log_level": settings.log_level,
         "loop": "uvloop",
         "http": deadline_http(settings.request_timeout_seconds),
-        "ws": "websockets-sansio",
+        "ws": LeanWebSocket,
         "ws_max_size": settings.max_message_bytes,  # the same cap engine.io applies
         "proxy_headers": True,
         "forwarded_allow_ips": settings.trusted_proxies,

@@ -11,6 +11,12 @@ with the guards every frame passes before any handler of ours sees it.
   past it (refused or malformed frames in a row) is cut off at the transport.
 - Binary packets are refused at their first frame: the game sends none, and python-socketio
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
+- A connection costs as little memory as it can while it sits idle: a lean queue
+  (app/queues.py), no request body reader kept past the connect.
+- A connection's writer takes what is queued without waiting (python-engineio's `poll`
+  wrapped every packet in `asyncio.wait_for`: a task, a timer, futures and a loop pass
+  each); only an empty queue is waited on, as long as before (a silent client is still
+  dropped).
 - A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
@@ -27,6 +33,7 @@ from typing import Any
 
 import engineio
 import socketio
+from engineio import async_socket, exceptions
 from socketio import packet
 
 from app.config import Settings
@@ -34,6 +41,7 @@ from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import ErrorCode, ProtocolError, ack
+from app.queues import LeanQueue
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
 RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
@@ -43,7 +51,7 @@ REFUSAL_LOG_RATE = 1.0
 REFUSAL_LOG_BURST = 10
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class FrameBudget:
     """One connection's allowance of incoming frames."""
 
@@ -51,6 +59,42 @@ class FrameBudget:
     refused_in_a_row: int = 0
     cut_off: bool = False
     address: str = "unknown"
+
+
+class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
+    """python-engineio's socket with a `poll` that waits only when there is nothing to send."""
+
+    async def poll(self) -> list[Any]:
+        """The packets queued, at least one; [] once the connection ends (a None queued).
+        Raises QueueEmpty after ping interval + ping timeout with nothing to send, or when
+        cancelled, as python-engineio's own does: its writer then closes the websocket."""
+        queue: LeanQueue = self.queue
+        try:
+            first = queue.get_nowait()
+        except asyncio.QueueEmpty:
+            # A bare timer cancelling the getter (a future): half the cost of wait_for,
+            # and of asyncio.timeout, which is the writer's cost per message it sends.
+            getter = queue.get()
+            wait = self.server.ping_interval + self.server.ping_timeout
+            timer = asyncio.get_running_loop().call_later(wait, getter.cancel)
+            try:
+                first = await getter
+            except asyncio.CancelledError:  # the timer, or the writer cancelled
+                raise exceptions.QueueEmpty() from None
+            finally:
+                timer.cancel()
+        queue.task_done()
+        if first is None:
+            return []
+        packets = [first]
+        while not queue.empty():
+            pkt = queue.get_nowait()
+            queue.task_done()
+            if pkt is None:
+                queue.put_nowait(None)  # the next poll ends the writer
+                break
+            packets.append(pkt)
+        return packets
 
 
 class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
@@ -61,6 +105,18 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+
+    def adopt(self, sid: str) -> None:
+        """Makes a new connection's socket a GameSocket. python-engineio builds its sockets
+        inside `_handle_connect` with no hook; its connect event, where this is called,
+        comes before the socket's first poll."""
+        socket = self.sockets.get(sid)
+        if type(socket) is async_socket.AsyncSocket:
+            socket.__class__ = GameSocket
+
+    def create_queue(self, *args: Any, **kwargs: Any) -> LeanQueue:
+        """Each connection's outgoing queue (python-engineio makes one per socket here)."""
+        return LeanQueue()
 
     async def send_packet(self, sid: str, pkt: Any) -> None:
         socket = self.sockets.get(sid)
@@ -116,6 +172,11 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
         bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
         self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        # The connect request's body reader: python-engineio's ASGI driver makes a class for
+        # it on every request (3 KB), and this environ lives as long as the connection.
+        # Nothing reads a connect's body (a polling transport's POSTs have their own).
+        environ.pop("wsgi.input", None)
+        self.eio.adopt(eio_sid)
         await super()._handle_eio_connect(eio_sid, environ)
 
     async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:

@@ -1,0 +1,85 @@
+"""A connection's queue: asyncio.Queue's interface at a tenth of its memory, and a `get`
+that waits without a task of its own.
+
+Every connected player has two queues: python-engineio's outgoing packets (its
+`create_queue`) and uvicorn's incoming websocket events (app/serving.py). An asyncio.Queue
+is four deques (its items, getters, putters, and its `join` event's waiters) of 760 bytes
+each even when empty: 6.5 KB a player sitting in a lobby, a seventh of all it costs.
+
+`get` returns a future rather than a coroutine: python-engineio awaits each packet with
+`asyncio.wait_for(queue.get(), ...)`, which wraps a coroutine in a new Task on every wait
+(Python 3.11) but waits on a future as it is, and app/transport.py's writer times its wait
+by cancelling that future. A packet put while a getter waits is handed to it directly.
+
+Unbounded (`put` never waits), which is what both users ask for: the outgoing queue's bound
+is app/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow control.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+
+class LeanQueue:
+    """First in, first out; `get`, `put`, `join` and `task_done` as asyncio.Queue's."""
+
+    __slots__ = ("_finished", "_getters", "_items", "_unfinished")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []  # short (the outgoing one is capped): pop(0) is cheap
+        self._getters: list[asyncio.Future[Any]] = []
+        self._unfinished = 0
+        self._finished: asyncio.Future[None] | None = None  # made only while joined
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def full(self) -> bool:
+        return False
+
+    def put_nowait(self, item: Any) -> None:
+        self._unfinished += 1
+        while self._getters:
+            getter = self._getters.pop(0)
+            if not getter.done():  # a getter that timed out or was cancelled is gone
+                getter.set_result(item)
+                return
+        self._items.append(item)
+
+    async def put(self, item: Any) -> None:
+        self.put_nowait(item)
+
+    def get_nowait(self) -> Any:
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.pop(0)
+
+    def get(self) -> asyncio.Future[Any]:
+        """A future of the next item. Cancelling it (a timeout) gives up the place in line
+        and loses nothing: an item is only ever handed to a getter still waiting."""
+        getter = asyncio.get_running_loop().create_future()
+        if self._items:
+            getter.set_result(self._items.pop(0))
+        else:
+            self._getters.append(getter)
+        return getter
+
+    def task_done(self) -> None:
+        if self._unfinished <= 0:
+            raise ValueError("task_done() called too many times")
+        self._unfinished -= 1
+        if self._unfinished == 0 and self._finished is not None:
+            if not self._finished.done():
+                self._finished.set_result(None)
+            self._finished = None
+
+    async def join(self) -> None:
+        if self._unfinished == 0:
+            return
+        if self._finished is None:
+            self._finished = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._finished)
