@@ -378,6 +378,9 @@ class Server:
                 SLAPJACK_HOST=HOST,
                 SLAPJACK_PORT=str(self.port),
                 SLAPJACK_LOG_LEVEL="warning",
+                # The default store (SQLite), in a file of this run's own: a store left by an
+                # earlier run would bring its tables back, and their autopilots would play.
+                SLAPJACK_STORE=f"sqlite:///{self.gc_file.parent / 'tables.db'}",
                 # Every player comes from 127.0.0.1: lift the per-address limits.
                 SLAPJACK_ROOMS_PER_MINUTE="1000000",
                 SLAPJACK_CONNECTS_PER_MINUTE="1000000",
