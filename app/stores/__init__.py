@@ -149,17 +149,22 @@ def encode_snapshot(code: str, snapshot: Snapshot) -> tuple[str, int]:
     """The snapshot as compact JSON, and its schema version (refused here if it has none:
     an unversioned snapshot could never be told apart from a newer one).
 
-    Written by orjson (a tenth of the stdlib's cost). What orjson will not write (keys that
-    are no strings, integers beyond 64 bits) is left to the stdlib encoder, which writes it as it
-    always did or refuses it. orjson writes a NaN or an infinity as null: a table's
-    snapshot has its times checked where they are made (`Table.to_dict`)."""
+    Written by orjson (a tenth of the stdlib's cost) and read straight back: orjson writes
+    NaN and infinities as null, and dataclasses, datetimes and the like as it sees fit, so
+    a text that does not read back as the snapshot itself is left to the stdlib encoder,
+    which refuses what JSON cannot hold (a NaN time: ValueError) and writes what orjson
+    will not (tuples, int keys, integers beyond 64 bits) as it always did. Either way, what
+    is stored reads back as exactly this snapshot."""
     schema = snapshot.get(SCHEMA_KEY)
     if not isinstance(schema, int) or isinstance(schema, bool):
         raise ValueError(f"table {code}: a snapshot carries an int {SCHEMA_KEY!r}")
     try:
-        return orjson.dumps(snapshot).decode(), schema
-    except TypeError:  # orjson.JSONEncodeError: not JSON as orjson sees it
-        return json.dumps(snapshot, separators=(",", ":"), allow_nan=False), schema
+        text = orjson.dumps(snapshot)
+        if orjson.loads(text) == snapshot:
+            return text.decode(), schema
+    except (TypeError, ValueError):  # orjson.JSONEncodeError: not JSON as orjson sees it
+        pass
+    return json.dumps(snapshot, separators=(",", ":"), allow_nan=False), schema
 
 
 def decode_snapshot(code: str, raw: str | bytes | None, newest_schema: int) -> Snapshot | None:
