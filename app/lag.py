@@ -18,7 +18,7 @@ import secrets
 from collections import deque
 from dataclasses import dataclass, field
 
-SAMPLES = 10  # recent round trips kept per person: about 20 s of pings
+SAMPLES = 10  # recent round trips kept per person: about 20 s of pings while the rule is on
 PERCENTILE = 0.2  # the estimate: the 20th percentile of the samples kept
 
 
@@ -57,6 +57,12 @@ class LagMeter:
     def samples(self, person_id: str) -> int:
         """How many round trips of `person_id`'s the estimate rests on."""
         return len(self._samples.get(person_id, ()))
+
+    def reset(self) -> None:
+        """Everyone measured afresh: the pings stop while the rule is off, so samples from
+        before would describe the network of a while ago."""
+        self._samples.clear()
+        self._waiting.clear()
 
     def forget(self, person_id: str) -> None:
         """A new connection: its network may be another (Wi-Fi to mobile data)."""

@@ -60,7 +60,9 @@ class LeanQueue:
 
     def get(self) -> asyncio.Future[Any]:
         """A future of the next item. Cancelling it (a timeout) gives up the place in line
-        and loses nothing: an item is only ever handed to a getter still waiting."""
+        and loses nothing: an item is only ever handed to a getter still waiting. Cancelling
+        the task that awaits it after an item was handed over does lose that item (unlike
+        asyncio.Queue): both users cancel only a connection that is ending."""
         getter = asyncio.get_running_loop().create_future()
         if self._items:
             getter.set_result(self._items.pop(0))

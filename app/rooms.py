@@ -276,9 +276,9 @@ class Room:
                 del self._people_by_sid[replaced]
             self._people_by_sid[sid] = person.id
             self._sid_of[person.id] = sid
-            await self.transport.enter_room(sid, self.code)  # room-wide notices (a restart)
+            await self.transport.enter_room(sid, self.code)  # the cluster's hand-over finds it so
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
-            await self._apply(joined.events, now)  # its `_schedule` pings a lag-fair newcomer
+            await self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:
@@ -553,9 +553,10 @@ class Room:
             self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
 
     def _schedule_ping(self, now: float) -> None:
-        """Lag pings while lag-fair judging is on and someone is here to answer: from the
-        moment the host turns the rule on (or a newcomer arrives, or a restored table with
-        it gets its first person back), at once; none once it is off."""
+        """Lag pings while lag-fair judging is on and someone is here to answer: at once
+        when the host turns the rule on or a restored table with it gets its first person
+        back (a newcomer to a room already pinging is in the next round, within
+        SLAPJACK_LAG_PING_SECONDS); none once it is off."""
         if not self.table.lag_fair or not self.table.connected():
             self._timers.cancel("ping")
         elif not self._timers.pending("ping"):

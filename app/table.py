@@ -419,6 +419,11 @@ class Table:
         if not isinstance(lag_fair, bool):
             raise ProtocolError(ErrorCode.BAD_REQUEST, "lag_fair: true or false")
         rules = merged_rules(self.rules, changes)
+        if lag_fair and not self.lag_fair:
+            # Turned on again: nothing was measured while it was off, so what was measured
+            # before is old news (another Wi-Fi, another room): measure everyone afresh.
+            self.lag.reset()
+            self._lag_shown.clear()
         self.rules, self.lag_fair = rules, lag_fair
         self._reopen()
         shown = self.rules_shown()

@@ -195,6 +195,25 @@ def test_the_host_adds_and_removes_bots_and_people() -> None:
     refused(table, ErrorCode.NOT_HOST, table.remove, bob, 0, 0.0)
 
 
+def test_lag_fair_turned_on_again_measures_everyone_afresh() -> None:
+    table, ann, bob = lobby_of_two()
+    table.set_rules(ann, {"lag_fair": True}, 0.0)
+    for person, trip in ((ann, 0.04), (bob, 0.09)):
+        ping = table.lag.ping(person, 1.0)
+        table.pong(person, ping, 1.0 + trip)
+    assert table.compensation(0) == pytest.approx(0.04)
+    assert table.compensation(1) == pytest.approx(0.09)
+    table.set_rules(ann, {"lag_fair": False}, 2.0)
+    table.set_rules(ann, {"penalty": "give"}, 3.0)  # off and left off: nothing to measure
+    table.set_rules(ann, {"lag_fair": True}, 3600.0)  # an hour later, maybe another network
+    assert table.compensation(0) == 0.0 and table.compensation(1) == 0.0
+    assert table.lag.samples(ann) == 0 and table.lag.samples(bob) == 0
+    ping = table.lag.ping(bob, 3601.0)
+    assert table.pong(bob, ping, 3601.2).refresh  # the new estimate is shown at once
+    table.set_rules(ann, {"lag_fair": True}, 3602.0)  # on while on: kept
+    assert table.compensation(1) == pytest.approx(0.15)  # 0.2 s, capped at 150 ms
+
+
 def test_the_host_changes_the_rules_and_bad_ones_change_nothing() -> None:
     table, ann, bob = lobby_of_two()
     done = table.set_rules(ann, {"penalty": "give", "time_limit": None}, 0.0)
