@@ -159,30 +159,37 @@ async def connect(player: Player, port: int, auth: dict[str, Any]) -> None:
 
 class Fanout:
     """A flip on its way to the four: done when each holds a state at least as new as the
-    version the flip made (known from its ack; until then, any state newer than the flipper
-    had seen counts, to be checked against the ack)."""
+    version the flip made (known from its ack). Until the ack comes, each player's states
+    newer than the flipper had seen are noted with their arrival, newest version last, so
+    the ack picks each player's first state at or past the flip's version: a state of an
+    earlier change that came first does not hide the flip's own."""
 
-    __slots__ = ("after", "got", "sent", "table", "target")
+    __slots__ = ("after", "seen", "sent", "table", "target", "times")
 
     def __init__(self, table: Table, sent: float, after: int) -> None:
         self.table, self.sent, self.after = table, sent, after
         self.target: int | None = None
-        self.got: list[tuple[int, float] | None] = [None, None, None, None]
+        self.seen: list[list[tuple[int, float]]] = [[], [], [], []]  # before the ack
+        self.times: list[float | None] = [None, None, None, None]  # at or past the target
 
     def arrived(self, index: int, version: int, at: float) -> None:
-        wanted = self.after + 1 if self.target is None else self.target
-        if self.got[index] is None and version >= wanted:
-            self.got[index] = (version, at)
+        if self.target is None:
+            seen = self.seen[index]
+            if version > self.after and (not seen or version > seen[-1][0]):
+                seen.append((version, at))
+        elif self.times[index] is None and version >= self.target:
+            self.times[index] = at
             self.check()
 
     def acked(self, version: int) -> None:
         self.target = version
-        self.got = [g if g is not None and g[0] >= version else None for g in self.got]
+        for index, seen in enumerate(self.seen):
+            self.times[index] = next((at for v, at in seen if v >= version), None)
         self.check()
 
     def check(self) -> None:
-        if self.target is not None and all(g is not None for g in self.got):
-            last = max(g[1] for g in self.got if g is not None)
+        if self.target is not None and all(t is not None for t in self.times):
+            last = max(t for t in self.times if t is not None)
             self.table.stats.fanouts.append(last - self.sent)
             self.table.fans.remove(self)
 

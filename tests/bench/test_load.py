@@ -8,12 +8,13 @@ import asyncio
 import socket
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import uvicorn
 from app_harness import serving
 
-from bench.load import RelayTable, Stats, Table, open_all, percentiles
+from bench.load import Fanout, RelayTable, Stats, Table, open_all, percentiles
 from bench.relay import create_relay
 from bench.wire import PONG, Wire, text_frame
 
@@ -116,3 +117,30 @@ async def test_relay_tables_time_the_trip_to_all_four() -> None:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
         sock.close()
+
+
+def test_a_fanout_ends_at_each_players_first_state_of_the_flip_after_an_earlier_one() -> None:
+    # Sent after version 10: player 0 first sees version 11 (a change that came before the
+    # flip: a tick, a late slap), then 12, the flip's own, which its ack names afterwards.
+    table = SimpleNamespace(stats=Stats(), fans=[])
+    fan = Fanout(table, 0.0, 10)  # type: ignore[arg-type]
+    table.fans.append(fan)
+    fan.arrived(0, 11, 1.0)
+    for index, at in enumerate((2.0, 2.1, 2.2, 2.3)):
+        fan.arrived(index, 12, at)
+    assert table.stats.fanouts == []  # nothing is known before the ack
+    fan.acked(12)
+    assert table.stats.fanouts == [2.3] and table.fans == []
+
+
+def test_a_fanout_waits_for_players_still_behind_when_the_ack_comes() -> None:
+    table = SimpleNamespace(stats=Stats(), fans=[])
+    fan = Fanout(table, 0.0, 10)  # type: ignore[arg-type]
+    table.fans.append(fan)
+    for index in range(3):
+        fan.arrived(index, 11, 1.0 + index / 10)
+    fan.acked(11)
+    fan.arrived(3, 10, 1.5)  # an older state: not the flip's
+    assert table.stats.fanouts == []
+    fan.arrived(3, 12, 1.7)  # newer than the flip's: it holds the flip
+    assert table.stats.fanouts == [1.7]
