@@ -13,8 +13,10 @@ import httpx
 import socketio
 import uvicorn
 
+from app import protocol
 from app.config import Settings
 from app.main import create_app
+from app.outgoing import Encoded
 from app.rooms import Room, Rooms
 from app.serving import server_config
 
@@ -211,6 +213,25 @@ class Client:
     def _on_refusal(self, data: Any = None) -> None:
         self.refusal = data
         self._news.set()
+
+
+class Recorder:
+    """A room's transport in process: keeps what the room sends (no sockets)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Encoded]] = []
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
+        pass
+
+    async def enter_room(self, sid: str, room: str) -> None:
+        pass
+
+    async def send(self, message: Encoded, to: str) -> None:
+        self.sent.append((to, message))
+
+    def pings(self, to: str) -> int:
+        return sum(1 for sid, m in self.sent if sid == to and m.event == protocol.PING)
 
 
 @contextlib.asynccontextmanager

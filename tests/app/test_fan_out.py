@@ -9,13 +9,11 @@ import json
 import time
 from typing import Any
 
-from app_harness import WAIT, Client, Server, close_all, join, serving
+from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
 from raw_client import RawClient
 
-from app import protocol
 from app.config import Settings
 from app.metrics import Metrics
-from app.outgoing import Encoded
 from app.rooms import Room, Rooms
 
 
@@ -136,25 +134,6 @@ async def test_lag_pings_start_and_stop_with_the_rule() -> None:
         await measured.wait_for(lambda: measured.pings >= seen + 10)
         assert host.pings <= stopped + 1  # one may have crossed the answer on its way
         await close_all([host, measured])
-
-
-class Recorder:
-    """A transport that keeps what a room sends, in process."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Encoded]] = []
-
-    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
-        pass
-
-    async def enter_room(self, sid: str, room: str) -> None:
-        pass
-
-    async def send(self, message: Encoded, to: str) -> None:
-        self.sent.append((to, message))
-
-    def pings(self, to: str) -> int:
-        return sum(1 for sid, m in self.sent if sid == to and m.event == protocol.PING)
 
 
 async def test_a_restored_lag_fair_table_pings_whoever_joins_it() -> None:

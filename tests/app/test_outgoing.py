@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from app_harness import Recorder
 from socketio import packet as sio_packet
 
 import app.views
@@ -17,20 +18,6 @@ from app.config import Settings
 from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.views import build_state
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Encoded]] = []
-
-    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
-        pass
-
-    async def enter_room(self, sid: str, room: str) -> None:
-        pass
-
-    async def send(self, message: Encoded, to: str) -> None:
-        self.sent.append((to, message))
 
 
 def emitted(event: str, data: Any) -> Any:

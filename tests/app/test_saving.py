@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import WAIT, Client, Server, close_all, join, serving
+from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
 from redis_server import RedisServer
 
 from app import rooms as rooms_module
 from app.config import Settings
-from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.stores import SCHEMA_KEY
 from app.stores.memory import MemoryStore
@@ -230,19 +229,6 @@ def test_a_store_that_cannot_be_reached_stops_the_server_at_start_naming_it() ->
     assert finished.returncode != 0
     output = finished.stdout + finished.stderr
     assert "store_unavailable" in output and f"127.0.0.1:{port}" in output
-
-
-class Recorder:
-    """A transport that keeps nothing: these tests look at the store."""
-
-    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
-        pass
-
-    async def enter_room(self, sid: str, room: str) -> None:
-        pass
-
-    async def send(self, message: Encoded, to: str) -> None:
-        pass
 
 
 async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transaction(
