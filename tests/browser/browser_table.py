@@ -3,6 +3,7 @@ and driven only by real taps, clicks and key presses."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -185,3 +186,15 @@ async def start_the_game(host: Person, people: list[Person], players: int) -> No
 
 def seconds_text(text: str) -> bool:
     return re.fullmatch(r"\d+\.\d", text.strip()) is not None
+
+
+async def whose_turn(people: list[Person]) -> Person:
+    """The one person whose own page says it is their turn to flip (pages catch up with
+    the server at their own pace, so ask until exactly one says so)."""
+    async with asyncio.timeout(WAIT_MS / 1000):
+        while True:
+            tables = [await person.table() for person in people]
+            turns = [p for p, table in zip(people, tables, strict=True) if table["myTurn"]]
+            if len(turns) == 1:
+                return turns[0]
+            await asyncio.sleep(0.05)

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_table import DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person
+from browser_table import DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person, whose_turn
 from playwright.async_api import Browser, Route, expect
 from test_game import keep_playing
 
@@ -172,7 +172,8 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
     for _flip in range(20):
         if await page.evaluate(A_PILE_WITHOUT_TRIGGER):
             break
-        flipper = phone if (await phone.table())["myTurn"] else desktop
+        # Asked of both pages: in the collect pause after a take it is nobody's turn yet.
+        flipper = await whose_turn([phone, desktop])
         await flipper.page.wait_for_function(MY_TURN, timeout=WAIT_MS)
         await flipper.flip()
         await asyncio.sleep(0.2)

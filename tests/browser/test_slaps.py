@@ -19,6 +19,7 @@ from browser_table import (
     open_three,
     seconds_text,
     start_the_game,
+    whose_turn,
 )
 from playwright.async_api import Browser, expect
 from slow_network import SlowNetwork
@@ -71,18 +72,6 @@ async def sit_at_a_long_table(base_url: str, phone: Person, bob: Person, cy: Per
     for person, name in ((bob, "Bob"), (cy, XSS_NAME)):
         await person.join(link, name)
         await person.seated()
-
-
-async def whose_turn(people: list[Person]) -> Person:
-    """The one person whose own page says it is their turn to flip (pages catch up with
-    the server at their own pace, so ask until exactly one says so)."""
-    async with asyncio.timeout(WAIT_MS / 1000):
-        while True:
-            tables = [await person.table() for person in people]
-            turns = [p for p, table in zip(people, tables, strict=True) if table["myTurn"]]
-            if len(turns) == 1:
-                return turns[0]
-            await asyncio.sleep(0.05)
 
 
 async def flip_once(people: list[Person]) -> None:
