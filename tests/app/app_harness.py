@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import httpx
@@ -259,6 +259,52 @@ async def join(server: Server, code: str, *names: str) -> list[Client]:
 
 async def close_all(clients: list[Client]) -> None:
     await asyncio.gather(*(client.close() for client in clients))
+
+
+async def until(
+    condition: Callable[[], Any], what: str = "a condition", seconds: float = WAIT
+) -> None:
+    """Polls `condition()` until it holds, for what no message announces (a server's own
+    state, a store, a log); AssertionError naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def deal(clients: list[Client]) -> None:
+    """Everyone sits (the first free seat each), the first of them starts, and all see the
+    game on."""
+    for client in clients:
+        await client.ok("sit", {"seat": None})
+    await clients[0].ok("start")
+    for client in clients:
+        await client.wait_state(lambda s: s["phase"] == "playing")
+
+
+async def settled(clients: Sequence[Client]) -> dict[str, Any]:
+    """The newest state once every client has seen it."""
+    newest = max(c.state["version"] for c in clients)
+    for client in clients:
+        await client.wait_state(lambda s, v=newest: s["version"] >= v)  # type: ignore[misc]
+    return clients[0].state
+
+
+async def play(clients: Sequence[Client], steps: int) -> None:
+    """`steps` moves as players would make them: the seat to play flips, and a trigger is
+    slapped by the first player in seat order who is not frozen or out."""
+    by_seat = {c.seat: c for c in clients}
+    for _ in range(steps):
+        state = await settled(clients)
+        if state["phase"] != "playing":
+            return
+        if state["slap_open"]:
+            awake = [s for s in state["seats"] if not s["out"] and s["frozen_ms"] == 0]
+            await by_seat[awake[0]["seat"]].call("slap", {"pile_id": state["pile"]["id"]})
+        elif state["next"] is not None:
+            await by_seat[state["next"]].call("flip", {})
+        await asyncio.sleep(0)
 
 
 # Refusals a simple player may meet in a fast game: it acts on the state it last saw,

@@ -25,7 +25,17 @@ import httpx
 import pytest
 import redis as sync_redis
 import socketio
-from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, table_of
+from app_harness import (
+    Client,
+    autoplay,
+    cards_held,
+    check_refusals,
+    deal,
+    play,
+    settled,
+    table_of,
+    until,
+)
 
 from deploy.cluster import Cluster
 
@@ -148,35 +158,6 @@ async def metric(url: str, name: str) -> float:
     raise AssertionError(f"{name} is not in {url}/metrics")
 
 
-async def until(condition: Any, what: str, seconds: float = WAIT) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
-
-
-async def settled(players: list[Player]) -> dict[str, Any]:
-    newest = max(p.state["version"] for p in players)
-    for player in players:
-        await player.wait_state(lambda s, v=newest: s["version"] >= v)  # type: ignore[misc]
-    return players[0].state
-
-
-async def play(players: list[Player], steps: int) -> None:
-    """`steps` moves: the seat to play flips; a trigger is slapped by the first awake seat."""
-    by_seat = {p.seat: p for p in players}
-    for _ in range(steps):
-        state = await settled(players)
-        if state["phase"] != "playing":
-            return
-        if state["slap_open"]:
-            awake = [s for s in state["seats"] if not s["out"] and s["frozen_ms"] == 0]
-            await by_seat[awake[0]["seat"]].call("slap", {"pile_id": state["pile"]["id"]})
-        elif state["next"] is not None:
-            await by_seat[state["next"]].call("flip", {})
-
-
 async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
     """A table opened through nginx (any process) and four players at it, dealt."""
     async with httpx.AsyncClient(base_url=cluster.url) as http:
@@ -189,11 +170,7 @@ async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
             assert summary.status_code == 200 and summary.json()["phase"] == "lobby"
             assert (await http.get(f"{cluster.app_url(index)}/r/{code}")).status_code == 200
     players = [await Player(cluster.url, code, name).connect() for name in NAMES]
-    for player in players:
-        await player.ok("sit", {"seat": None})
-    await players[0].ok("start")
-    for player in players:
-        await player.wait_state(lambda s: s["phase"] == "playing")
+    await deal(players)
     return code, players
 
 

@@ -28,6 +28,9 @@ from app_harness import (
     cards_held,
     check_refusals,
     close_all,
+    deal,
+    play,
+    settled,
     table_of,
 )
 from redis_server import RedisServer
@@ -137,36 +140,8 @@ async def a_game_in_play(app: App) -> tuple[str, list[Client]]:
     code = answer.json()["code"]
     server = SimpleNamespace(url=app.url)
     clients = [await Client(server, code, name).connect() for name in ("Ann", "Bob", "Cy")]
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    await clients[0].ok("start")
-    for client in clients:
-        await client.wait_state(lambda s: s["phase"] == "playing")
+    await deal(clients)
     return code, clients
-
-
-async def settled(clients: list[Client]) -> dict[str, Any]:
-    """The newest state once every client has seen it."""
-    newest = max(c.state["version"] for c in clients)
-    for client in clients:
-        await client.wait_state(lambda s, v=newest: s["version"] >= v)  # type: ignore[misc]
-    return clients[0].state
-
-
-async def play(clients: list[Client], steps: int) -> None:
-    """`steps` moves as players would make them: the seat to play flips, and a trigger is
-    slapped by the first player in seat order who is not frozen or out."""
-    by_seat = {c.seat: c for c in clients}
-    for _ in range(steps):
-        state = await settled(clients)
-        if state["phase"] != "playing":
-            return
-        if state["slap_open"]:
-            awake = [s for s in state["seats"] if not s["out"] and s["frozen_ms"] == 0]
-            await by_seat[awake[0]["seat"]].call("slap", {"pile_id": state["pile"]["id"]})
-        elif state["next"] is not None:
-            await by_seat[state["next"]].call("flip", {})
-        await asyncio.sleep(0)
 
 
 async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from app_harness import until
 from redis_server import RedisServer
 
 from app.limits import SharedPerAddress
@@ -19,14 +20,6 @@ from app.ownership import Ownership
 from app.stores.redis import RedisStore
 
 WAIT_SECONDS = 30.0  # generous: the machine is shared; waits end as soon as the condition holds
-
-
-async def until(condition: Callable[[], bool], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
@@ -135,7 +128,9 @@ async def test_a_paused_owner_stops_judging_before_redis_says_so(redis_url: str)
         assert await one.ownership.claim("ABCD", wait_seconds=1)
         await one.store.save_fenced("ABCD", "node-1", snapshot(7))
         one.ownership.saved("ABCD", 7)
-        await until(lambda: not one.ownership.holds("ABCD"), "the lease to run out locally")
+        await until(
+            lambda: not one.ownership.holds("ABCD"), "the lease to run out locally", WAIT_SECONDS
+        )
         await asyncio.sleep(0.1)
         assert await one.store.lease_holder("ABCD") is None
         # Nobody took the table meanwhile and its last save is ours: the lease comes back.
@@ -151,7 +146,9 @@ async def test_a_lapsed_lease_is_not_taken_back_once_another_process_wrote_the_t
         assert await one.ownership.claim("ABCD", wait_seconds=1)
         await one.store.save_fenced("ABCD", "node-1", snapshot(7))
         one.ownership.saved("ABCD", 7)
-        await until(lambda: not one.ownership.holds("ABCD"), "the lease to run out locally")
+        await until(
+            lambda: not one.ownership.holds("ABCD"), "the lease to run out locally", WAIT_SECONDS
+        )
         await asyncio.sleep(0.1)
         # While node-1 was stopped, node-2 took the table, played on, saved and let go.
         assert await one.store.acquire_lease("ABCD", "node-2", 5000)
@@ -173,8 +170,10 @@ async def test_a_table_goes_on_while_redis_is_away_and_is_kept_when_it_is_back(
         await asyncio.sleep(3.0)  # twice the lease: only renewals that found Redis away
         assert one.ownership.holds("ABCD") and one.lost == []
         server.start()  # the same address, empty: the lease comes back with the next round
-        await until(lambda: one.count("slapjack_tables_owned") == 1 and not one.lost, "kept")
-        await until(lambda: one.ownership._unreachable_at is None, "Redis seen again")
+        await until(
+            lambda: one.count("slapjack_tables_owned") == 1 and not one.lost, "kept", WAIT_SECONDS
+        )
+        await until(lambda: one.ownership._unreachable_at is None, "Redis seen again", WAIT_SECONDS)
         assert await one.store.lease_holder("ABCD") == "node-1"
         assert one.lost == []
     server.stop()

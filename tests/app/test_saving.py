@@ -12,12 +12,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
+from app_harness import Client, Recorder, Server, close_all, deal, join, serving, until
 from redis_server import RedisServer
 
 from app import rooms as rooms_module
@@ -58,13 +58,6 @@ def logged() -> Iterator[Logged]:
     logger.setLevel(level)
 
 
-async def until(condition: Callable[[], Any], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
 async def saved_version(server: Server, code: str) -> int | None:
     snapshot = await server.rooms.store.load(code)
     return None if snapshot is None else int(snapshot["version"])
@@ -73,11 +66,7 @@ async def saved_version(server: Server, code: str) -> int | None:
 async def a_game(server: Server) -> tuple[str, list[Client]]:
     code = await server.new_room()
     clients = await join(server, code, "Ann", "Bob")
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    await clients[0].ok("start")
-    for client in clients:
-        await client.wait_state(lambda s: s["phase"] == "playing")
+    await deal(clients)
     return code, clients
 
 

@@ -16,12 +16,13 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis as sync_redis
+from app_harness import until
 from pydantic import ValidationError
 from redis_server import RedisServer
 
@@ -44,14 +45,6 @@ from engine import Game
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_SECONDS = 30.0  # generous: the machine is shared; the waits end as soon as the condition holds
-
-
-async def until(condition: Callable[[], bool], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def table(seed: int = 1, **extra: Any) -> dict[str, Any]:
@@ -305,7 +298,7 @@ async def test_sqlite_killed_mid_write_keeps_whole_tables(tmp_path: Path) -> Non
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT)
         try:
             goal = start + chance.randint(1, 30)
-            await until(lambda: rounds_saved(path) >= goal, "the writer's saves")  # noqa: B023
+            await until(lambda: rounds_saved(path) >= goal, "the writer's saves", WAIT_SECONDS)  # noqa: B023
             await asyncio.sleep(chance.uniform(0, 0.05))  # somewhere inside some save
             seen = rounds_saved(path)
             writer.send_signal(signal.SIGKILL)
@@ -344,7 +337,7 @@ async def test_a_redis_outage_is_retried_until_the_save_lands(
     redis_server.stop()
     current["snapshot"] = table(2)
     saver.changed()
-    await until(lambda: saver.failures >= 2, "two failed saves")
+    await until(lambda: saver.failures >= 2, "two failed saves", WAIT_SECONDS)
     assert saver.pending
     current["snapshot"] = table(3)  # play goes on from memory meanwhile
     saver.changed(urgent=True)
@@ -418,7 +411,7 @@ async def test_a_saver_fenced_off_stops_and_says_so(redis_server: RedisServer) -
         on_lease_lost=lambda: lost.append("ANNS"),
     )  # fmt: skip
     saver.changed(urgent=True)
-    await until(lambda: bool(lost), "the lease-lost call")
+    await until(lambda: bool(lost), "the lease-lost call", WAIT_SECONDS)
     assert saver.failures == 0 and saver.saves == 0 and not saver.pending
     saver.changed(urgent=True)  # a stopped saver writes nothing more
     assert not saver.pending
@@ -497,7 +490,7 @@ async def test_an_urgent_change_is_written_at_once() -> None:
     await asyncio.sleep(0.05)
     assert store.writes == 0 and saver.pending  # waiting out its (long) delay
     saver.changed(urgent=True)  # the game ended
-    await until(lambda: not saver.pending, "the urgent write")
+    await until(lambda: not saver.pending, "the urgent write", WAIT_SECONDS)
     assert store.writes == 1
     await saver.close()
 
@@ -506,7 +499,7 @@ async def test_a_change_is_written_within_the_delay_without_a_flush() -> None:
     store = Counting()
     saver = Saver(store, "ANNS", lambda: table(1), delay=0.05)
     saver.changed()
-    await until(lambda: store.writes == 1, "the delayed write")
+    await until(lambda: store.writes == 1, "the delayed write", WAIT_SECONDS)
     assert not saver.pending
     await saver.close()
 
@@ -517,7 +510,7 @@ async def test_a_failed_write_is_retried_with_the_latest_snapshot(logged: Logged
     current = {"seed": 1}
     saver = Saver(store, "ANNS", lambda: table(current["seed"]), delay=0.01, first_retry=0.01)
     saver.changed()
-    await until(lambda: saver.failures >= 1, "a failed write")
+    await until(lambda: saver.failures >= 1, "a failed write", WAIT_SECONDS)
     current["seed"] = 2
     await asyncio.wait_for(saver.flush(), WAIT_SECONDS)
     assert saver.failures == 3 and store.writes == 1
