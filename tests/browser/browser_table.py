@@ -47,6 +47,22 @@ READ_TABLE = """() => {
     seat: you ? you.dataset.seat : null,
   };
 }"""
+# Every text the banner showed, in order: it clears itself after a few seconds, so the
+# test reads this log rather than racing the banner.
+BANNER_LOG = """
+window.bannerLog = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const banner = document.getElementById('banner');
+  if (!banner) return;
+  new MutationObserver(() => {
+    if (banner.textContent) window.bannerLog.push(banner.textContent);
+  }).observe(banner, { childList: true, characterData: true, subtree: true });
+});
+"""
+READY_TO_FLIP = f"""() => {{
+  const table = ({READ_TABLE})();
+  return table.phase === 'playing' && table.myTurn && !table.trigger && !table.frozen;
+}}"""
 # The flipper's own count went down (or they are out, or the game ended). Not "the turn
 # moved on": when the turn comes straight back, a page may draw only the newest state.
 FLIP_LANDED = f"""(cardsBefore) => {{

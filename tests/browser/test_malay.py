@@ -10,7 +10,16 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_table import DESKTOP, PHONE, READ_TABLE, WAIT_MS, Person, whose_turn
+from browser_table import (
+    BANNER_LOG,
+    DESKTOP,
+    PHONE,
+    READ_TABLE,
+    READY_TO_FLIP,
+    WAIT_MS,
+    Person,
+    whose_turn,
+)
 from playwright.async_api import Browser, Route, expect
 from test_game import keep_playing
 
@@ -80,23 +89,9 @@ SCREEN_TEXT = """() => [
   ).filter(Boolean),
 ].join('\\n')"""
 AIM_AT_TAKEN_PILE_MS = 700 + 100  # static/js/aim.js REACTION_MS, and a margin
-WRONG_SLAP_BANNER = """
-window.bannerLog = [];
-document.addEventListener('DOMContentLoaded', () => {
-  const banner = document.getElementById('banner');
-  if (!banner) return;
-  new MutationObserver(() => {
-    if (banner.textContent) window.bannerLog.push(banner.textContent);
-  }).observe(banner, { childList: true, characterData: true, subtree: true });
-});
-"""
 A_PILE_WITHOUT_TRIGGER = f"""() => {{
   const table = ({READ_TABLE})();
   return table.phase === 'playing' && table.pileCards > 0 && !table.trigger && !table.frozen;
-}}"""
-MY_TURN = f"""() => {{
-  const table = ({READ_TABLE})();
-  return table.phase === 'playing' && table.myTurn && !table.trigger && !table.frozen;
 }}"""
 
 
@@ -120,7 +115,7 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
     phone = await Person.open(browser, "phone", {**PHONE, **MALAY})
     desktop = await Person.open(browser, "desktop", {**DESKTOP, **MALAY})
     for person in (phone, desktop):
-        await person.context.add_init_script(WRONG_SLAP_BANNER)
+        await person.context.add_init_script(BANNER_LOG)
     page = phone.page
 
     # Home, with the house rules open.
@@ -174,7 +169,7 @@ async def test_a_malay_speaking_child_creates_shares_and_plays_a_whole_game(
             break
         # Asked of both pages: in the collect pause after a take it is nobody's turn yet.
         flipper = await whose_turn([phone, desktop])
-        await flipper.page.wait_for_function(MY_TURN, timeout=WAIT_MS)
+        await flipper.page.wait_for_function(READY_TO_FLIP, timeout=WAIT_MS)
         await flipper.flip()
         await asyncio.sleep(0.2)
         if (await phone.table())["trigger"]:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from browser_table import (
+    BANNER_LOG,
     READ_TABLE,
+    READY_TO_FLIP,
     SETTLED_PILE,
     WAIT_MS,
     XSS_NAME,
@@ -30,22 +32,6 @@ LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": "", "collect_sec
 TAP_AFTER_TAKE_S = 0.85  # when, after a take, a slow tap used to land on the next flip
 MOST_FLIPS = 104  # two decks: eight Jacks show long before the cards run out
 
-# Every text the banner showed, in order: it clears itself after a few seconds, so the
-# test reads this log rather than racing the banner.
-BANNER_LOG = """
-window.bannerLog = [];
-document.addEventListener('DOMContentLoaded', () => {
-  const banner = document.getElementById('banner');
-  if (!banner) return;
-  new MutationObserver(() => {
-    if (banner.textContent) window.bannerLog.push(banner.textContent);
-  }).observe(banner, { childList: true, characterData: true, subtree: true });
-});
-"""
-READY_TO_FLIP = f"""() => {{
-  const table = ({READ_TABLE})();
-  return table.phase === 'playing' && table.myTurn && !table.trigger && !table.frozen;
-}}"""
 SAME_PILE = f"""(pile) => {{
   const table = ({READ_TABLE})();
   return table.pileId === pile.pileId && table.pileCount === pile.pileCount
