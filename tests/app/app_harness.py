@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -213,6 +214,21 @@ class Client:
     def _on_refusal(self, data: Any = None) -> None:
         self.refusal = data
         self._news.set()
+
+
+class Logged(logging.Handler):
+    """The app's log records as a test sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    @property
+    def events(self) -> list[str]:
+        return [record.getMessage() for record in self.records]
 
 
 class Recorder:

@@ -6,18 +6,16 @@ table back (the unreadable ones logged and skipped)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import Client, Recorder, Server, close_all, deal, join, serving, until
+from app_harness import Client, Logged, Recorder, Server, close_all, deal, join, serving, until
 from redis_server import RedisServer
 
 from app import rooms as rooms_module
@@ -29,33 +27,6 @@ from app.stores.saver import Saver
 from app.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Logged(logging.Handler):
-    """The app's log records as a test sees them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    @property
-    def events(self) -> list[str]:
-        return [record.getMessage() for record in self.records]
-
-
-@pytest.fixture
-def logged() -> Iterator[Logged]:
-    handler = Logged()
-    logger = logging.getLogger("app")
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(level)
 
 
 async def saved_version(server: Server, code: str) -> int | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import random
 import signal
@@ -22,7 +21,7 @@ from typing import Any
 
 import pytest
 import redis as sync_redis
-from app_harness import until
+from app_harness import Logged, until
 from pydantic import ValidationError
 from redis_server import RedisServer
 
@@ -65,29 +64,6 @@ def table(seed: int = 1, **extra: Any) -> dict[str, Any]:
         "game": game.to_dict(),
         **extra,
     }
-
-
-class Logged(logging.Handler):
-    """The app's log events (their names) as a test sees them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.events: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.events.append(record.getMessage())
-
-
-@pytest.fixture
-def logged() -> Iterator[Logged]:
-    handler = Logged()
-    logger = logging.getLogger("app")
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(level)
 
 
 @pytest.fixture
