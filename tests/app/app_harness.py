@@ -384,3 +384,16 @@ def table_of(state: dict[str, Any]) -> dict[str, Any]:
         "slap_open": state["slap_open"],
         "you": state["you"],
     }
+
+
+async def play_to_the_end(clients: Sequence[Client], seconds: float = 120) -> None:
+    """Everyone plays the game out (`autoplay`); the table ends whole: one winner holding
+    every card, and no state along the way with a card more or less."""
+    results = await asyncio.wait_for(asyncio.gather(*(autoplay(c) for c in clients)), seconds)
+    for acks in results:
+        check_refusals(acks)
+    final = await settled(clients)
+    assert final["phase"] == "over" and final["winner"] is not None
+    assert final["seats"][final["winner"]]["cards"] == 52
+    for client in clients:
+        assert all(cards_held(s) == 52 for s in client.states if s["phase"] == "playing")

@@ -27,11 +27,10 @@ import redis as sync_redis
 import socketio
 from app_harness import (
     Client,
-    autoplay,
     cards_held,
-    check_refusals,
     deal,
     play,
+    play_to_the_end,
     settled,
     table_of,
     until,
@@ -174,17 +173,6 @@ async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
     return code, players
 
 
-async def play_to_the_end(players: list[Player]) -> None:
-    results = await asyncio.wait_for(asyncio.gather(*(autoplay(p) for p in players)), 180)
-    for acks in results:
-        check_refusals(acks)
-    final = await settled(players)
-    assert final["phase"] == "over" and final["winner"] is not None
-    assert final["seats"][final["winner"]]["cards"] == 52
-    for player in players:
-        assert all(cards_held(s) == 52 for s in player.states if s["phase"] == "playing")
-
-
 async def back_at_the_table(players: list[Player], before: list[dict[str, Any]]) -> None:
     """Every player reconnected (a new welcome) and sees the table as it was."""
     for player, was in zip(players, before, strict=True):
@@ -212,7 +200,7 @@ async def test_a_game_through_nginx_is_judged_by_one_process_to_its_end(cluster:
     assert await metric(cluster.app_url(other), "slapjack_rooms") == 0
     assert await metric(cluster.app_url(other), "slapjack_tables_owned") == 0
 
-    await play_to_the_end(players)
+    await play_to_the_end(players, 180)
     assert all(player.welcomes == 1 for player in players)  # nobody was moved
     await close_all(players)
 
@@ -246,7 +234,7 @@ async def test_a_connection_at_the_other_process_moves_the_table_there(
     assert await metric(cluster.app_url(other), "slapjack_hand_overs_total") == 1
     await newcomer.close()
 
-    await play_to_the_end(players)
+    await play_to_the_end(players, 180)
     await close_all(players)
 
 
@@ -274,7 +262,7 @@ async def test_a_killed_owners_table_carries_on_at_the_other_process(cluster: Cl
     seen = [table_of(s)["seats"] for s in players[0].messages_states_before(before)]
     assert table_of(after)["seats"] in seen
 
-    await play_to_the_end(players)
+    await play_to_the_end(players, 180)
     await close_all(players)
 
 
@@ -337,5 +325,5 @@ async def test_a_paused_owner_cannot_overwrite_the_new_owners_table(cluster: Clu
     assert [table_of(p.state)["you"] for p in players] == [table_of(s)["you"] for s in before]
     await newcomer.close()
 
-    await play_to_the_end(players)
+    await play_to_the_end(players, 180)
     await close_all(players)

@@ -24,12 +24,11 @@ import pytest
 from app_harness import (
     WAIT,
     Client,
-    autoplay,
     cards_held,
-    check_refusals,
     close_all,
     deal,
     play,
+    play_to_the_end,
     settled,
     table_of,
 )
@@ -171,17 +170,6 @@ async def back_with_tokens(app: App, code: str, clients: list[Client]) -> list[C
         await old.close()
         again.append(await Client(server, code, old.name, token=old.token).connect())
     return again
-
-
-async def play_to_the_end(clients: list[Client]) -> None:
-    results = await asyncio.wait_for(asyncio.gather(*(autoplay(c) for c in clients)), 120)
-    for acks in results:
-        check_refusals(acks)
-    final = await settled(clients)
-    assert final["phase"] == "over" and final["winner"] is not None
-    assert final["seats"][final["winner"]]["cards"] == 52
-    for client in clients:
-        assert all(cards_held(s) == 52 for s in client.states if s["phase"] == "playing")
 
 
 def seat_named(state: dict[str, Any], name: str) -> dict[str, Any]:
