@@ -18,7 +18,7 @@ is app/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow cont
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Protocol
 
 
 class LeanQueue:
@@ -85,3 +85,41 @@ class LeanQueue:
         if self._finished is None:
             self._finished = asyncio.get_running_loop().create_future()
         await asyncio.shield(self._finished)
+
+
+class Wire(Protocol):
+    """Where an Outbox writes at once: app/serving.py's LeanWebSocket."""
+
+    def send_now(self, text: str) -> bool: ...
+
+
+class Outbox(LeanQueue):
+    """A connection's outgoing Engine.IO packets (python-engineio's `create_queue`) that go
+    straight to the websocket when nothing waits before them.
+
+    Queued, each packet costs a hand-over to the connection's writer task: a future set, a
+    loop pass, a wake-up and two coroutines through uvicorn's `send`, per packet and per
+    recipient. Once app/transport.py's writer has attached the `wire`, a packet put while
+    nothing is `unsent` and the socket can take it is written then and there; otherwise it
+    is queued as before (behind what is queued, so the order never changes), and the writer
+    counts each one `written` when it is out. A client that reads too slowly pauses the
+    socket's writing, so its packets queue, and the queue's cap (send_queue_limit) still
+    decides when it is dropped."""
+
+    __slots__ = ("unsent", "wire")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wire: Wire | None = None  # set only while a websocket writer runs
+        self.unsent = 0  # packets queued (or handed to the writer) and not yet written
+
+    def put_nowait(self, item: Any) -> None:
+        if item is not None:  # None ends the writer, always through the queue
+            wire = self.wire
+            if self.unsent == 0 and wire is not None and wire.send_now(item.encode()):
+                return
+            self.unsent += 1
+        super().put_nowait(item)
+
+    def written(self) -> None:
+        self.unsent -= 1

@@ -10,11 +10,13 @@ Each websocket's incoming events wait in a lean queue (app/queues.py), not an as
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from app.config import Settings
 from app.queues import LeanQueue
@@ -73,6 +75,47 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = LeanQueue()  # type: ignore[assignment]
+        # Set by the app (app/transport.py) once it reads this websocket: each text message
+        # is then handed to it as uvicorn reads it, instead of queued for the app's
+        # `receive` (a future, a wake-up and three coroutines per message, and a reader
+        # waiting in between, for every connection) and reading paused until it is taken.
+        self.listener: Callable[[str], None] | None = None
+
+    def send_receive_event_to_app(self) -> None:
+        listener = self.listener
+        if listener is None or self.curr_msg_data_type != "text" or self.close_sent:
+            return super().send_receive_event_to_app()
+        frames = self.frames
+        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:  # uvicorn's own handling: it closes with 1007
+            return super().send_receive_event_to_app()
+        self.frames = []
+        listener(text)
+
+    def send_now(self, text: str) -> bool:
+        """Writes a text message to the socket now, if it can take it without waiting: what
+        `send({"type": "websocket.send", "text": text})` does once it is past its wait for
+        `writable`, with no coroutine and no await. False, and nothing written, when the
+        client is not reading fast enough (the transport paused writing), the handshake is
+        not done, or the connection is closing: the caller then queues the message for
+        the connection's writer, which waits as `send` does."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.initial_response is not None
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
 
 def deadline_http(seconds: float) -> type[DeadlineHttp]:

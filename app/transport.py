@@ -28,12 +28,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 import engineio
 import socketio
 from engineio import async_socket, exceptions
+from engineio import packet as engineio_packet
 from socketio import packet
 
 from app.config import Settings
@@ -41,7 +43,14 @@ from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
 from app.protocol import ErrorCode, ProtocolError, ack
-from app.queues import LeanQueue
+from app.queues import LeanQueue, Outbox
+from app.serving import LeanWebSocket
+
+# How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
+# this much later than python-engineio's own timing would.
+SWEEP_SECONDS = 0.25
+PING = engineio_packet.Packet(engineio_packet.PING)  # the same "2" to everyone
+NOOP = engineio_packet.Packet(engineio_packet.NOOP)
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
 RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
@@ -62,18 +71,30 @@ class FrameBudget:
 
 
 class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
-    """python-engineio's socket with a `poll` that waits only when there is nothing to send."""
+    """python-engineio's socket with a `poll` that waits only when there is nothing to send,
+    and, for a websocket opened as one (every browser and the benchmark's clients), a
+    reader and a writer of our own:
+
+    - the reader awaits each frame as it is (python-engineio wraps every wait in a task and
+      `asyncio.wait_for`: a task, a timer, a context and futures per frame received, alive
+      until the next frame);
+    - the writer attaches the websocket to the connection's Outbox (app/queues.py), so a
+      packet goes straight out when nothing is queued before it, and waits on the queue
+      without a timer: every way a connection ends (its client closes, the ping check or a
+      drop closes the socket, the reader ends) queues the None that ends the writer.
+
+    A connection that starts as long-polling and upgrades keeps python-engineio's own."""
 
     async def poll(self) -> list[Any]:
         """The packets queued, at least one; [] once the connection ends (a None queued).
         Raises QueueEmpty after ping interval + ping timeout with nothing to send, or when
         cancelled, as python-engineio's own does: its writer then closes the websocket."""
         queue: LeanQueue = self.queue
-        try:
-            first = queue.get_nowait()
-        except asyncio.QueueEmpty:
+        if queue.empty():
             # A bare timer cancelling the getter (a future): half the cost of wait_for,
             # and of asyncio.timeout, which is the writer's cost per message it sends.
+            # (Not awaited inside an `except`: a writer waiting there would hold the
+            # exception, its traceback and frames alive, and the collector walks them.)
             getter = queue.get()
             wait = self.server.ping_interval + self.server.ping_timeout
             timer = asyncio.get_running_loop().call_later(wait, getter.cancel)
@@ -83,6 +104,13 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
                 raise exceptions.QueueEmpty() from None
             finally:
                 timer.cancel()
+        else:
+            first = queue.get_nowait()
+        return self._after(queue, first)
+
+    @staticmethod
+    def _after(queue: LeanQueue, first: Any) -> list[Any]:
+        """`first` and whatever else is queued behind it, up to a None (the end)."""
         queue.task_done()
         if first is None:
             return []
@@ -96,6 +124,100 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             packets.append(pkt)
         return packets
 
+    async def _websocket_handler(self, ws: Any) -> None:
+        wire = getattr(getattr(ws, "asgi_send", None), "__self__", None)
+        outbox = self.queue
+        if self.connected or not isinstance(wire, LeanWebSocket) or not isinstance(outbox, Outbox):
+            return await super()._websocket_handler(ws)  # an upgrade from long-polling
+        self.connected = self.upgraded = True
+        writer = asyncio.ensure_future(self._write(ws, outbox))
+        outbox.wire = wire
+        wire.listener = self._heard
+        try:
+            await self._read(ws)  # what came before the listener, binary frames, the end
+        finally:
+            wire.listener = None
+            outbox.wire = None
+            outbox.put_nowait(None)  # the writer sends what is queued, then closes
+        await writer
+        await self.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
+
+    async def _read(self, ws: Any) -> None:
+        limit = self.server.max_http_buffer_size
+        while True:
+            try:
+                data = await ws.wait()
+            except Exception:  # OSError: the websocket closed
+                return
+            if data is None or len(data) > limit:
+                return
+            try:
+                pkt = packet_from(data)
+            except Exception:  # not an Engine.IO frame: the client does not speak it
+                return
+            try:
+                await self.receive(pkt)
+            except exceptions.UnknownPacketError:
+                pass
+            except exceptions.SocketIsClosedError:
+                return
+            except Exception:  # a bug of ours: one JSON line, and the connection goes on
+                log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=self.sid)
+
+    def _heard(self, text: str) -> None:
+        """A text frame, handed over as uvicorn reads it (LeanWebSocket's listener): what
+        python-engineio's `receive` does with it, without a coroutine. A message runs as a
+        task of its own, as python-engineio's `async_handlers` runs it, in arrival order."""
+        server: GameEngineIO = self.server
+        try:
+            if len(text) > server.max_http_buffer_size:
+                raise ValueError("packet is too large")
+            pkt = packet_from(text)
+        except Exception:  # not an Engine.IO frame: the client does not speak it
+            server.hang_up_later(self.sid)
+            return
+        kind = pkt.packet_type
+        if kind == engineio_packet.MESSAGE:
+            server.on_message(self.sid, pkt.data)
+        elif kind == engineio_packet.PONG:
+            self.schedule_ping()
+        elif kind == engineio_packet.CLOSE:
+            server.hang_up_later(self.sid, server.reason.CLIENT_DISCONNECT)
+        elif kind == engineio_packet.UPGRADE:
+            server._deliver(self, NOOP)
+        # anything else python-engineio ignores too
+
+    async def _write(self, ws: Any, outbox: Outbox) -> None:
+        while True:
+            first = await outbox.get() if outbox.empty() else outbox.get_nowait()
+            packets = self._after(outbox, first)
+            if not packets:
+                break
+            try:
+                for pkt in packets:
+                    await ws.send(pkt.encode())
+                    outbox.written()
+            except Exception:  # the websocket is gone
+                break
+        await ws.close()
+
+    def schedule_ping(self) -> None:
+        """The next ping, ping_interval after the pong that calls this: one entry in the
+        server's sweep (python-engineio starts a task sleeping ping_interval each time)."""
+        if self.last_ping:
+            self.last_ping = None
+            self.server.ping_later(self)
+
+    async def close(self, wait: bool = True, abort: bool = False, reason: Any = None) -> None:
+        await super().close(wait=wait, abort=abort, reason=reason)
+        outbox = self.queue
+        if self.closed and isinstance(outbox, Outbox) and outbox.wire is not None:
+            outbox.put_nowait(None)  # our writer waits without a timer: end it now
+
+
+def packet_from(data: str | bytes) -> Any:
+    return engineio_packet.Packet(encoded_packet=data)
+
 
 class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     """python-engineio's server with a send that never calls back into the app."""
@@ -105,6 +227,70 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+        self._handling: set[asyncio.Task[Any]] = set()  # the same, for messages and hang-ups
+        # The sweep's two lines, each in the order it is due (every entry waits the same
+        # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
+        self._pings: deque[tuple[float, GameSocket]] = deque()
+        self._pongs: deque[tuple[float, GameSocket, float]] = deque()
+
+    # ---- pings: one sweep for every connection ----------------------------------------
+    # python-engineio gives each connection a task per ping (sleeping ping_interval) and
+    # its service task checks one socket at a time, with an `asyncio.wait_for` and a
+    # TimeoutError for each: thousands of tasks, timers and exceptions a minute, and
+    # objects the collector walks. Here one task wakes every SWEEP_SECONDS and sends the
+    # pings that are due and closes the connections whose pong is late.
+
+    def on_message(self, sid: str, data: Any) -> None:
+        """A message for the app's handler, as a task (python-engineio's `_trigger_event`
+        with run_async, which a socket's `receive` uses)."""
+        task = asyncio.get_running_loop().create_task(self._trigger_event("message", sid, data))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    def hang_up_later(self, sid: str, reason: str | None = None) -> None:
+        task = asyncio.get_running_loop().create_task(self.hang_up(sid, reason))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    def ping_later(self, socket: GameSocket) -> None:
+        self._pings.append((time.time() + self.ping_interval, socket))
+
+    async def _service_task(self) -> None:
+        """Replaces python-engineio's (started by it on the first connection, stopped by
+        its `shutdown` through service_task_event)."""
+        self.service_task_event = self.create_event()
+        last_scan = time.monotonic()
+        while not self.service_task_event.is_set():
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                self.sweep(time.time())
+                if time.monotonic() - last_scan >= self.ping_timeout:
+                    last_scan = time.monotonic()
+                    self._forget_closed()
+            except Exception:  # never let the sweep die: it is every connection's ping
+                log_event("sweep_failed", level=logging.ERROR, exc_info=True)
+
+    def sweep(self, now: float) -> None:
+        """Sends the pings due by `now`; drops each connection whose pong is late."""
+        pings, pongs = self._pings, self._pongs
+        while pings and pings[0][0] <= now:
+            _, socket = pings.popleft()
+            if socket.closing or socket.closed or socket.last_ping is not None:
+                continue  # gone, or already pinged (a stale entry)
+            socket.last_ping = now
+            self._deliver(socket, PING)
+            pongs.append((now + self.ping_timeout, socket, now))
+        while pongs and pongs[0][0] <= now:
+            _, socket, sent = pongs.popleft()
+            if socket.last_ping == sent and not (socket.closing or socket.closed):
+                self._drop_later(socket, self.reason.PING_TIMEOUT, "ping_timeout")
+
+    def _forget_closed(self) -> None:
+        """What python-engineio's service task also did: a closed long-polling session
+        nobody asks for again would stay in `sockets` for ever."""
+        for sid, socket in list(self.sockets.items()):
+            if socket.closed:
+                self.sockets.pop(sid, None)
 
     def adopt(self, sid: str) -> None:
         """Makes a new connection's socket a GameSocket. python-engineio builds its sockets
@@ -114,9 +300,9 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         if type(socket) is async_socket.AsyncSocket:
             socket.__class__ = GameSocket
 
-    def create_queue(self, *args: Any, **kwargs: Any) -> LeanQueue:
+    def create_queue(self, *args: Any, **kwargs: Any) -> Outbox:
         """Each connection's outgoing queue (python-engineio makes one per socket here)."""
-        return LeanQueue()
+        return Outbox()
 
     async def send_packet(self, sid: str, pkt: Any) -> None:
         socket = self.sockets.get(sid)
@@ -125,10 +311,13 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         if socket.last_ping and time.time() - socket.last_ping > self.ping_timeout:
             self._drop_later(socket, self.reason.PING_TIMEOUT, "ping_timeout")
             return
+        self._deliver(socket, pkt)
+
+    def _deliver(self, socket: Any, pkt: Any) -> None:
         if socket.queue.qsize() >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
             return
-        socket.queue.put_nowait(pkt)  # the queue is unbounded: this never waits
+        socket.queue.put_nowait(pkt)  # unbounded, written at once if it can be: never waits
 
     def _drop_later(self, socket: Any, reason: str, why: str) -> None:
         if any(task.get_name() == socket.sid for task in self._drops):
