@@ -86,8 +86,11 @@ class Settings(BaseSettings):
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
     # The garbage collector's thresholds (gc.set_threshold), set once start-up is done and
-    # what it left alive is frozen out of every collection (`python -m app`). See README.
-    gc_thresholds: tuple[int, int, int] = (20_000, 10, 10)
+    # what it left alive is frozen out of every collection (`python -m app`). Young
+    # collections often (each walks only what was made since the last: a few ms), middle
+    # ones rarely (each walks every connection's in-flight objects: tens of ms at 4,000
+    # players). Measured in the README, "Fan-out benchmark".
+    gc_thresholds: tuple[int, int, int] = (1_000, 1_000, 10)
 
     # A cluster (SLAPJACK_STORE=redis://..., several processes behind one router): this
     # process's name in table leases (default: hostname:port, unique per process and machine),

@@ -621,6 +621,8 @@ class Room:
 
     def _schedule_bots(self, views: Views | None = None) -> None:
         table = self.table
+        if not table.bots and not self._planners and not self._bot_plans:
+            return  # no bot here, and none had a plan (a bot's timer is set with its plan)
         views = views if views is not None else Views(table)
         for bot_id in self._planners.keys() - table.bots.keys():
             del self._planners[bot_id]  # removed from the table

@@ -17,6 +17,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
+from websockets.frames import Frame
 
 from app.config import Settings
 from app.queues import LeanQueue
@@ -80,6 +81,18 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # `receive` (a future, a wake-up and three coroutines per message, and a reader
         # waiting in between, for every connection) and reading paused until it is taken.
         self.listener: Callable[[str], None] | None = None
+
+    def handle_text(self, event: Frame) -> None:
+        """A whole text message in one frame (every message of ours) goes to the listener
+        without the list of frames uvicorn gathers a message in; anything else as before."""
+        listener = self.listener
+        if listener is None or not event.fin or self.close_sent:
+            return super().handle_text(event)
+        try:
+            text = event.data.decode()
+        except UnicodeDecodeError:  # uvicorn's own handling: it closes with 1007
+            return super().handle_text(event)
+        listener(text)
 
     def send_receive_event_to_app(self) -> None:
         listener = self.listener
