@@ -89,7 +89,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         if listener is None or not event.fin or self.close_sent:
             return super().handle_text(event)
         try:
-            text = event.data.decode()
+            text = str(event.data, "utf-8")
         except UnicodeDecodeError:  # uvicorn's own handling: it closes with 1007
             return super().handle_text(event)
         listener(text)

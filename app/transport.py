@@ -85,6 +85,11 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
 
     A connection that starts as long-polling and upgrades keeps python-engineio's own."""
 
+    # python-engineio's, set in its constructor (typed here: it has no annotations)
+    connected: bool
+    upgraded: bool
+    last_ping: float | None
+
     async def poll(self) -> list[Any]:
         """The packets queued, at least one; [] once the connection ends (a None queued).
         Raises QueueEmpty after ping interval + ping timeout with nothing to send, or when
@@ -128,7 +133,8 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         wire = getattr(getattr(ws, "asgi_send", None), "__self__", None)
         outbox = self.queue
         if self.connected or not isinstance(wire, LeanWebSocket) or not isinstance(outbox, Outbox):
-            return await super()._websocket_handler(ws)  # an upgrade from long-polling
+            await super()._websocket_handler(ws)  # an upgrade from long-polling
+            return
         self.connected = self.upgraded = True
         writer = asyncio.ensure_future(self._write(ws, outbox))
         outbox.wire = wire
