@@ -39,6 +39,11 @@ class SeatStats:
     closest_loss_ms: int | None = None  # smallest margin by which it lost a pile
     # Every correct slap's reaction, from the trigger showing, won or late: for the median.
     reactions_ms: list[int] = field(default_factory=list)
+    # `summary()` as last made: every view shows it, and it changes only with a record_*
+    # (a field set by hand must set this back to None).
+    _summary: dict[str, int | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def median_ms(self) -> int | None:
@@ -47,15 +52,18 @@ class SeatStats:
         return round(statistics.median(self.reactions_ms))
 
     def summary(self) -> dict[str, int | None]:
-        """The public figures, without the list of samples behind the median."""
-        return {
-            "takes": self.takes,
-            "false_slaps": self.false_slaps,
-            "best_ms": self.best_ms,
-            "median_ms": self.median_ms,
-            "closest_win_ms": self.closest_win_ms,
-            "closest_loss_ms": self.closest_loss_ms,
-        }
+        """The public figures, without the list of samples behind the median (a dict of
+        the caller's own; made once per record, as every view of every change asks)."""
+        if self._summary is None:
+            self._summary = {
+                "takes": self.takes,
+                "false_slaps": self.false_slaps,
+                "best_ms": self.best_ms,
+                "median_ms": self.median_ms,
+                "closest_win_ms": self.closest_win_ms,
+                "closest_loss_ms": self.closest_loss_ms,
+            }
+        return dict(self._summary)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, for snapshots: by hand, as `asdict` is a deep copy field by field
@@ -70,17 +78,24 @@ class SeatStats:
         }
 
     def record_take(self, reaction_ms: int | None) -> None:
+        self._summary = None
         self.takes += 1
         if reaction_ms is not None:
             self.reactions_ms.append(reaction_ms)
             if self.best_ms is None or reaction_ms < self.best_ms:
                 self.best_ms = reaction_ms
 
+    def record_false_slap(self) -> None:
+        self._summary = None
+        self.false_slaps += 1
+
     def record_win_margin(self, ms: int) -> None:
+        self._summary = None
         if self.closest_win_ms is None or ms < self.closest_win_ms:
             self.closest_win_ms = ms
 
     def record_loss(self, behind_ms: int, reaction_ms: int | None) -> None:
+        self._summary = None
         if reaction_ms is not None:
             self.reactions_ms.append(reaction_ms)
         if self.closest_loss_ms is None or behind_ms < self.closest_loss_ms:
@@ -335,6 +350,7 @@ class Game:
         self._check_seat(seat)
         stats = copy.copy(self._stats[seat])  # not asdict: views ask for every seat's
         stats.reactions_ms = list(stats.reactions_ms)
+        stats._summary = None  # the copy's fields are the caller's to change
         return stats
 
     def stats_summary(self, seat: int) -> dict[str, int | None]:
@@ -485,7 +501,7 @@ class Game:
         else:
             self._hands[receiver].append(card)  # face-down, so the event does not name it
         self._frozen[seat] = now + self.rules.freeze_seconds
-        self._stats[seat].false_slaps += 1
+        self._stats[seat].record_false_slap()
         shown = card if receiver is None else None
         events.append(FalseSlap(seat, shown, receiver, self._frozen[seat]))
         if not hand and self.rules.empty_deck == "out":

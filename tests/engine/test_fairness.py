@@ -269,6 +269,30 @@ def test_stats_give_each_seat_its_median_reaction_and_closest_win_and_loss():
     )
 
 
+def test_stats_shown_in_every_view_follow_each_race_and_false_slap():
+    """The summary is made once per record (every view of every change shows it): each
+    view after a race or a false slap shows the figures as they are then."""
+    g = new(THREE)
+    seen = []
+    g.flip(0, 1.0)  # JS
+    seen.append(g.view(None)["stats"][2])
+    g.slap(2, 1.3)  # seat 2 takes it in 300 ms
+    seen.append(g.view(None)["stats"][2])
+    g.view(None)["stats"][2]["takes"] = 99  # a view is the caller's to change
+    g.flip(2, 2.3)  # 6D: no Jack
+    g.slap(2, 2.4)  # a false slap
+    seen.append(g.view(None)["stats"][2])
+    assert [(s["takes"], s["false_slaps"], s["best_ms"], s["median_ms"]) for s in seen] == [
+        (0, 0, None, None),
+        (1, 0, 300, 300),
+        (1, 1, 300, 300),
+    ]
+    copy = g.stats(2)
+    copy.takes = 5  # a copy changed by hand shows its own figures, the game keeps its own
+    assert copy.summary()["takes"] == 5
+    assert g.stats_summary(2)["takes"] == 1
+
+
 def test_stats_round_trip_through_a_snapshot():
     g = two_races()
     twin = Game.from_dict(json.loads(json.dumps(g.to_dict())))
