@@ -11,6 +11,7 @@ after it.
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import statistics
 from collections import Counter, deque
@@ -39,11 +40,6 @@ class SeatStats:
     closest_loss_ms: int | None = None  # smallest margin by which it lost a pile
     # Every correct slap's reaction, from the trigger showing, won or late: for the median.
     reactions_ms: list[int] = field(default_factory=list)
-    # `summary()` as last made: every view shows it, and it changes only with a record_*
-    # (a field set by hand must set this back to None).
-    _summary: dict[str, int | None] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
 
     @property
     def median_ms(self) -> int | None:
@@ -54,16 +50,24 @@ class SeatStats:
     def summary(self) -> dict[str, int | None]:
         """The public figures, without the list of samples behind the median (a dict of
         the caller's own; made once per record, as every view of every change asks)."""
-        if self._summary is None:
-            self._summary = {
-                "takes": self.takes,
-                "false_slaps": self.false_slaps,
-                "best_ms": self.best_ms,
-                "median_ms": self.median_ms,
-                "closest_win_ms": self.closest_win_ms,
-                "closest_loss_ms": self.closest_loss_ms,
-            }
-        return dict(self._summary)
+        return dict(self._figures)
+
+    @functools.cached_property
+    def _figures(self) -> dict[str, int | None]:
+        """`summary()` as last made: it changes only with a record_*, which forgets it (as
+        must anything that sets a field by hand: `forget_figures`). Not a field: no
+        snapshot, `asdict` or comparison sees it."""
+        return {
+            "takes": self.takes,
+            "false_slaps": self.false_slaps,
+            "best_ms": self.best_ms,
+            "median_ms": self.median_ms,
+            "closest_win_ms": self.closest_win_ms,
+            "closest_loss_ms": self.closest_loss_ms,
+        }
+
+    def forget_figures(self) -> None:
+        self.__dict__.pop("_figures", None)  # how a cached_property is cleared
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, for snapshots: by hand, as `asdict` is a deep copy field by field
@@ -78,7 +82,7 @@ class SeatStats:
         }
 
     def record_take(self, reaction_ms: int | None) -> None:
-        self._summary = None
+        self.forget_figures()
         self.takes += 1
         if reaction_ms is not None:
             self.reactions_ms.append(reaction_ms)
@@ -86,16 +90,16 @@ class SeatStats:
                 self.best_ms = reaction_ms
 
     def record_false_slap(self) -> None:
-        self._summary = None
+        self.forget_figures()
         self.false_slaps += 1
 
     def record_win_margin(self, ms: int) -> None:
-        self._summary = None
+        self.forget_figures()
         if self.closest_win_ms is None or ms < self.closest_win_ms:
             self.closest_win_ms = ms
 
     def record_loss(self, behind_ms: int, reaction_ms: int | None) -> None:
-        self._summary = None
+        self.forget_figures()
         if reaction_ms is not None:
             self.reactions_ms.append(reaction_ms)
         if self.closest_loss_ms is None or behind_ms < self.closest_loss_ms:
@@ -350,7 +354,7 @@ class Game:
         self._check_seat(seat)
         stats = copy.copy(self._stats[seat])  # not asdict: views ask for every seat's
         stats.reactions_ms = list(stats.reactions_ms)
-        stats._summary = None  # the copy's fields are the caller's to change
+        stats.forget_figures()  # the copy's fields are the caller's to change
         return stats
 
     def stats_summary(self, seat: int) -> dict[str, int | None]:
