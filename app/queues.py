@@ -92,6 +92,8 @@ class Wire(Protocol):
 
     def send_now(self, text: str) -> bool: ...
 
+    def abort_if_stuck(self) -> None: ...
+
 
 class Outbox(LeanQueue):
     """A connection's outgoing Engine.IO packets (python-engineio's `create_queue`) that go
@@ -116,8 +118,10 @@ class Outbox(LeanQueue):
     def put_nowait(self, item: Any) -> None:
         if item is not None:  # None ends the writer, always through the queue
             wire = self.wire
-            if self.unsent == 0 and wire is not None and wire.send_now(item.encode()):
-                return
+            if self.unsent == 0 and wire is not None:
+                encoded = item.encode()
+                if isinstance(encoded, str) and wire.send_now(encoded):  # binary: queued
+                    return
             self.unsent += 1
         super().put_nowait(item)
 

@@ -82,6 +82,12 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # waiting in between, for every connection) and reading paused until it is taken.
         self.listener: Callable[[str], None] | None = None
 
+    def abort_if_stuck(self) -> None:
+        """Cuts the connection if writing is paused (a client that stopped reading): a send
+        waiting for it to read again would wait for ever. Its reader and writer end."""
+        if not self.writable.is_set() and not self.transport.is_closing():
+            self.transport.abort()
+
     def handle_text(self, event: Frame) -> None:
         """A whole text message in one frame (every message of ours) goes to the listener
         without the list of frames uvicorn gathers a message in; anything else as before."""

@@ -175,6 +175,8 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         python-engineio's `receive` does with it, without a coroutine. A message runs as a
         task of its own, as python-engineio's `async_handlers` runs it, in arrival order."""
         server: GameEngineIO = self.server
+        if self.closing or self.closed:
+            return  # what is still in flight from a connection that is ending
         try:
             if len(text) > server.max_http_buffer_size:
                 raise ValueError("packet is too large")
@@ -259,7 +261,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         task.add_done_callback(self._handling.discard)
 
     def ping_later(self, socket: GameSocket) -> None:
-        self._pings.append((time.time() + self.ping_interval, socket))
+        self._pings.append((time.monotonic() + self.ping_interval, socket))
 
     async def _service_task(self) -> None:
         """Replaces python-engineio's (started by it on the first connection, stopped by
@@ -269,7 +271,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         while not self.service_task_event.is_set():
             await asyncio.sleep(SWEEP_SECONDS)
             try:
-                self.sweep(time.time())
+                self.sweep(time.monotonic())
                 if time.monotonic() - last_scan >= self.ping_timeout:
                     last_scan = time.monotonic()
                     self._forget_closed()
@@ -277,15 +279,20 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
                 log_event("sweep_failed", level=logging.ERROR, exc_info=True)
 
     def sweep(self, now: float) -> None:
-        """Sends the pings due by `now`; drops each connection whose pong is late."""
+        """Sends the pings due by `now` (time.monotonic(): the lines are in its order, and
+        a wall clock stepped back would hold every ping behind the first); drops each
+        connection whose pong is late. `last_ping` stays python-engineio's wall time."""
         pings, pongs = self._pings, self._pongs
         while pings and pings[0][0] <= now:
             _, socket = pings.popleft()
             if socket.closing or socket.closed or socket.last_ping is not None:
                 continue  # gone, or already pinged (a stale entry)
-            socket.last_ping = now
-            self._deliver(socket, PING)
-            pongs.append((now + self.ping_timeout, socket, now))
+            sent = socket.last_ping = time.time()
+            pongs.append((now + self.ping_timeout, socket, sent))  # before: _deliver may drop
+            try:
+                self._deliver(socket, PING)
+            except Exception:  # one connection's trouble is not everyone's ping
+                log_event("ping_failed", level=logging.ERROR, exc_info=True, sid=socket.sid)
         while pongs and pongs[0][0] <= now:
             _, socket, sent = pongs.popleft()
             if socket.last_ping == sent and not (socket.closing or socket.closed):
@@ -320,7 +327,9 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         self._deliver(socket, pkt)
 
     def _deliver(self, socket: Any, pkt: Any) -> None:
-        if socket.queue.qsize() >= self.send_queue_limit:
+        queue = socket.queue
+        held = queue.unsent if isinstance(queue, Outbox) else queue.qsize()  # queued + taken
+        if held >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
             return
         socket.queue.put_nowait(pkt)  # unbounded, written at once if it can be: never waits
@@ -340,6 +349,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             socket.queue.get_nowait()
             socket.queue.task_done()
         await self.hang_up(socket.sid, reason)
+        socket.queue.put_nowait(None)  # the writer's end, even if it was drained above
 
     async def hang_up(self, sid: str, reason: str | None = None) -> None:
         """Closes the connection itself, not only the session: python-engineio's disconnect
@@ -349,6 +359,11 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             return
         await socket.close(wait=False, abort=True, reason=reason or self.reason.SERVER_DISCONNECT)
         socket.queue.put_nowait(None)  # ends its writer, which closes the websocket
+        wire = getattr(socket.queue, "wire", None)
+        if wire is not None:
+            # A writer stuck in a send to a client that stops reading would never get to
+            # that None: the connection is cut instead, which ends the send (and the reader).
+            wire.abort_if_stuck()
 
 
 class GameServer(socketio.AsyncServer):  # type: ignore[misc]
