@@ -295,11 +295,12 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
         send_queue_limit=100_000, ping_interval_seconds=60.0, ping_timeout_seconds=60.0
     ) as server:
         code = await server.new_room()
-        (ann,) = await join(server, code, "Ann")
+        players = await join(server, code, "Ann", "Bob", "Cid")
         stuck = await RawClient.open(server, small_buffer=True)
         await stuck.join(code, "Stuck")
         sockets = server.app.engineio_server.eio.sockets
-        (socket,) = [s for sid, s in sockets.items() if sid != ann.sio.eio.sid]
+        others = {player.sio.eio.sid for player in players}
+        (socket,) = [s for sid, s in sockets.items() if sid not in others]
         outbox: Outbox = socket.queue
         wire = outbox.wire
         assert isinstance(wire, LeanWebSocket)
@@ -320,41 +321,53 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
         changes = 0
 
         async def change() -> None:
+            """Three people sit and stand at once: the room's changes come while the
+            writer is catching up, not only between its steps."""
             nonlocal changes
-            await ann.ok("sit", {"seat": 6 + changes % 2})
-            await ann.ok("stand")
+
+            async def sit_and_stand(player: Client, seats: tuple[int, int]) -> None:
+                await player.ok("sit", {"seat": seats[changes % 2]})
+                await player.ok("stand")
+
+            seats = [(6, 7), (4, 5), (2, 3)]
+            await asyncio.gather(
+                *(sit_and_stand(p, s) for p, s in zip(players, seats, strict=True))
+            )
             changes += 1
 
-        # 1. It does not read: its packets queue (and not one more goes straight out).
+        # 1. It does not read (not even its socket: no buffer of its own drains meanwhile):
+        # its packets queue, and not one more goes straight out.
+        stuck.ws.transport.pause_reading()
         async with asyncio.timeout(WAIT * 3):
-            while outbox.qsize() < 10:
+            while outbox.unsent < 10:
                 await change()
         written = len(straight)
         for _ in range(5):
             await change()
-        assert len(straight) == written and outbox.qsize() >= 20
+        assert len(straight) == written and outbox.unsent >= 20
 
         # 2. It reads again while the room goes on: the queued ones, then the rest.
-        async def read_up_to(version: int) -> None:
-            while not versions(stuck.frames) or versions(stuck.frames)[-1] < version:
+        target = 10**9
+
+        async def read_on() -> None:  # (never cancelled: websockets' recv waits it out)
+            while not versions(stuck.frames) or versions(stuck.frames)[-1] < target:
                 await stuck.next()
 
-        reading = asyncio.create_task(read_up_to(10**9))
-        try:
-            async with asyncio.timeout(WAIT * 3):
-                while outbox.unsent > 0 or len(straight) == written:
-                    await change()
-        finally:
-            reading.cancel()  # websockets' recv loses nothing when cancelled
-            await asyncio.gather(reading, return_exceptions=True)
+        stuck.ws.transport.resume_reading()
+        reading = asyncio.create_task(read_on())
+        async with asyncio.timeout(WAIT * 3):
+            while outbox.unsent > 0 or len(straight) == written:
+                await change()
         for _ in range(5):
             await change()
-        async with asyncio.timeout(WAIT):
-            await read_up_to(room.version)
+        target = room.version
+        await change()  # what the reader reads to see it is there
+        await asyncio.wait_for(reading, WAIT)
         seen = versions(stuck.frames)
-        assert seen == list(range(seen[0], room.version + 1)), seen
+        assert seen == list(range(seen[0], seen[-1] + 1)), seen
+        assert seen[-1] >= target
         assert len(straight) >= written + 5  # once caught up, straight out again
-        await ann.close()
+        await close_all(players)
         stuck.ws.transport.abort()
 
 
