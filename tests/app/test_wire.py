@@ -1,0 +1,455 @@
+"""A websocket's own path (app/queues.py Outbox, app/serving.py LeanWebSocket, app/transport.py
+GameSocket and GameEngineIO's ping sweep): packets written at once when nothing waits
+before them and in order when some do, frames handed over as uvicorn reads them, and one
+sweep that pings every connection and drops the ones that stopped answering."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from socket import SO_SNDBUF, SOL_SOCKET
+from typing import Any
+
+from app_harness import (
+    WAIT,
+    Client,
+    autoplay,
+    cards_held,
+    check_refusals,
+    close_all,
+    join,
+    serving,
+    until,
+)
+from engineio import packet as eio_packet
+from raw_client import RawClient
+
+from app.queues import Outbox
+from app.serving import LeanWebSocket
+from app.transport import NOOP, PING, GameEngineIO, GameSocket
+
+# ---- the Outbox (app/queues.py), on a wire that takes or refuses what it is given --------
+
+
+class FakeWire:
+    """LeanWebSocket.send_now as the Outbox sees it: True and the text written, or False
+    (the client reads too slowly, the connection is closing) and nothing written."""
+
+    def __init__(self) -> None:
+        self.takes = True
+        self.written: list[str] = []
+
+    def send_now(self, text: str) -> bool:
+        if self.takes:
+            self.written.append(text)
+        return self.takes
+
+
+def message(data: str) -> Any:
+    return eio_packet.Packet(eio_packet.MESSAGE, data=data)
+
+
+def writer_takes(outbox: Outbox) -> str:
+    """What the connection's writer does with one queued packet: takes it, sends it, counts
+    it written. Returns what it sent."""
+    pkt = outbox.get_nowait()
+    outbox.task_done()
+    outbox.written()
+    text: str = pkt.encode()
+    return text
+
+
+def test_a_packet_goes_straight_out_when_nothing_is_unsent() -> None:
+    outbox, wire = Outbox(), FakeWire()
+    outbox.wire = wire
+    outbox.put_nowait(message("a"))
+    outbox.put_nowait(message("b"))
+    assert wire.written == ["4a", "4b"]
+    assert outbox.qsize() == 0 and outbox.unsent == 0
+
+
+def test_without_a_wire_every_packet_queues() -> None:
+    """Long-polling, an upgraded websocket, or before the writer attached the wire."""
+    outbox = Outbox()
+    outbox.put_nowait(message("a"))
+    outbox.put_nowait(message("b"))
+    assert outbox.qsize() == 2 and outbox.unsent == 2
+    wire = FakeWire()
+    outbox.wire = wire  # the writer attaches it with those two still to write
+    outbox.put_nowait(message("c"))
+    assert wire.written == [] and outbox.qsize() == 3  # behind them, not before
+    assert [writer_takes(outbox) for _ in range(3)] == ["4a", "4b", "4c"]
+    outbox.put_nowait(message("d"))
+    assert wire.written == ["4d"]
+
+
+def test_once_the_wire_refuses_everything_queues_until_the_writer_caught_up() -> None:
+    outbox, wire = Outbox(), FakeWire()
+    outbox.wire = wire
+    outbox.put_nowait(message("1"))  # straight out
+    wire.takes = False  # the client stopped reading
+    outbox.put_nowait(message("2"))
+    wire.takes = True  # it reads again: still, "3" must not overtake "2"
+    outbox.put_nowait(message("3"))
+    assert wire.written == ["41"]
+    assert outbox.qsize() == 2 and outbox.unsent == 2
+    sent = [writer_takes(outbox)]  # the writer sends "2" ...
+    outbox.put_nowait(message("4"))  # ... and "3" is still unsent: "4" queues behind it
+    assert wire.written == ["41"] and outbox.qsize() == 2
+    sent += [writer_takes(outbox), writer_takes(outbox)]
+    assert sent == ["42", "43", "44"]
+    assert outbox.unsent == 0
+    outbox.put_nowait(message("5"))  # nothing unsent: straight out again
+    assert wire.written == ["41", "45"] and outbox.qsize() == 0
+
+
+def test_a_packet_handed_to_the_writer_still_holds_back_later_ones() -> None:
+    """The writer takes a batch off the queue (qsize 0) and sends it with awaits between:
+    until it counted each written, what comes next queues behind."""
+    outbox, wire = Outbox(), FakeWire()
+    outbox.wire = wire
+    wire.takes = False
+    outbox.put_nowait(message("a"))
+    outbox.put_nowait(message("b"))
+    wire.takes = True
+    batch = [outbox.get_nowait(), outbox.get_nowait()]  # taken, not yet written
+    outbox.task_done()
+    outbox.task_done()
+    assert outbox.qsize() == 0 and outbox.unsent == 2
+    outbox.put_nowait(message("c"))
+    assert wire.written == [] and outbox.qsize() == 1
+    for _ in batch:
+        outbox.written()
+    assert writer_takes(outbox) == "4c" and outbox.unsent == 0
+
+
+def test_the_end_always_goes_through_the_queue() -> None:
+    """None ends the writer: written at once it would mean nothing, and it counts as no
+    packet (the writer never counts it written)."""
+    outbox, wire = Outbox(), FakeWire()
+    outbox.wire = wire
+    outbox.put_nowait(None)
+    assert wire.written == [] and outbox.qsize() == 1 and outbox.unsent == 0
+    assert outbox.get_nowait() is None
+
+
+def test_qsize_counts_only_what_is_queued() -> None:
+    """The slow-consumer cap (send_queue_limit) reads qsize: packets written at once are
+    not waiting anywhere and must not count towards it."""
+    outbox, wire = Outbox(), FakeWire()
+    outbox.wire = wire
+    for number in range(1000):
+        outbox.put_nowait(message(str(number)))
+    assert len(wire.written) == 1000 and outbox.qsize() == 0
+    wire.takes = False
+    for number in range(3):
+        outbox.put_nowait(message(str(number)))
+    assert outbox.qsize() == 3
+
+
+# ---- the ping sweep (GameEngineIO.sweep), on real sockets with no connection -------------
+
+
+def engine(ping_interval: float = 10, ping_timeout: float = 5) -> GameEngineIO:
+    return GameEngineIO(async_mode="asgi", ping_interval=ping_interval, ping_timeout=ping_timeout)
+
+
+def queued(socket: GameSocket) -> list[Any]:
+    packets = []
+    while not socket.queue.empty():
+        packets.append(socket.queue.get_nowait())
+        socket.queue.task_done()
+    return packets
+
+
+def connected(server: GameEngineIO, sid: str) -> GameSocket:
+    socket = GameSocket(server, sid)
+    server.sockets[sid] = socket
+    return socket
+
+
+def drops(server: GameEngineIO) -> list[str]:
+    return sorted(task.get_name() for task in server._drops)
+
+
+async def test_the_sweep_sends_each_ping_when_it_is_due_in_order() -> None:
+    server = engine(ping_interval=10, ping_timeout=5)
+    first, second = connected(server, "first"), connected(server, "second")
+    start = time.time()
+    first.schedule_ping()  # as python-engineio does on connect (and on each pong)
+    second.schedule_ping()
+    assert first.last_ping is None and second.last_ping is None
+    server.sweep(start + 1)  # nothing due yet
+    assert queued(first) == [] and queued(second) == []
+    due = server._pings[1][0]  # the second's, a moment after the first's
+    server.sweep(due)
+    assert queued(first) == [PING] and queued(second) == [PING]
+    assert first.last_ping == second.last_ping == due
+    server.sweep(due + 4.9)  # pinged, the pong is not late yet: nothing dropped
+    assert queued(first) == [] and queued(second) == [] and drops(server) == []
+
+
+async def test_a_late_pong_drops_the_connection_and_an_answered_ping_does_not() -> None:
+    server = engine(ping_interval=10, ping_timeout=5)
+    answers, silent = connected(server, "answers"), connected(server, "silent")
+    answers.schedule_ping()
+    silent.schedule_ping()
+    pinged = time.time() + 10.5
+    server.sweep(pinged)
+    assert queued(answers) == [PING] and queued(silent) == [PING]
+    answers._heard("3")  # its pong: its next ping ping_interval after it
+    assert answers.last_ping is None
+    server.sweep(pinged + 5)  # the pong's deadline
+    assert drops(server) == ["silent"]
+    await asyncio.wait_for(asyncio.gather(*server._drops), WAIT)
+    assert silent.closed and "silent" not in server.sockets
+    assert silent.queue.get_nowait() is None  # its writer is told to end
+    assert queued(answers) == [PING]  # its next one, due by then
+    answers._heard("3")
+    server.sweep(pinged + 10)  # that pong came in time too
+    assert drops(server) == [] and "answers" in server.sockets
+
+
+async def test_stale_and_closed_entries_are_skipped() -> None:
+    server = engine(ping_interval=10, ping_timeout=5)
+    twice, gone = connected(server, "twice"), connected(server, "gone")
+    twice.schedule_ping()
+    server.ping_later(twice)  # a second entry for a socket already waiting for its ping
+    gone.schedule_ping()
+    gone.closed = True
+    server.sweep(time.time() + 10.5)
+    assert queued(twice) == [PING]  # one ping, not two
+    assert queued(gone) == []
+    assert not server._pings and len(server._pongs) == 1  # the stale entries are gone
+    server.sweep(time.time() + 20)  # twice's pong is late; gone is nobody's concern
+    assert drops(server) == ["twice"]
+    await asyncio.wait_for(asyncio.gather(*server._drops), WAIT)
+
+
+async def test_a_second_pong_schedules_no_second_ping() -> None:
+    server = engine(ping_interval=10, ping_timeout=5)
+    socket = connected(server, "sid")
+    socket.schedule_ping()
+    server.sweep(time.time() + 10.5)
+    assert queued(socket) == [PING]
+    socket._heard("3")
+    socket._heard("3")  # a pong that answers no ping
+    assert len(server._pings) == 1
+
+
+# ---- frames as uvicorn reads them (GameSocket._heard) ------------------------------------
+
+
+class Heard:
+    """What _heard asked of the server, recorded instead of done."""
+
+    def __init__(self, server: GameEngineIO) -> None:
+        self.messages: list[tuple[str, Any]] = []
+        self.hang_ups: list[tuple[str, str | None]] = []
+        server.on_message = lambda sid, data: self.messages.append((sid, data))  # type: ignore[method-assign]
+        server.hang_up_later = lambda sid, reason=None: self.hang_ups.append((sid, reason))  # type: ignore[method-assign]
+
+
+def test_heard_hands_messages_over_and_hangs_up_on_what_is_no_engine_io() -> None:
+    server = engine()
+    socket = connected(server, "sid")
+    heard = Heard(server)
+    socket._heard('42["sit",{"seat":1}]')
+    assert heard.messages == [("sid", '2["sit",{"seat":1}]')]
+    for frame in ("x", "", "4" + "a" * server.max_http_buffer_size):
+        heard.hang_ups.clear()
+        socket._heard(frame)
+        assert heard.hang_ups == [("sid", None)], frame
+    assert len(heard.messages) == 1
+
+
+def test_heard_close_hangs_up_as_the_client_asked_and_upgrade_is_answered() -> None:
+    server = engine()
+    socket = connected(server, "sid")
+    heard = Heard(server)
+    socket._heard("1")
+    assert heard.hang_ups == [("sid", server.reason.CLIENT_DISCONNECT)]
+    socket._heard("5")
+    assert queued(socket) == [NOOP]
+    socket._heard("6")  # a NOOP from the client: nothing to do
+    assert queued(socket) == [] and len(heard.hang_ups) == 1 and heard.messages == []
+
+
+# ---- through a real server --------------------------------------------------------------
+
+
+def versions(frames: list[str | bytes]) -> list[int]:
+    return [
+        json.loads(frame[2:])[1]["version"]
+        for frame in frames
+        if isinstance(frame, str) and frame.startswith('42["state"')
+    ]
+
+
+async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
+    """While the client does not read, the server's transport pauses writing and the
+    packets queue; once it reads again the queue drains and later packets go straight out,
+    never before the queued ones."""
+    async with serving(
+        send_queue_limit=100_000, ping_interval_seconds=60.0, ping_timeout_seconds=60.0
+    ) as server:
+        code = await server.new_room()
+        players = await join(server, code, "Ann", "Bob", "Cid")
+        stuck = await RawClient.open(server, small_buffer=True)
+        await stuck.join(code, "Stuck")
+        sockets = server.app.engineio_server.eio.sockets
+        others = {player.sio.eio.sid for player in players}
+        (socket,) = [s for sid, s in sockets.items() if sid not in others]
+        outbox: Outbox = socket.queue
+        wire = outbox.wire
+        assert isinstance(wire, LeanWebSocket)
+        # Small buffers on the server's side too: it pauses after a few states, not MBs.
+        wire.transport.get_extra_info("socket").setsockopt(SOL_SOCKET, SO_SNDBUF, 4096)
+        wire.transport.set_write_buffer_limits(high=2048)
+        straight: list[str] = []
+        send_now = wire.send_now
+
+        def counted(text: str) -> bool:
+            written = send_now(text)
+            if written:
+                straight.append(text)
+            return written
+
+        wire.send_now = counted  # type: ignore[method-assign]
+        room = server.room(code)
+        changes = 0
+
+        async def change() -> None:
+            """Three people sit and stand at once: the room's changes come while the
+            writer is catching up, not only between its steps."""
+            nonlocal changes
+
+            async def sit_and_stand(player: Client, seats: tuple[int, int]) -> None:
+                await player.ok("sit", {"seat": seats[changes % 2]})
+                await player.ok("stand")
+
+            seats = [(6, 7), (4, 5), (2, 3)]
+            await asyncio.gather(
+                *(sit_and_stand(p, s) for p, s in zip(players, seats, strict=True))
+            )
+            changes += 1
+
+        # 1. It does not read (not even its socket: no buffer of its own drains meanwhile):
+        # its packets queue, and not one more goes straight out.
+        stuck.ws.transport.pause_reading()
+        async with asyncio.timeout(WAIT * 3):
+            while outbox.unsent < 10:
+                await change()
+        written = len(straight)
+        for _ in range(5):
+            await change()
+        assert len(straight) == written and outbox.unsent >= 20
+
+        # 2. It reads again while the room goes on: the queued ones, then the rest.
+        target = 10**9
+
+        async def read_on() -> None:  # (never cancelled: websockets' recv waits it out)
+            while not versions(stuck.frames) or versions(stuck.frames)[-1] < target:
+                await stuck.next()
+
+        stuck.ws.transport.resume_reading()
+        reading = asyncio.create_task(read_on())
+        async with asyncio.timeout(WAIT * 3):
+            while outbox.unsent > 0 or len(straight) == written:
+                await change()
+        for _ in range(5):
+            await change()
+        target = room.version
+        await change()  # what the reader reads to see it is there
+        await asyncio.wait_for(reading, WAIT)
+        seen = versions(stuck.frames)
+        assert seen == list(range(seen[0], seen[-1] + 1)), seen
+        assert seen[-1] >= target
+        assert len(straight) >= written + 5  # once caught up, straight out again
+        await close_all(players)
+        stuck.ws.transport.abort()
+
+
+async def test_a_client_that_answers_pings_stays_through_many_of_them() -> None:
+    async with serving(ping_interval_seconds=0.3, ping_timeout_seconds=3.0) as server:
+        code = await server.new_room()
+        raw = await RawClient.open(server)
+        await raw.join(code, "Awake")
+        pings = 0
+        async with asyncio.timeout(WAIT * 2):
+            while pings < 6:
+                frame = await raw.next()
+                if frame == "2":
+                    pings += 1
+                    await raw.send("3")
+        assert len(server.app.engineio_server.eio.sockets) == 1
+        await raw.send('421["stand",{}]')  # and it still plays
+        assert (await raw.ack(1))["ok"]
+        await raw.close()
+
+
+async def test_what_is_no_engine_io_frame_ends_the_connection() -> None:
+    async with serving() as server:
+        code = await server.new_room()
+        for frame in ("x", ""):
+            raw = await RawClient.open(server)
+            await raw.join(code, "Garbled")
+            await raw.send(frame)
+            assert await raw.closed(), frame
+        sockets = server.app.engineio_server.eio.sockets
+        await until(lambda: not sockets, "the garbled connections gone")
+
+
+async def test_an_engine_io_close_ends_the_connection_and_the_room_sees_it() -> None:
+    """A CLOSE is the client hanging up on purpose (python-engineio's CLIENT_DISCONNECT):
+    the room sees the person leave, not a dropped connection to wait for."""
+    async with serving() as server:
+        code = await server.new_room()
+        (ann,) = await join(server, code, "Ann")
+        raw = await RawClient.open(server)
+        welcome = await raw.join(code, "Leaves")
+        await raw.send("1")
+        assert await raw.closed()
+        await ann.wait_for(
+            lambda: any(
+                e["kind"] == "leave" and e["player"] == welcome["player"] for e in ann.events
+            )
+        )
+        await ann.close()
+
+
+async def test_an_upgrade_probe_is_answered_with_a_noop(server: Any) -> None:
+    code = await server.new_room()
+    raw = await RawClient.open(server)
+    await raw.join(code, "Probe")
+    await raw.send("5")
+    assert await raw.next_matching(lambda f: f == "6") == "6"
+    await raw.send('421["stand",{}]')  # the connection goes on
+    assert (await raw.ack(1))["ok"]
+    await raw.close()
+
+
+async def test_a_client_that_upgrades_from_polling_plays_a_game() -> None:
+    """The upgraded websocket keeps python-engineio's reader and writer, and the sweep's
+    pings (short here: many of them in a game)."""
+    async with serving(ping_interval_seconds=0.5, ping_timeout_seconds=5.0) as server:
+        code = await server.new_room()
+        ann = await Client(server, code, "Ann").connect(transports=["polling", "websocket"])
+        bob = await Client(server, code, "Bob").connect()
+        await until(lambda: ann.sio.transport() == "websocket", "Ann's upgrade")
+        sockets = server.app.engineio_server.eio.sockets
+        upgraded = sockets[ann.sio.eio.sid]
+        assert upgraded.upgraded and upgraded.queue.wire is None
+        assert sockets[bob.sio.eio.sid].queue.wire is not None
+        for client in (ann, bob):
+            if client.seat is not None:
+                await client.ok("stand")
+        await ann.ok("sit", {"seat": 0})
+        await bob.ok("sit", {"seat": 1})
+        await ann.ok("start")
+        for acks in await asyncio.gather(autoplay(ann), autoplay(bob)):
+            check_refusals(acks)
+        assert ann.state["phase"] == "over" and cards_held(ann.state) == 52
+        assert not ann.disconnected.is_set() and not bob.disconnected.is_set()
+        await close_all([ann, bob])
