@@ -13,10 +13,12 @@ with the guards every frame passes before any handler of ours sees it.
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
 - A connection costs as little memory as it can while it sits idle: a lean queue
   (app/queues.py), no request body reader kept past the connect.
-- A connection's writer takes what is queued without waiting (python-engineio's `poll`
-  wrapped every packet in `asyncio.wait_for`: a task, a timer, futures and a loop pass
-  each); only an empty queue is waited on, as long as before (a silent client is still
-  dropped).
+- A websocket has a reader and a writer of ours (GameSocket): a packet is written at
+  once when nothing is queued before it, a frame is handed over as uvicorn reads it, and
+  one sweep sends every connection's pings and drops the late (python-engineio spent a
+  task, a timer and futures per frame, per packet and per ping, and the collector walked
+  them all). A long-polling connection, and one that upgrades from it, keeps
+  python-engineio's own path, whose writer takes what is queued without a `wait_for` each.
 - A malformed frame is counted, logged as one JSON line at most (rate-limited), never a
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
