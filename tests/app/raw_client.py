@@ -57,6 +57,17 @@ class RawClient:
     async def send(self, frame: str | bytes) -> None:
         await self.ws.send(frame)
 
+    def pong_blindly(self, every: float = 0.5) -> asyncio.Task[None]:
+        """Sends a pong every `every` seconds without reading a thing: a client that stopped
+        reading while its network still carries what it sends. The caller cancels it."""
+
+        async def pong() -> None:
+            while True:
+                await self.send("3")
+                await asyncio.sleep(every)
+
+        return asyncio.create_task(pong())
+
     async def next(self) -> str | bytes:
         frame = await asyncio.wait_for(self.ws.recv(), WAIT)
         self.frames.append(frame)

@@ -87,13 +87,7 @@ async def test_a_client_that_never_reads_again_is_cut_off_after_its_drop() -> No
         await stuck.join(code, "Stuck")
         connections = server.server.server_state.connections
         before = len(connections)
-
-        async def answer_pings_blind() -> None:
-            while True:
-                await stuck.send("3")
-                await asyncio.sleep(0.5)
-
-        pinger = asyncio.create_task(answer_pings_blind())
+        pinger = stuck.pong_blindly()
         try:
             async with asyncio.timeout(WAIT * 4):  # the kernel's buffers take a few MB first
                 count = 0

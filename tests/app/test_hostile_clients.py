@@ -65,13 +65,7 @@ async def test_a_client_that_never_reads_is_dropped_and_the_room_goes_on() -> No
         (ann,) = await join(server, code, "Ann")
         stuck = await RawClient.open(server, small_buffer=True)
         welcome = await stuck.join(code, "Stuck")
-
-        async def answer_pings_blind() -> None:
-            while True:
-                await stuck.send("3")
-                await asyncio.sleep(0.5)
-
-        pinger = asyncio.create_task(answer_pings_blind())
+        pinger = stuck.pong_blindly()
         try:
             # The kernel's socket buffers absorb a few MB before the queue grows: on a loaded
             # machine that takes more rounds, so the bound is generous (it ends on the drop).
