@@ -127,3 +127,10 @@ class Outbox(LeanQueue):
 
     def written(self) -> None:
         self.unsent -= 1
+
+    @property
+    def held(self) -> int:
+        """What the slow-consumer cap counts: while our websocket writer runs, what it has
+        not written yet (queued or taken); otherwise what is queued (long-polling, or a
+        websocket upgraded from it: python-engineio's writer counts nothing `written`)."""
+        return self.unsent if self.wire is not None else len(self._items)

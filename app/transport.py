@@ -329,9 +329,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         self._deliver(socket, pkt)
 
     def _deliver(self, socket: Any, pkt: Any) -> None:
-        queue = socket.queue
-        held = queue.unsent if isinstance(queue, Outbox) else queue.qsize()  # queued + taken
-        if held >= self.send_queue_limit:
+        if socket.queue.held >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
             return
         socket.queue.put_nowait(pkt)  # unbounded, written at once if it can be: never waits

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from app_harness import WAIT, join, serving
+from app_harness import WAIT, Client, close_all, join, serving
 from raw_client import RawClient
 
 from app import transport
@@ -140,3 +140,21 @@ async def test_the_pong_check_is_kept_when_a_ping_cannot_be_delivered(
     monkeypatch.setattr(server, "_drop_later", lambda s, reason, why: dropped.append(why))
     server.sweep(now + 16)
     assert dropped == ["ping_timeout"]
+
+
+@pytest.mark.parametrize("transports", [["polling"], ["polling", "websocket"]])
+async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: list[str]) -> None:
+    """Long-polling (and a websocket upgraded from it) keeps python-engineio's writer, which
+    does not count what it wrote: the slow-consumer cap must count what is queued there,
+    or every such client was dropped after its first send_queue_limit messages."""
+    async with serving(send_queue_limit=20) as server:
+        code = await server.new_room()
+        (ann,) = await join(server, code, "Ann")
+        bob = await Client(server, code, "Bob").connect(transports=transports)
+        for count in range(30):  # 60 states to Bob, each read as it comes
+            await ann.ok("sit", {"seat": 6 + count % 2})
+            await ann.ok("stand")
+            await bob.wait_for(lambda: bob.state["version"] == ann.state["version"])
+        assert bob.sio.connected
+        await bob.ok("sit", {"seat": 1})
+        await close_all([ann, bob])
