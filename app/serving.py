@@ -91,27 +91,32 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     def handle_text(self, event: Frame) -> None:
         """A whole text message in one frame (every message of ours) goes to the listener
         without the list of frames uvicorn gathers a message in; anything else as before."""
-        listener = self.listener
-        if listener is None or not event.fin or self.close_sent:
-            return super().handle_text(event)
-        try:
-            text = str(event.data, "utf-8")
-        except UnicodeDecodeError:  # uvicorn's own handling: it closes with 1007
-            return super().handle_text(event)
-        listener(text)
+        if not (event.fin and self._to_listener(event.data)):
+            super().handle_text(event)
 
     def send_receive_event_to_app(self) -> None:
-        listener = self.listener
-        if listener is None or self.curr_msg_data_type != "text" or self.close_sent:
-            return super().send_receive_event_to_app()
+        """A message in several frames: to the listener too, so none overtakes another."""
         frames = self.frames
-        data = frames[0] if len(frames) == 1 else b"".join(frames)
+        if self.curr_msg_data_type == "text" and self._to_listener(
+            frames[0] if len(frames) == 1 else b"".join(frames)
+        ):
+            self.frames = []
+        else:
+            super().send_receive_event_to_app()
+
+    def _to_listener(self, data: bytes | bytearray | memoryview) -> bool:
+        """True once the text message in `data` went to the listener; False, and nothing
+        done, without one, once closing, or for text that is no UTF-8 (uvicorn's own
+        handling then closes with 1007)."""
+        listener = self.listener
+        if listener is None or self.close_sent:
+            return False
         try:
-            text = data.decode()
-        except UnicodeDecodeError:  # uvicorn's own handling: it closes with 1007
-            return super().send_receive_event_to_app()
-        self.frames = []
+            text = str(data, "utf-8")
+        except UnicodeDecodeError:
+            return False
         listener(text)
+        return True
 
     def send_now(self, text: str) -> bool:
         """Writes a text message to the socket now, if it can take it without waiting: what

@@ -31,6 +31,7 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,8 +200,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
 
     async def _write(self, ws: Any, outbox: Outbox) -> None:
         while True:
-            first = await outbox.get() if outbox.empty() else outbox.get_nowait()
-            packets = self._after(outbox, first)
+            packets = self._after(outbox, await outbox.get())
             if not packets:
                 break
             try:
@@ -253,12 +253,13 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def on_message(self, sid: str, data: Any) -> None:
         """A message for the app's handler, as a task (python-engineio's `_trigger_event`
         with run_async, which a socket's `receive` uses)."""
-        task = asyncio.get_running_loop().create_task(self._trigger_event("message", sid, data))
-        self._handling.add(task)
-        task.add_done_callback(self._handling.discard)
+        self._hold(self._trigger_event("message", sid, data))
 
     def hang_up_later(self, sid: str, reason: str | None = None) -> None:
-        task = asyncio.get_running_loop().create_task(self.hang_up(sid, reason))
+        self._hold(self.hang_up(sid, reason))
+
+    def _hold(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
