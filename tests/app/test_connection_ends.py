@@ -158,3 +158,31 @@ async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: l
         assert bob.sio.connected
         await bob.ok("sit", {"seat": 1})
         await close_all([ann, bob])
+
+
+async def test_a_reconnect_storm_leaves_no_connection_behind() -> None:
+    """Twenty phones lose their network at once (no goodbye: the TCP connections just end)
+    and all come back at once with their tokens, three times over: every old connection
+    ends, with nothing left of it on the server, and the room has everyone back."""
+    async with serving() as server:
+        code = await server.new_room()
+        (ann,) = await join(server, code, "Ann")
+        phones = [await RawClient.open(server) for _ in range(20)]
+        tokens = [(await p.join(code, f"P{n}"))["token"] for n, p in enumerate(phones)]
+        sockets = server.app.engineio_server.eio.sockets
+        connections = server.server.server_state.connections
+        settled = (len(sockets), len(connections))
+        for _ in range(3):
+            for phone in phones:
+                phone.ws.transport.abort()
+            phones = await asyncio.gather(*(RawClient.open(server) for _ in tokens))
+            names = [f"P{n}" for n in range(len(tokens))]
+            await asyncio.gather(*map(RawClient.join, phones, [code] * 20, names, tokens))
+        async with asyncio.timeout(WAIT):
+            while (len(sockets), len(connections)) != settled:
+                await asyncio.sleep(0.05)
+        await ann.wait_for(lambda: len(server.room(code).connected()) == 21)
+        await ann.ok("start")  # the room goes on: the host starts the returned phones' game
+        for phone in phones:
+            phone.ws.transport.abort()
+        await ann.close()
