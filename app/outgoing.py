@@ -28,19 +28,24 @@ def to_json(data: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Encoded:
-    """A server event, encoded: its name and data (for in-process transports and tests)
-    and the Engine.IO packet that carries it."""
+    """A server event, encoded: its name and the Engine.IO packet that carries it. Its
+    `data` (for in-process transports and tests) is read back from that packet: the
+    server builds the text only, once per message, and never a copy it would not send."""
 
     event: str
-    data: Any
     packet: eio_packet.Packet
 
     @classmethod
-    def of(cls, event: str, data: Any, data_json: str | None = None) -> Encoded:
-        """`event` with `data`; `data_json` when the caller already holds its JSON."""
+    def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:
+        """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
         text = data_json if data_json is not None else to_json(data)
         socketio_packet = f'{EVENT_PACKET}["{event}",{text}]'  # event names are plain words
-        return cls(event, data, eio_packet.Packet(eio_packet.MESSAGE, socketio_packet))
+        return cls(event, eio_packet.Packet(eio_packet.MESSAGE, socketio_packet))
+
+    @property
+    def data(self) -> Any:
+        """The event's data as a client reads it."""
+        return orjson.loads(self.packet.data[len(EVENT_PACKET) :])[1]
 
 
 class SocketTransport:

@@ -81,6 +81,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # `receive` (a future, a wake-up and three coroutines per message, and a reader
         # waiting in between, for every connection) and reading paused until it is taken.
         self.listener: Callable[[str], None] | None = None
+        self._flush_due = False  # a `_flush` is on the loop for what send_now framed
 
     def abort_if_stuck(self) -> None:
         """Cuts the connection if writing is paused (a client that stopped reading): a send
@@ -119,7 +120,8 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         return True
 
     def send_now(self, text: str) -> bool:
-        """Writes a text message to the socket now, if it can take it without waiting: what
+        """Writes a text message to the socket (by the end of this loop pass: `_flush`), if
+        it can take it without waiting: what
         `send({"type": "websocket.send", "text": text})` does once it is past its wait for
         `writable`, with no coroutine and no await. False, and nothing written, when the
         client is not reading fast enough (the transport paused writing), the handshake is
@@ -138,8 +140,21 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             self.conn.send_text(text.encode())
         except InvalidState:
             return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        if not self._flush_due:
+            self._flush_due = True
+            self.loop.call_soon(self._flush)
         return True
+
+    def _flush(self) -> None:
+        """Writes what `send_now` framed since the last loop pass, in one write: a change's
+        `state` and the ack of the message that made it reach their sender together, where
+        a write each cost a system call and the kernel's loopback or NIC work twice. The
+        frames wait in the connection's own buffer (`data_to_send`), which every other write
+        of uvicorn's (a close, a pong, `send`) empties first, so nothing overtakes them."""
+        self._flush_due = False
+        output = self.conn.data_to_send()
+        if output and not self.transport.is_closing():
+            self.transport.write(b"".join(output))
 
 
 def deadline_http(seconds: float) -> type[DeadlineHttp]:

@@ -45,6 +45,7 @@ from app.config import Settings
 from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
+from app.outgoing import to_json
 from app.protocol import ErrorCode, ProtocolError, ack
 from app.queues import LeanQueue, Outbox
 from app.serving import LeanWebSocket
@@ -437,6 +438,27 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
         else:  # CONNECT_ERROR or a type that does not exist: never a client's to send
             self._malformed(eio_sid, budget, "bad_type")
+
+    async def _handle_event_internal(
+        self, server: GameServer, sid: str, eio_sid: str, data: list[Any], namespace: str, id: Any
+    ) -> None:
+        """python-socketio's: the handler runs, and its answer goes back as the ACK. Here
+        the ACK's text is written by orjson straight away, as app/outgoing.py writes every
+        `state`: python-socketio would build a Packet, scan the answer for binary and encode
+        it with the stdlib, a fifth of the cost of a flip outside the game. Our answers are
+        plain JSON (app.protocol.ack); anything orjson refuses takes python-socketio's way."""
+        answer = await server._trigger_event(data[0], namespace, sid, *data[1:])
+        if answer is self.not_handled or id is None:
+            return
+        args = [] if answer is None else list(answer) if isinstance(answer, tuple) else [answer]
+        try:
+            text = to_json(args)
+        except TypeError:
+            pkt = self.packet_class(packet.ACK, namespace=namespace, id=id, data=args)
+            await server._send_packet(eio_sid, pkt)
+            return
+        where = "" if namespace in (None, "/") else f"{namespace},"
+        await server.eio.send(eio_sid, f"{packet.ACK}{where}{id}{text}")
 
     async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
         self.metrics.rejected.labels(error.code.value).inc()

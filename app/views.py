@@ -47,9 +47,8 @@ class Views:
         `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
         if self._json is None:
             self._json = to_json(self.seen)
-        state = self.state(person, seat)
-        text = f'{self._json[:-1]},"you":{to_json(state["you"])}}}'
-        return Encoded.of(STATE, state, text)
+        you = to_json(_you(self.table, person, seat))
+        return Encoded.of(STATE, data_json=f'{self._json[:-1]},"you":{you}}}')
 
 
 def build_state(

@@ -1,0 +1,139 @@
+"""What a change costs on the wire (app/serving.py LeanWebSocket, app/transport.py
+GameServer): what `send_now` frames in one loop pass leaves in one write, behind nothing and
+before anything uvicorn writes later; and an ACK is the text python-socketio would send."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from socketio import packet as sio_packet
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
+
+from app.config import Settings
+from app.metrics import Metrics
+from app.serving import LeanWebSocket
+from app.transport import GameServer
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def open_socket() -> tuple[LeanWebSocket, FakeTransport]:
+    """A LeanWebSocket past its handshake, on a transport that records each write (no
+    uvicorn server behind it: only what send_now and _flush read is set)."""
+    ws = LeanWebSocket.__new__(LeanWebSocket)
+    transport = FakeTransport()
+    ws.transport = transport  # type: ignore[assignment]
+    ws.loop = asyncio.get_running_loop()
+    ws.conn = ServerProtocol(state=State.OPEN)
+    ws.writable = asyncio.Event()
+    ws.writable.set()
+    ws.disconnected = ws.close_sent = False
+    ws.handshake_complete = True
+    ws.initial_response = None
+    ws._flush_due = False
+    return ws, transport
+
+
+def frames(writes: list[bytes]) -> list[str]:
+    """The text of every frame in `writes` (server frames: unmasked), in order."""
+    reader = StreamReader()
+    reader.feed_data(b"".join(writes))
+    reader.feed_eof()
+    texts = []
+    while reader.buffer:
+        parser = Frame.parse(reader.read_exact, mask=False)
+        try:
+            while True:
+                next(parser)
+        except StopIteration as done:
+            frame = done.value
+        texts.append(frame.data.decode() if frame.opcode is Opcode.TEXT else frame.opcode.name)
+    return texts
+
+
+async def test_what_one_loop_pass_sends_a_socket_is_one_write() -> None:
+    ws, transport = open_socket()
+    assert ws.send_now('42["state",{"version":7}]') and ws.send_now("31[{}]")
+    assert transport.writes == []  # framed, not written yet
+    await asyncio.sleep(0)
+    assert len(transport.writes) == 1
+    assert frames(transport.writes) == ['42["state",{"version":7}]', "31[{}]"]
+    assert ws.send_now("2")  # a later pass: a write of its own
+    await asyncio.sleep(0)
+    assert frames(transport.writes[1:]) == ["2"]
+
+
+async def test_a_write_of_uvicorn_takes_the_framed_text_first() -> None:
+    """A close (or pong, or queued send) before the flush empties the connection's buffer
+    itself: the framed text goes out before it, and the flush has nothing left."""
+    ws, transport = open_socket()
+    ws.send_now("a")
+    ws.conn.send_close(1000)  # what uvicorn does on the app's websocket.close
+    transport.write(b"".join(ws.conn.data_to_send()))
+    await asyncio.sleep(0)
+    assert frames(transport.writes) == ["a", "CLOSE"]
+    assert len(transport.writes) == 1
+
+
+async def test_nothing_is_written_to_a_closing_transport() -> None:
+    ws, transport = open_socket()
+    ws.send_now("a")
+    transport.closing = True
+    await asyncio.sleep(0)
+    assert transport.writes == []
+    assert not ws.send_now("b")  # refused now: the caller queues it for the writer
+
+
+async def test_an_ack_is_the_text_python_socketio_would_send() -> None:
+    server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
+    sent: list[str] = []
+
+    async def send(sid: str, text: str) -> None:
+        sent.append(text)
+
+    server.eio.send = send  # type: ignore[method-assign]
+    slow_way: list[Any] = []  # python-socketio's Packet and encoder, where orjson refuses
+    send_packet = server._send_packet
+
+    async def send_through_packet(eio_sid: str, pkt: Any) -> None:
+        slow_way.append(pkt.data)
+        await send_packet(eio_sid, pkt)
+
+    server._send_packet = send_through_packet  # type: ignore[method-assign]
+    answers: list[Any] = [
+        {"ok": True, "events": [{"kind": "flip", "card": "10♥"}]},  # beyond ASCII
+        ("one", 2),  # a tuple: one argument each
+        None,  # no argument
+        {1: "an int key"},  # orjson refuses it: python-socketio's own way
+    ]
+    for number, answer in enumerate(answers):
+        server.on(f"e{number}", lambda sid, *args, a=answer: a)
+        sent.clear()
+        await server._handle_event_internal(server, "sid", "eio", [f"e{number}"], "/", number)
+        expected = sio_packet.Packet(sio_packet.ACK, namespace="/", id=number, data=None)
+        expected.data = (
+            [] if answer is None else list(answer) if isinstance(answer, tuple) else [answer]
+        )
+        want = expected.encode()
+        prefix = f"3{number}"
+        assert sent[0].startswith(prefix) and want.startswith(prefix), (sent, want)
+        assert json.loads(sent[0][len(prefix) :]) == json.loads(want[len(prefix) :])
+    assert slow_way == [[{1: "an int key"}]]
+    sent.clear()
+    await server._handle_event_internal(server, "sid", "eio", ["e0"], "/", None)
+    assert sent == []  # no id: no answer asked for
