@@ -6,6 +6,7 @@ Each app has its own registry, so two apps in one process (tests) count apart.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -19,6 +20,7 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.longest_hold = 0.0  # seconds: what lock_held_max shows
+        self._children: dict[tuple[Any, str], Any] = {}  # labelled counters, by label
         self.rooms = Gauge("slapjack_rooms", "Rooms open now", registry=self.registry)
         self.connected = Gauge(
             "slapjack_connected_players", "People connected to a room now", registry=self.registry
@@ -95,6 +97,23 @@ class Metrics:
             "Times a room's lock was still held past the watchdog's limit",
             registry=self.registry,
         )
+
+    def handled(self, event: str) -> None:
+        """A client event handled (`event`: a name of protocol.CLIENT_EVENTS, or unknown)."""
+        self._child(self.events, event).inc()
+
+    def refused(self, code: str) -> None:
+        """A client event refused with the error `code`."""
+        self._child(self.rejected, code).inc()
+
+    def _child(self, metric: Any, label: str) -> Any:
+        """`metric.labels(label)`, looked up once: prometheus_client takes a lock and
+        checks the label on every `labels` call, and these count every message."""
+        key = (metric, label)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(label)
+        return child
 
     def lock_released(self, held: float) -> None:
         """A room's lock was held `held` seconds."""

@@ -62,9 +62,9 @@ class SocketTransport:
         await self.sio.enter_room(sid, room)
 
     async def send(self, message: Encoded, to: str) -> None:
-        """Queues `message` on each connection in `to` (a room, or one connection's sid:
-        each is a room of its own), after whatever was queued there before. A connection
-        is asked for no more than a place in its queue: nothing here waits on a client."""
-        eio = self.sio.eio
-        for _, eio_sid in list(self.sio.manager.get_participants(NAMESPACE, to)):
-            await eio.send_packet(eio_sid, message.packet)
+        """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
+        queued there before; nothing if it is gone. A connection is asked for no more than a
+        place in its queue: nothing here waits on a client."""
+        eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
+        if eio_sid is not None:
+            await self.sio.eio.send_packet(eio_sid, message.packet)

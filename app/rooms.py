@@ -60,7 +60,8 @@ class Transport(Protocol):
     async def enter_room(self, sid: str, room: str) -> None: ...
 
     async def send(self, message: Encoded, to: str) -> None:
-        """`message`, encoded once, to a room or to one connection (its sid)."""
+        """`message`, encoded once, to one connection (its Socket.IO sid); nothing if it
+        is gone."""
         ...
 
 

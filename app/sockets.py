@@ -140,8 +140,8 @@ def install(
 
 
 def _count(metrics: Metrics, event: str, answer: Ack, arrived: float) -> None:
-    metrics.events.labels(event if event in CLIENT_EVENTS else "unknown").inc()
+    metrics.handled(event if event in CLIENT_EVENTS else "unknown")
     if not answer["ok"]:
-        metrics.rejected.labels(answer["error"]["code"]).inc()
+        metrics.refused(answer["error"]["code"])
     elif event == "slap":
         metrics.slap_judging.observe(time.monotonic() - arrived)

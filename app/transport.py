@@ -375,7 +375,13 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         self.settings, self.metrics = settings, metrics
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
-        super().__init__(**options)
+        # One task per message, made where the message is read: by GameSocket._heard, or
+        # by python-engineio's own sockets (long-polling, upgraded) with its async_handlers.
+        # python-socketio then runs the handler in that task, not in a second one of its
+        # own (a task's creation and loop pass per message, for nothing: each message still
+        # waits for no other but at its room's lock, in arrival order).
+        super().__init__(**{**options, "async_handlers": False})
+        self.eio.async_handlers = True
         self.eio.send_queue_limit = settings.send_queue_limit
 
     def _engineio_server_class(self) -> type[GameEngineIO]:
@@ -431,7 +437,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 return self._malformed(eio_sid, budget, "bad_event")
             if data[0] in RESERVED_EVENTS:
                 error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {data[0]!r}")
-                self.metrics.events.labels("unknown").inc()
+                self.metrics.handled("unknown")
                 return await self._answer(eio_sid, pkt, error)
             await self._handle_event(eio_sid, pkt.namespace, pkt.id, data)
         elif kind == packet.ACK:
@@ -461,7 +467,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         await server.eio.send(eio_sid, f"{packet.ACK}{where}{id}{text}")
 
     async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
-        self.metrics.rejected.labels(error.code.value).inc()
+        self.metrics.refused(error.code.value)
         if pkt.id is not None:
             answer = self.packet_class(
                 packet.ACK, namespace=pkt.namespace, id=pkt.id, data=[ack(error)]
