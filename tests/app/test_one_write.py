@@ -1,6 +1,6 @@
-"""What a change costs on the wire (app/serving.py LeanWebSocket, app/transport.py
-GameServer): what `send_now` frames in one loop pass leaves in one write, behind nothing and
-before anything uvicorn writes later; and an ACK is the text python-socketio would send."""
+"""What a message costs (app/serving.py LeanWebSocket, app/transport.py GameServer): what
+`send_now` frames in one loop pass leaves in one write, behind nothing and before anything
+uvicorn writes later; an ACK is the text python-socketio would send; one task a message."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import asyncio
 import json
 from typing import Any
 
+from engineio import async_socket
+from engineio import packet as eio_packet
 from socketio import packet as sio_packet
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -15,9 +17,10 @@ from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 from app.config import Settings
+from app.limits import TokenBucket
 from app.metrics import Metrics
 from app.serving import LeanWebSocket
-from app.transport import GameServer
+from app.transport import FrameBudget, GameServer, GameSocket
 
 
 class FakeTransport:
@@ -137,3 +140,45 @@ async def test_an_ack_is_the_text_python_socketio_would_send() -> None:
     sent.clear()
     await server._handle_event_internal(server, "sid", "eio", ["e0"], "/", None)
     assert sent == []  # no id: no answer asked for
+
+
+async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
+    """Each message runs in one task of its own, made where it is read: by GameSocket (a
+    websocket) or by python-engineio's socket (long-polling, upgraded), and python-socketio
+    runs the handler in it. A handler that waits (at its room's lock) never stops the
+    connection's later messages from being read and handled."""
+    server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def first(sid: str) -> None:
+        order.append("first waits")
+        await release.wait()
+        order.append("first done")
+
+    async def second(sid: str) -> None:
+        order.append("second")
+        release.set()
+
+    server.on("first", first)
+    server.on("second", second)
+    for eio_sid, read in (
+        ("websocket", lambda s, text: GameSocket(server.eio, s)._heard(text)),
+        (
+            "polling",
+            lambda s, text: async_socket.AsyncSocket(server.eio, s).receive(
+                eio_packet.Packet(eio_packet.MESSAGE, data=text[1:])
+            ),
+        ),
+    ):
+        order.clear()
+        release.clear()
+        server._budgets[eio_sid] = FrameBudget(TokenBucket(100, 100))
+        await server.manager.connect(eio_sid, "/")
+        for text in ('42["first"]', '42["second"]'):
+            reading = read(eio_sid, text)
+            if reading is not None:
+                await asyncio.wait_for(reading, 1)  # python-engineio's read returns at once
+        await asyncio.wait_for(release.wait(), 1)
+        await asyncio.sleep(0)
+        assert order == ["first waits", "second", "first done"], eio_sid
