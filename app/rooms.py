@@ -22,6 +22,7 @@ import contextlib
 import logging
 import secrets
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -49,6 +50,9 @@ CODE_LENGTH = 6
 # POST /api/rooms answers once the new table is written, or after this long while the store
 # is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
 FIRST_SAVE_SECONDS = 2.0
+# The phases of a save's beat that rooms are spread over (app/stores/saver.py): each slot's
+# tables in one store batch, SAVE_SLOTS batches a beat (SQLite: that many commits).
+SAVE_SLOTS = 20
 
 
 class Transport(Protocol):
@@ -817,11 +821,13 @@ class Rooms:
         return room
 
     def _add(self, room: Room) -> None:
+        delay = self.settings.save_seconds
         room.saver = Saver(
             self.store,
             room.code,
             room.snapshot_now,
-            delay=self.settings.save_seconds,
+            delay=delay,
+            phase=save_phase(room.code, delay),
             seen_at=room.seen_at,
         )
         self._rooms[room.code] = room
@@ -870,6 +876,12 @@ class Rooms:
         except StoreError as error:
             # Left in the store: purged at the next start, when it will have expired.
             log_event("delete_failed", level=logging.WARNING, room=saver.code, reason=str(error))
+
+
+def save_phase(code: str, delay: float) -> float:
+    """Where in each beat of `delay` a room's table is saved: one of SAVE_SLOTS phases,
+    fixed by its code (app/stores/saver.py)."""
+    return zlib.crc32(code.encode()) % SAVE_SLOTS * delay / SAVE_SLOTS
 
 
 def new_code() -> str:

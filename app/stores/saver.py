@@ -4,14 +4,17 @@
     ...
     saver.changed(urgent=phase_changed)   # after every change, once it is judged and sent
 
-A burst of changes costs one write: the first change is written on the next beat (a multiple
-of `delay`, SLAPJACK_SAVE_SECONDS, on the monotonic clock, shared by every room so a store
-can write them together) and the write takes the snapshot as it is *then*, so the latest
-state wins and at most `delay` of play is unsaved. An urgent change (a phase change) is
-written at once. A write that fails (Redis restarting, a full disk) is logged and retried
-with backoff while the game goes on from memory; the next write carries whatever is latest
-by then. A fenced write refused because another process owns the table stops the saver and
-tells `on_lease_lost`.
+A burst of changes costs one write: the first change is written on the room's next beat (a
+multiple of `delay`, SLAPJACK_SAVE_SECONDS, on the monotonic clock, plus the room's `phase`)
+and the write takes the snapshot as it is *then*, so the latest state wins and at most
+`delay` of play is unsaved. app/rooms.py gives each room one of SAVE_SLOTS phases spread
+over the beat: the rooms of a slot are written together (one SQLite transaction), and a busy
+server's snapshots come in twenty small batches a beat, not one burst that holds up every
+flip and slap behind it (1,000 tables: 50 ms of snapshots at once, every half second).
+An urgent change (a phase change) is written at once. A write that fails (Redis
+restarting, a full disk) is logged and retried with backoff while the game goes on from
+memory; the next write carries whatever is latest by then. A fenced write refused because
+another process owns the table stops the saver and tells `on_lease_lost`.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Saver:
         snapshot: Callable[[], Snapshot],
         *,
         delay: float = 0.5,
+        phase: float = 0.0,
         seen_at: Callable[[], float | None] | None = None,
         on_lease_lost: Callable[[], Awaitable[None] | None] | None = None,
         first_retry: float = FIRST_RETRY_SECONDS,
@@ -56,7 +60,10 @@ class Saver:
         """`snapshot` returns the room's current snapshot (called on the loop, at write time);
         `seen_at` the wall-clock time someone was last connected (None: someone is now)."""
         self.store, self.code, self.snapshot = store, code, snapshot
-        self.delay, self.seen_at, self.on_lease_lost = delay, seen_at, on_lease_lost
+        if not 0 <= phase < delay:
+            raise ValueError(f"a save's phase is within its beat: 0 <= {phase} < {delay}")
+        self.delay, self.phase = delay, phase
+        self.seen_at, self.on_lease_lost = seen_at, on_lease_lost
         self.first_retry, self.last_retry = first_retry, last_retry
         self.saves = 0  # writes that landed
         self.failures = 0  # writes that failed (each retried)
@@ -80,9 +87,7 @@ class Saver:
         if self._stopped:
             return
         now = time.monotonic()
-        # On the beat: every room's write falls on the next multiple of `delay` (still at
-        # most `delay` away), so the rooms of a busy server are written in one batch.
-        due = now if urgent else (math.floor(now / self.delay) + 1) * self.delay
+        due = now if urgent else next_beat(now, self.delay, self.phase)
         self._saved.clear()
         if self._due is None or due < self._due:
             self._due = due
@@ -182,6 +187,13 @@ class Saver:
             backoff = self.first_retry
             if self._due is None:
                 self._saved.set()
+
+
+def next_beat(now: float, delay: float, phase: float) -> float:
+    """The first moment after `now` that is a multiple of `delay` plus `phase`: at most
+    `delay` away, and the same for every room of the same phase whose change fell in the
+    same beat (so they are written in one batch)."""
+    return (math.floor((now - phase) / delay) + 1) * delay + phase
 
 
 def _wake(waiter: asyncio.Future[None] | None) -> None:

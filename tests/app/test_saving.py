@@ -6,6 +6,7 @@ table back (the unreadable ones logged and skipped)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import socket
 import subprocess
@@ -20,10 +21,10 @@ from redis_server import RedisServer
 
 from app import rooms as rooms_module
 from app.config import Settings
-from app.rooms import Rooms
+from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
 from app.stores import SCHEMA_KEY
 from app.stores.memory import MemoryStore
-from app.stores.saver import Saver
+from app.stores.saver import Saver, next_beat
 from app.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,4 +216,61 @@ async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transacti
     assert trips <= 2, trips
     assert sum(saver.saves for saver in savers) == 10
     assert sorted(await store.codes()) == sorted(snapshots)
+    await store.close()
+
+
+def test_a_save_falls_on_its_rooms_beat_at_most_a_delay_after_the_change() -> None:
+    for phase in (0.0, 0.025, 0.3, 0.475):
+        for step in range(2000):
+            now = 1000.0 + step * 0.00037  # changes all through several beats
+            due = next_beat(now, 0.5, phase)
+            assert now < due <= now + 0.5 + 1e-9, (phase, now, due)
+            assert abs((due - phase) / 0.5 - round((due - phase) / 0.5)) < 1e-6  # on the beat
+    with pytest.raises(ValueError):
+        Saver(MemoryStore(), "ROOM", dict, delay=0.5, phase=0.5)
+
+
+async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
+    tmp_path: Path,
+) -> None:
+    """A busy server's snapshots come in SAVE_SLOTS small batches a beat, each room always
+    in the same one, instead of every room's at once."""
+    delay = 0.5
+    phases = {save_phase(new_code(), delay) for _ in range(2000)}
+    assert len(phases) == SAVE_SLOTS
+    assert min(phases) == 0 and max(phases) < delay
+    gaps = sorted(phases)
+    assert all(abs(b - a - delay / SAVE_SLOTS) < 1e-9 for a, b in itertools.pairwise(gaps))
+    rooms = Rooms(Settings(allowed_origins=["http://127.0.0.1"], save_seconds=delay), Recorder())
+    room = rooms.create()
+    assert room.saver is not None and room.saver.phase == save_phase(room.code, delay)
+    rooms.close_all()
+    # Through SQLite: rooms of two slots changed in the same beat are written in two
+    # batches, each when its slot comes.
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.open()
+    written: list[tuple[float, list[str]]] = []
+    run = store._run
+
+    async def counted(work: Any) -> Any:
+        rows = getattr(work, "args", [[]])[0]
+        written.append((time.monotonic(), sorted(row[0] for row in rows)))
+        return await run(work)
+
+    store._run = counted  # type: ignore[method-assign]
+    slot = delay / SAVE_SLOTS
+    codes = {f"A{i}": 0.0 for i in range(5)} | {f"B{i}": 5 * slot for i in range(5)}
+    savers = [
+        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=delay, phase=phase)
+        for code, phase in codes.items()
+    ]
+    for saver in savers:
+        saver.changed()
+    await until(lambda: not any(saver.pending for saver in savers), "the beat's writes")
+    batches = [names for _, names in written]
+    assert sorted(batches) == [[f"A{i}" for i in range(5)], [f"B{i}" for i in range(5)]]
+    for when, batch in written:  # each on its own slot's beat (give or take the gather)
+        phase = codes[batch[0]]
+        offset = (when - phase) % delay
+        assert min(offset, delay - offset) < 0.02 + 0.01, (batch, offset)
     await store.close()
