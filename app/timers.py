@@ -15,6 +15,7 @@ sum of float seconds minus one of its terms may be an ulp short.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections import defaultdict
@@ -27,6 +28,11 @@ from app.metrics import Metrics
 Job = Callable[[float], Coroutine[Any, Any, None]]  # called with the time it fired
 TIMER_SLACK = 0.001  # seconds: what a timed check forgives (float rounding, not lateness)
 LOCK_WATCHDOG_SECONDS = 1.0  # a room's lock held longer than this is logged and counted
+# The context every room timer runs its callback in. `call_later` otherwise copies the
+# caller's contextvars.Context for each handle: an object per timer the collector walks
+# while the timer waits (a table keeps several waiting), and the app sets no context
+# variable for a callback to see. A job's task copies this (empty) context as its own.
+TIMER_CONTEXT = contextvars.Context()
 
 
 class Timers:
@@ -42,7 +48,9 @@ class Timers:
         loop = asyncio.get_running_loop()
         delay = max(0.0, when - time.monotonic())
         generation = self._generation[name]
-        self._handles[name] = loop.call_later(delay, self._fire, name, generation, job, when)
+        self._handles[name] = loop.call_later(
+            delay, self._fire, name, generation, job, when, context=TIMER_CONTEXT
+        )
 
     def cancel(self, name: str) -> None:
         self._generation[name] += 1  # a fired job still waiting for the lock is void too
@@ -65,7 +73,7 @@ class Timers:
         if now < when:  # woken early: sleep the rest, never run before the due time
             loop = asyncio.get_running_loop()
             self._handles[name] = loop.call_later(
-                when - now, self._fire, name, generation, job, when
+                when - now, self._fire, name, generation, job, when, context=TIMER_CONTEXT
             )
             return
         self._handles.pop(name, None)
@@ -97,7 +105,9 @@ class WatchedLock(asyncio.Lock):
     async def acquire(self) -> Literal[True]:
         await super().acquire()
         self._since = time.monotonic()
-        self._watchdog = asyncio.get_running_loop().call_later(self.limit, self._still_held)
+        self._watchdog = asyncio.get_running_loop().call_later(
+            self.limit, self._still_held, context=TIMER_CONTEXT
+        )
         return True
 
     def release(self) -> None:

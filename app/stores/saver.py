@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from app.logs import log_event
 from app.stores import LeaseLost, Snapshot
+from app.timers import TIMER_CONTEXT
 
 FIRST_RETRY_SECONDS = 0.2
 LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down
@@ -74,6 +75,10 @@ class Saver:
         self._waiter: asyncio.Future[None] | None = None
         self._saved = asyncio.Event()  # set while nothing is pending
         self._saved.set()
+        # Until a change is due no writer runs, only this timer, which starts it: a writer
+        # waiting out the beat was a task, its coroutine, a future, a timer and contexts per
+        # room, alive half a second at a time, that every young collection had to walk.
+        self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
 
@@ -89,15 +94,34 @@ class Saver:
         now = time.monotonic()
         due = now if urgent else next_beat(now, self.delay, self.phase)
         self._saved.clear()
-        if self._due is None or due < self._due:
+        sooner = self._due is None or due < self._due
+        if sooner:
             self._due = due
-            # Only a sooner write wakes the writer: a flip during a pending write changes
-            # nothing it waits for, and a wake-up per flip would cost more than the write.
-            _wake(self._waiter)
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"saver:{self.code}"
-            )
+        if self._task is not None and not self._task.done():
+            if sooner:
+                # Only a sooner write wakes the writer: a flip during a pending write
+                # changes nothing it waits for, and a wake-up per flip would cost more
+                # than the write.
+                _wake(self._waiter)
+        elif sooner or self._timer is None:
+            self._start_when_due(now)
+
+    def _start_when_due(self, now: float) -> None:
+        """No writer runs: one starts when the pending change is due (at once if it is)."""
+        assert self._due is not None
+        self._forget_timer()
+        wait = self._due - now
+        if wait <= EARLY_SECONDS:
+            self._start()
+        else:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(wait, self._start, context=TIMER_CONTEXT)
+
+    def _start(self) -> None:
+        self._timer = None
+        if self._stopped or (self._task is not None and not self._task.done()):
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"saver:{self.code}")
 
     async def flush(self) -> None:
         """Writes any pending change now and returns once it has landed (a shutdown bounds
@@ -110,6 +134,7 @@ class Saver:
         """Stops saving (the room is handed over or the process is leaving): pending
         changes are dropped; `flush` first to keep them."""
         self._stopped = True
+        self._forget_timer()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -121,10 +146,16 @@ class Saver:
         """`close` for a caller that cannot wait: a write in flight is cancelled (a SQLite
         write already handed to its thread still lands whole, or not at all)."""
         self._stopped = True
+        self._forget_timer()
         if self._task is not None:
             self._task.cancel()
             self._task = None
         self._saved.set()
+
+    def _forget_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     async def discard(self) -> None:
         """The room is closed for good: stop saving and delete its stored table (a pending
@@ -138,7 +169,7 @@ class Saver:
         not_before = 0.0  # after a failure: no write before the backoff is over
         while self._due is not None:
             wait = max(self._due, not_before) - time.monotonic()
-            if wait > EARLY_SECONDS:
+            if wait > EARLY_SECONDS:  # a change while writing, or a retry's backoff
                 waiter = self._waiter = loop.create_future()
                 timer = loop.call_later(wait, _wake, waiter)
                 try:

@@ -274,3 +274,24 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
         offset = (when - phase) % delay
         assert min(offset, delay - offset) < 0.02 + 0.01, (batch, offset)
     await store.close()
+
+
+async def test_a_pending_save_waits_as_a_timer_and_its_writer_starts_when_it_is_due() -> None:
+    store = MemoryStore()
+    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.2)
+    saver.changed()
+    saver.changed()  # a burst: one write, one timer
+    assert saver.pending and saver._task is None and saver._timer is not None
+    await until(lambda: not saver.pending, "the save")
+    assert saver.saves == 1 and await store.load("ROOM") is not None
+    saver.changed()
+    timer = saver._timer
+    saver.changed(urgent=True)  # sooner: written at once, the beat's timer cancelled
+    assert saver._timer is None and timer is not None and timer.cancelled()
+    await until(lambda: not saver.pending, "the urgent save")
+    assert saver.saves == 2
+    saver.changed()
+    await saver.close()  # pending changes dropped: the timer goes with them
+    assert saver._timer is None and saver._task is None
+    await asyncio.sleep(0.3)
+    assert saver.saves == 2
