@@ -182,3 +182,77 @@ async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
         await asyncio.wait_for(release.wait(), 1)
         await asyncio.sleep(0)
         assert order == ["first waits", "second", "first done"], eio_sid
+
+
+FRAMES = [
+    '2["flip",{}]',
+    '25["slap",{"pile_id":3}]',
+    '2007["sit",{"seat":null}]',
+    '2["name","Pé 🃏",-1.5e3,[true,false]]',
+    '2["x",{"a":1,"a":2}]',  # a repeated key: the last one
+    '2 ["x"]',  # not the common shape: python-socketio's decoder
+    '2["x",NaN]',  # orjson refuses these three: python-socketio's decoder reads them
+    '2["x",123456789012345678901234567890]',
+    '2["x","\\ud800"]',
+    "2" + "1" * 17 + '["x",-123456789012345678]',  # the longest number orjson reads
+    "2" + "1" * 150 + '["x"]',  # refused by both: an id too long
+    '21-["x",{"_placeholder":true,"num":0}]',
+    '2/admin,5["x"]',
+    '2["x"',
+    "2",
+    '3["x"]',
+    "0",
+]
+
+
+def test_an_event_frame_decodes_as_python_socketio_decodes_it() -> None:
+    server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
+    fast = 0
+    for text in FRAMES:
+        try:
+            want = sio_packet.Packet(encoded_packet=text)
+        except Exception as error:
+            refused: Exception | None = error
+        else:
+            refused = None
+        try:
+            got = server._event_packet(text) or server.packet_class(encoded_packet=text)
+        except Exception:
+            assert refused is not None, text
+            continue
+        assert refused is None, text
+        fast += server._event_packet(text) is not None
+        seen = (got.packet_type, got.namespace, got.id, json.dumps(got.data))
+        assert seen == (want.packet_type, want.namespace, want.id, json.dumps(want.data)), text
+    assert fast == 6  # the first five, and the 17-digit id with the 18-digit number
+
+
+async def test_a_connection_that_ends_while_it_joins_is_disconnected_once_it_has() -> None:
+    """The connect handler waits (a busy room's lock); the client goes meanwhile, and
+    python-socketio's disconnect skips a connection not yet connected. It must still hear
+    of it, or the person stays at the table as connected and the room never expires."""
+    server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
+    release = asyncio.Event()
+    heard: list[str] = []
+
+    async def connect(sid: str, environ: Any, auth: Any) -> bool:
+        await release.wait()
+        heard.append("connect")
+        return True
+
+    async def disconnect(sid: str, reason: str) -> None:
+        heard.append(f"disconnect: {reason}")
+
+    server.on("connect", connect)
+    server.on("disconnect", disconnect)
+    server.eio.send = lambda *args: asyncio.sleep(0)  # type: ignore[method-assign]
+    server._budgets["eio"] = FrameBudget(TokenBucket(100, 100))
+    server.environ["eio"] = {}
+    joining = asyncio.create_task(server._handle_connect("eio", "/", {"room": "ABCDEF"}))
+    await asyncio.sleep(0.01)
+    await server._handle_eio_disconnect("eio", server.reason.TRANSPORT_CLOSE)
+    assert heard == []  # python-socketio: not connected yet, nothing to tell
+    release.set()
+    await asyncio.wait_for(joining, 1)
+    assert heard == ["connect", f"disconnect: {server.reason.TRANSPORT_CLOSE}"]
+    assert server.manager.sid_from_eio_sid("eio", "/") is None
