@@ -64,8 +64,9 @@ RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message"
 # a flood of bad frames must not become a flood of log lines.
 REFUSAL_LOG_RATE = 1.0
 REFUSAL_LOG_BURST = 10
-MAX_ACK_ID_DIGITS = 99  # python-socketio refuses a longer ack id ("id field is too long")
-LONG_NUMBER = re.compile(r"[0-9]{19}")  # where orjson's integers end (int64) and floats begin
+# Where orjson's integers end (int64) and floats begin: a frame with a run of this many
+# digits (an ack id or a number) is left to python-socketio's decoder.
+LONG_NUMBER = re.compile(r"[0-9]{19}")
 
 
 @dataclass(eq=False, slots=True)
@@ -441,14 +442,15 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         id, `2<id>[...]`, decoded with orjson (python-socketio's decoder walks the text
         character by character and parses with the stdlib: a tenth of a message's cost).
         None for anything else, or JSON orjson refuses (NaN, lone surrogates) or reads
-        otherwise (an integer beyond 64 bits becomes a float: any run of 19 digits is left
-        to the stdlib): python-socketio's own decoder then reads it as it always did."""
+        otherwise (an integer beyond 64 bits becomes a float), and for any run of 19
+        digits, in the data or the ack id (python-socketio refuses an id past 100 digits):
+        python-socketio's own decoder then reads it as it always did."""
         if text[:1] != "2":
             return None
         end = 1
         while end < len(text) and "0" <= text[end] <= "9":
             end += 1
-        if text[end : end + 1] != "[" or end > MAX_ACK_ID_DIGITS or LONG_NUMBER.search(text):
+        if text[end : end + 1] != "[" or LONG_NUMBER.search(text):
             return None
         try:
             data = orjson.loads(text[end:])

@@ -75,9 +75,11 @@ class Saver:
         self._waiter: asyncio.Future[None] | None = None
         self._saved = asyncio.Event()  # set while nothing is pending
         self._saved.set()
-        # Until a change is due no writer runs, only this timer, which starts it: a writer
-        # waiting out the beat was a task, its coroutine, a future, a timer and contexts per
-        # room, alive half a second at a time, that every young collection had to walk.
+        # While no write is under way a pending change waits as this timer, which starts
+        # the writer when it is due: a writer waiting out the beat is a task, its
+        # coroutine, a future, a timer and contexts per room, that every young collection
+        # walks. (A change that comes during a write is waited for by that writer: ending
+        # it after each write instead showed no gain.)
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopped = False
