@@ -455,3 +455,19 @@ async def test_a_client_that_upgrades_from_polling_plays_a_game() -> None:
         assert ann.state["phase"] == "over" and cards_held(ann.state) == 52
         assert not ann.disconnected.is_set() and not bob.disconnected.is_set()
         await close_all([ann, bob])
+
+
+async def test_a_browser_offering_compression_gets_plain_frames() -> None:
+    """Every browser offers permessage-deflate (the websockets client does too): the server
+    declines it, so no connection carries a compressor, and the game goes on in plain text."""
+    async with serving() as server:
+        code = await server.new_room()
+        raw = await RawClient.open(server)
+        offered = raw.ws.request.headers.get("Sec-WebSocket-Extensions")
+        assert offered is not None and "permessage-deflate" in offered
+        assert raw.ws.response.headers.get("Sec-WebSocket-Extensions") is None
+        assert raw.ws.protocol.extensions == []
+        await raw.join(code, "Plain")
+        await raw.send('421["stand",{}]')
+        assert (await raw.ack(1))["ok"]
+        await raw.close()
