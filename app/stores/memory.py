@@ -6,6 +6,8 @@ shares a list with the live one and a snapshot that is not JSON-able fails here 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.stores import NEWEST_SCHEMA, Snapshot, decode_snapshot, encode_snapshot, wall_clock
 
 
@@ -23,6 +25,20 @@ class MemoryStore:
     async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
         text, _schema = encode_snapshot(code, snapshot)
         self._tables[code] = (text, wall_clock() if seen_at is None else seen_at)
+
+    async def save_many(
+        self, items: Sequence[tuple[str, Snapshot, float | None]]
+    ) -> list[BaseException | None]:
+        """`save` of each (code, snapshot, seen_at): what each came to (None: saved)."""
+        outcomes: list[BaseException | None] = []
+        for code, snapshot, seen_at in items:
+            try:
+                await self.save(code, snapshot, seen_at)
+            except Exception as error:
+                outcomes.append(error)
+            else:
+                outcomes.append(None)
+        return outcomes
 
     async def load(self, code: str) -> Snapshot | None:
         stored = self._tables.get(code)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -94,6 +94,36 @@ class SqliteStore:
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write_queued())
         await done
+
+    async def save_many(
+        self, items: Sequence[tuple[str, Snapshot, float | None]]
+    ) -> list[BaseException | None]:
+        """Saves (code, snapshot, seen_at) of several tables, written in one transaction
+        (with any others queued meanwhile): what each one came to, in order (None: saved).
+        A snapshot that cannot be encoded fails alone; a failed transaction fails them all."""
+        outcomes: list[BaseException | None] = [None] * len(items)
+        now = wall_clock()
+        done = asyncio.get_running_loop().create_future()  # one for the whole batch
+        queued = []
+        for index, (code, snapshot, seen_at) in enumerate(items):
+            try:
+                text, schema = encode_snapshot(code, snapshot)
+            except (TypeError, ValueError) as error:
+                outcomes[index] = error
+                continue
+            row = (code, schema, now, now if seen_at is None else seen_at, text)
+            self._queued.append((row, done))
+            queued.append(index)
+        if not queued:
+            return outcomes
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_queued())
+        try:
+            await done
+        except Exception as error:
+            for index in queued:
+                outcomes[index] = error
+        return outcomes
 
     async def _write_queued(self) -> None:
         """Writes every queued row in one transaction, again while more arrived meanwhile."""

@@ -16,13 +16,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import Client, Logged, Recorder, Server, close_all, deal, join, serving, until
+from app_harness import (
+    WAIT,
+    Client,
+    Logged,
+    Recorder,
+    Server,
+    close_all,
+    deal,
+    join,
+    serving,
+    until,
+)
 from redis_server import RedisServer
 
 from app import rooms as rooms_module
 from app.config import Settings
 from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
-from app.stores import SCHEMA_KEY
+from app.stores import SCHEMA_KEY, StoreError
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver, next_beat
 from app.stores.sqlite import SqliteStore
@@ -276,22 +287,87 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
     await store.close()
 
 
-async def test_a_pending_save_waits_as_a_timer_and_its_writer_starts_when_it_is_due() -> None:
-    store = MemoryStore()
-    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.2)
+async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_together() -> None:
+    """A change waits for its beat with the other rooms of its phase: no task of its own;
+    the beat takes their snapshots and makes one store call (`save_many`) for them."""
+    calls: list[list[str]] = []
+
+    class Batched(MemoryStore):
+        async def save_many(self, items: Any) -> list[BaseException | None]:
+            calls.append([code for code, _, _ in items])
+            return await super().save_many(items)
+
+    store = Batched()
+    savers = [
+        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=0.2)
+        for code in ("ROOM", "MORE", "LAST")
+    ]
+    saver = savers[0]
     saver.changed()
-    saver.changed()  # a burst: one write, one timer
-    assert saver.pending and saver._task is None and saver._timer is not None
+    saver.changed()  # a burst: one write
+    savers[1].changed()
+    assert saver.pending and saver._task is None and saver._beat is not None
+    assert savers[1]._beat is saver._beat and savers[2]._beat is None
     await until(lambda: not saver.pending, "the save")
-    assert saver.saves == 1 and await store.load("ROOM") is not None
+    assert calls == [["ROOM", "MORE"]]  # one call for the beat's rooms, in order
+    assert saver.saves == 1 and savers[1].saves == 1 and savers[2].saves == 0
+    assert await store.load("ROOM") is not None and await store.load("LAST") is None
     saver.changed()
-    timer = saver._timer
-    saver.changed(urgent=True)  # sooner: written at once, the beat's timer cancelled
-    assert saver._timer is None and timer is not None and timer.cancelled()
+    beat = saver._beat
+    assert beat is not None
+    saver.changed(urgent=True)  # sooner: written at once by its own writer, off the beat
+    assert saver._beat is None and saver not in beat.savers and saver._task is not None
     await until(lambda: not saver.pending, "the urgent save")
-    assert saver.saves == 2
+    assert saver.saves == 2 and calls == [["ROOM", "MORE"]]
     saver.changed()
-    await saver.close()  # pending changes dropped: the timer goes with them
-    assert saver._timer is None and saver._task is None
+    await saver.close()  # pending changes dropped: it leaves its beat
+    assert saver._beat is None and saver._task is None
     await asyncio.sleep(0.3)
-    assert saver.saves == 2
+    assert saver.saves == 2 and calls == [["ROOM", "MORE"]]
+
+
+async def test_a_change_during_a_beats_write_waits_for_the_next_beat_or_goes_at_once() -> None:
+    """The beat's write under way holds the room: a change meanwhile is written on the
+    next beat, an urgent one as soon as the write lands; a failed write is retried by the
+    room's own writer with the latest snapshot."""
+    gate = asyncio.Event()
+    written: list[tuple[str, int]] = []
+    current = {"n": 1}
+
+    class Slow(MemoryStore):
+        fail = 0
+
+        async def save(self, code: str, snapshot: Any, seen_at: float | None = None) -> None:
+            await gate.wait()
+            if self.fail:
+                self.fail -= 1
+                raise StoreError("the disk is full")
+            written.append((code, snapshot["n"]))
+            await super().save(code, snapshot, seen_at)
+
+    store = Slow()
+    saver = Saver(
+        store, "ROOM", lambda: {SCHEMA_KEY: 1, "n": current["n"]}, delay=0.1, first_retry=0.02
+    )
+    saver.changed()
+    await until(lambda: saver._in_batch, "the beat's write")
+    current["n"] = 2
+    saver.changed()  # during the write: not a second writer, the next beat
+    assert saver._task is None and saver._beat is None
+    gate.set()
+    await until(lambda: written == [("ROOM", 1)], "the first write")
+    assert saver.pending and saver._beat is not None  # waiting for the next beat
+    await until(lambda: not saver.pending, "the next beat's write")
+    assert written == [("ROOM", 1), ("ROOM", 2)] and saver.saves == 2
+    gate.clear()
+    current["n"] = 3
+    saver.changed()
+    await until(lambda: saver._in_batch, "the third write")
+    current["n"] = 4
+    saver.changed(urgent=True)  # the game ended while the beat's write was under way
+    store.fail = 1  # and that write fails
+    gate.set()
+    await asyncio.wait_for(saver.flush(), WAIT)
+    assert saver.failures == 1 and written[-1] == ("ROOM", 4)  # retried with the latest
+    assert saver.saves == 3 and not saver.pending
+    await saver.close()
