@@ -30,11 +30,12 @@ import contextlib
 import logging
 import math
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from app.logs import log_event
-from app.stores import LeaseLost, Snapshot
+from app.stores import LeaseLost, Snapshot, StoreError
 from app.timers import TIMER_CONTEXT
 
 FIRST_RETRY_SECONDS = 0.2
@@ -94,6 +95,7 @@ class Saver:
         self._saved = asyncio.Event()  # set while nothing is pending
         self._saved.set()
         self._task: asyncio.Task[None] | None = None
+        self._landing: asyncio.Future[None] | None = None  # `discard` waits for its beat's write
         self._stopped = False
 
     @property
@@ -164,8 +166,9 @@ class Saver:
         self._saved.set()
 
     def stop(self) -> None:
-        """`close` for a caller that cannot wait: a write in flight is cancelled (a SQLite
-        write already handed to its thread still lands whole, or not at all)."""
+        """`close` for a caller that cannot wait: its own write in flight is cancelled (a
+        SQLite write already handed to its thread still lands whole, or not at all); one in
+        its beat's write, shared with other rooms, may still land."""
         self._stopped = True
         self._leave_beat()
         if self._task is not None:
@@ -175,8 +178,12 @@ class Saver:
 
     async def discard(self) -> None:
         """The room is closed for good: stop saving and delete its stored table (a pending
-        write must not bring it back after the delete)."""
+        write must not bring it back after the delete: one under way in its beat's write
+        lands first)."""
         await self.close()
+        if self._in_batch:
+            self._landing = asyncio.get_running_loop().create_future()
+            await self._landing
         await self.store.delete(self.code)
 
     def _taken(self) -> tuple[Snapshot, float | None]:
@@ -189,6 +196,8 @@ class Saver:
     def _landed(self, outcome: BaseException | None) -> None:
         """A beat's write of this room came to `outcome` (None: saved)."""
         self._in_batch = False
+        _wake(self._landing)
+        self._landing = None
         if self._stopped:
             return
         if outcome is None:
@@ -209,6 +218,7 @@ class Saver:
             self._failed(outcome)
             self._start()  # the writer retries, with backoff
         else:  # cancelled with the beat's task: the process is ending
+            log_event("save_dropped", level=logging.WARNING, room=self.code)
             self._due = None
             self._saved.set()
 
@@ -281,7 +291,7 @@ class _Beat:
     """The rooms of one phase whose changes wait for the same beat: one timer, then one
     task that takes their snapshots and writes them together."""
 
-    __slots__ = ("key", "loop", "savers")
+    __slots__ = ("__weakref__", "key", "loop", "savers")
 
     def __init__(self, key: tuple[int, float, float], loop: asyncio.AbstractEventLoop, when: float):
         self.key, self.loop = key, loop
@@ -298,7 +308,8 @@ class _Beat:
 
 
 async def _write(beat: _Beat, savers: list[Saver]) -> None:
-    """One beat's rooms: each one's snapshot as it is now, then one write per store."""
+    """One beat's rooms: each one's snapshot as it is now, then one write per store. Every
+    room taken is told how its write went, whatever happens to the others."""
     by_store: dict[int, list[tuple[Saver, Snapshot, float | None]]] = {}
     for saver in savers:
         if saver._beat is not beat or saver._stopped:
@@ -306,19 +317,31 @@ async def _write(beat: _Beat, savers: list[Saver]) -> None:
         try:
             snapshot, seen_at = saver._taken()
         except Exception as error:  # a snapshot that cannot be taken: retried, logged
-            saver._landed(error)
+            _land(saver, error)
             continue
         by_store.setdefault(id(saver.store), []).append((saver, snapshot, seen_at))
-    for batch in by_store.values():
-        outcomes: list[BaseException | None] = [None] * len(batch)
-        try:
-            outcomes = await _save_all(batch)
-        except BaseException as error:  # cancelled: the process is ending
+    try:
+        for batch in by_store.values():
+            try:
+                outcomes = await _save_all(batch)
+                if len(outcomes) != len(batch):
+                    raise StoreError(f"{len(outcomes)} outcomes for {len(batch)} saves")
+            except Exception as error:
+                outcomes = [error] * len(batch)
+            for (saver, _, _), outcome in zip(batch, outcomes, strict=True):
+                _land(saver, outcome)
+    finally:  # cancelled (the process is ending): the rooms not yet told are let go
+        for batch in by_store.values():
             for saver, _, _ in batch:
-                saver._landed(error)
-            raise
-        for (saver, _, _), outcome in zip(batch, outcomes, strict=True):
-            saver._landed(outcome)
+                if saver._in_batch:
+                    _land(saver, asyncio.CancelledError())
+
+
+def _land(saver: Saver, outcome: BaseException | None) -> None:
+    try:
+        saver._landed(outcome)
+    except Exception:  # its lease-lost call failed: logged, the other rooms go on
+        log_event("save_landing_failed", level=logging.ERROR, room=saver.code, exc_info=True)
 
 
 async def _save_all(
@@ -340,8 +363,9 @@ async def _save_all(
     return [None if not isinstance(o, BaseException) else o for o in outcomes]
 
 
-# The beats waiting, by (loop, delay, phase); a beat leaves when it comes.
-_BEATS: dict[tuple[int, float, float], _Beat] = {}
+# The beats waiting, by (loop, delay, phase); a beat leaves when it comes (or goes with its
+# loop, if that closes first).
+_BEATS: weakref.WeakValueDictionary[tuple[int, float, float], _Beat] = weakref.WeakValueDictionary()
 _HELD: set[asyncio.Future[Any]] = set()  # beats' writes and lease-lost calls under way
 
 

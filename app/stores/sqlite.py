@@ -160,7 +160,9 @@ class SqliteStore:
         # way to the thread is written first: the thread takes work in order).
         for row, done in [q for q in self._queued if q[0][0] == code]:
             self._queued.remove((row, done))
-            if not done.done():
+            # A batch's rows share their future (`save_many`): it is the writer's to answer
+            # while any other row of it still waits, which may yet fail.
+            if not done.done() and not any(other is done for _, other in self._queued):
                 done.set_result(None)
         await self._run(lambda db: db.execute("DELETE FROM tables WHERE code = ?", (code,)))
 

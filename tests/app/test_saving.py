@@ -371,3 +371,71 @@ async def test_a_change_during_a_beats_write_waits_for_the_next_beat_or_goes_at_
     assert saver.failures == 1 and written[-1] == ("ROOM", 4)  # retried with the latest
     assert saver.saves == 3 and not saver.pending
     await saver.close()
+
+
+async def test_a_room_discarded_during_its_beats_write_stays_deleted() -> None:
+    gate = asyncio.Event()
+
+    class Slow(MemoryStore):
+        async def save(self, code: str, snapshot: Any, seen_at: float | None = None) -> None:
+            await gate.wait()
+            await super().save(code, snapshot, seen_at)
+
+    store = Slow()
+    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.05)
+    saver.changed()
+    await until(lambda: saver._in_batch, "the beat's write")
+    discarding = asyncio.create_task(saver.discard())
+    await asyncio.sleep(0.05)
+    assert not discarding.done()  # the delete waits for the write under way
+    gate.set()
+    await asyncio.wait_for(discarding, WAIT)
+    assert await store.load("ROOM") is None and await store.codes() == []
+
+
+async def test_a_room_deleted_from_a_sqlite_batch_leaves_the_others_answered_by_the_write(
+    tmp_path: Path,
+) -> None:
+    """The rows of one `save_many` share their answer: deleting one of them must not answer
+    the others before their transaction has, and a failed transaction fails them."""
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.open()
+    run = store._run
+
+    async def failing(work: Any) -> Any:
+        if getattr(work, "func", None) is not None:  # the batch's upsert (a partial)
+            raise StoreError("the disk is full")
+        return await run(work)
+
+    store._run = failing  # type: ignore[method-assign]
+    items = [(code, {SCHEMA_KEY: 1, "code": code}, None) for code in ("ROOMA", "ROOMB")]
+    saving = asyncio.create_task(store.save_many(items))
+    await asyncio.sleep(0)  # queued, the writer gathering its beat
+    assert len(store._queued) == 2
+    await store.delete("ROOMA")
+    outcomes = await asyncio.wait_for(saving, WAIT)
+    assert outcomes[0] is None or isinstance(outcomes[0], StoreError)
+    assert isinstance(outcomes[1], StoreError)  # not "saved": it never was
+    await store.close()
+
+
+async def test_a_store_that_fails_a_beat_strands_no_room_of_another_store() -> None:
+    """Rooms of the same beat on two stores: one store's `save_many` raising is that store's
+    rooms' failure (retried one by one), and the other store's rooms are written."""
+
+    class Broken(MemoryStore):
+        async def save_many(self, items: Any) -> list[BaseException | None]:
+            raise RuntimeError("the batch call broke")
+
+    broken, fine = Broken(), MemoryStore()
+    savers = [
+        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=0.1, first_retry=0.01)
+        for store, code in ((broken, "ROOMA"), (fine, "ROOMB"))
+    ]
+    for saver in savers:
+        saver.changed()
+    assert savers[0]._beat is savers[1]._beat
+    await until(lambda: not any(saver.pending for saver in savers), "both rooms written")
+    assert savers[0].failures == 1 and savers[0].saves == 1  # retried by its own writer
+    assert savers[1].failures == 0 and savers[1].saves == 1
+    assert await broken.load("ROOMA") is not None and await fine.load("ROOMB") is not None
