@@ -19,11 +19,29 @@ from engineio import packet as eio_packet
 
 NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
 EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
+# What every event's text starts with on the wire: Engine.IO's MESSAGE, then Socket.IO's EVENT.
+MESSAGE_EVENT = f"{eio_packet.MESSAGE}{EVENT_PACKET}"
 
 
 def to_json(data: Any) -> str:
     """Compact JSON text (orjson: several times faster than json, the same meaning)."""
     return orjson.dumps(data).decode()
+
+
+class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has no types
+    """An Engine.IO MESSAGE packet made from its encoded text, what `encode()` returns (and
+    has cached, as python-engineio's packets cache theirs): the text is built in one piece,
+    not as a Socket.IO packet that `encode()` copies again behind its type. Its `data` is
+    read back from that text when asked for (long-polling and tests)."""
+
+    def __init__(self, encoded: str) -> None:
+        self.packet_type = eio_packet.MESSAGE
+        self.binary = False
+        self.encode_cache = encoded
+
+    @property
+    def data(self) -> str:
+        return str(self.encode_cache[1:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +57,12 @@ class Encoded:
     def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:
         """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
         text = data_json if data_json is not None else to_json(data)
-        socketio_packet = f'{EVENT_PACKET}["{event}",{text}]'  # event names are plain words
-        return cls(event, eio_packet.Packet(eio_packet.MESSAGE, socketio_packet))
+        return cls(event, Assembled(f'{MESSAGE_EVENT}["{event}",{text}]'))  # names: plain words
+
+    @classmethod
+    def assembled(cls, event: str, text: str) -> Encoded:
+        """`event` whose whole Engine.IO text the caller built: `42["event",{...}]`."""
+        return cls(event, Assembled(text))
 
     @property
     def data(self) -> Any:

@@ -18,6 +18,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame
+from websockets.protocol import OPEN
 
 from app.config import Settings
 from app.queues import LeanQueue
@@ -136,10 +137,23 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             or self.transport.is_closing()
         ):
             return False
-        try:
-            self.conn.send_text(text.encode())
-        except InvalidState:
-            return False
+        conn = self.conn
+        if conn.state is OPEN and not conn.extensions and not conn.expect_continuation_frame:
+            # The frame websockets' `send_text` would build (a server's: unmasked, FIN, no
+            # extension), without its Frame object and header-by-header serializing.
+            data = text.encode()
+            size = len(data)
+            if size < 126:
+                conn.writes.append(bytes((0x81, size)) + data)
+            elif size < 65536:
+                conn.writes.append(b"\x81\x7e" + size.to_bytes(2, "big") + data)
+            else:
+                conn.writes.append(b"\x81\x7f" + size.to_bytes(8, "big") + data)
+        else:
+            try:
+                conn.send_text(text.encode())
+            except InvalidState:
+                return False
         if not self._flush_due:
             self._flush_due = True
             self.loop.call_soon(self._flush)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.events import EventDict
-from app.outgoing import Encoded, to_json
+from app.outgoing import MESSAGE_EVENT, Encoded, to_json
 from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
 
@@ -45,10 +45,10 @@ class Views:
     def message(self, person: Person, seat: int | None) -> Encoded:
         """`person`'s `state`, encoded: the shared JSON with their `you` last (where
         `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
-        if self._json is None:
-            self._json = to_json(self.seen)
+        if self._json is None:  # the text up to `you`, the same for everyone
+            self._json = f'{MESSAGE_EVENT}["{STATE}",{to_json(self.seen)[:-1]},"you":'
         you = to_json(_you(self.table, person, seat))
-        return Encoded.of(STATE, data_json=f'{self._json[:-1]},"you":{you}}}')
+        return Encoded.assembled(STATE, f"{self._json}{you}}}]")
 
 
 def build_state(

@@ -81,6 +81,24 @@ async def test_what_one_loop_pass_sends_a_socket_is_one_write() -> None:
     assert frames(transport.writes[1:]) == ["2"]
 
 
+async def test_a_text_is_framed_as_websockets_frames_it() -> None:
+    """send_now frames text itself: byte for byte what websockets' `send_text` writes, for
+    each of the three lengths of length, and websockets' own path once it must (closing)."""
+    ws, transport = open_socket()
+    texts = ["é" * 3, "x" * 125, "x" * 126, "y" * 65535, "z" * 65536]
+    for text in texts:
+        assert ws.send_now(text)
+        expected = ServerProtocol(state=State.OPEN)
+        expected.send_text(text.encode())
+        assert ws.conn.writes[-1] == b"".join(expected.data_to_send())
+    await asyncio.sleep(0)
+    assert frames(transport.writes) == texts
+    ws.conn.send_close(1000)
+    ws.conn.data_to_send()
+    assert not ws.send_now("late")  # websockets refuses once the close is sent
+    assert ws.conn.writes == []
+
+
 async def test_a_write_of_uvicorn_takes_the_framed_text_first() -> None:
     """A close (or pong, or queued send) before the flush empties the connection's buffer
     itself: the framed text goes out before it, and the flush has nothing left."""
