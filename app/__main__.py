@@ -19,6 +19,7 @@ from types import FrameType
 import uvicorn
 from pydantic import ValidationError
 
+from app.collector import Collector
 from app.config import Settings, get_settings, lan_address
 from app.logs import configure_logging
 from app.rooms import Rooms
@@ -28,15 +29,27 @@ from app.serving import server_config
 class DrainingServer(uvicorn.Server):
     """uvicorn's server, with a drain step between the first stop signal and the close."""
 
-    def __init__(self, config: uvicorn.Config, rooms: Rooms, drain_seconds: float) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        rooms: Rooms,
+        drain_seconds: float,
+        collector: Collector | None = None,
+    ) -> None:
         super().__init__(config)
-        self.rooms, self.drain_seconds = rooms, drain_seconds
+        self.rooms, self.drain_seconds, self.collector = rooms, drain_seconds, collector
         self._loop: asyncio.AbstractEventLoop | None = None
         self._draining = False
 
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
-        await super().serve(sockets)
+        if self.collector is not None:
+            self.collector.start()
+        try:
+            await super().serve(sockets)
+        finally:
+            if self.collector is not None:
+                self.collector.stop()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self._draining or self._loop is None:
@@ -78,7 +91,8 @@ def announce(settings: Settings) -> None:
 def settle_the_heap(thresholds: tuple[int, int, int]) -> None:
     """Once start-up is done: what it left alive (the code, the frameworks, the templates)
     lives as long as the process, so it is frozen out of the collector's reach (a full
-    collection no longer walks it), and the thresholds are set for a long-lived heap."""
+    collection no longer walks it), and the thresholds are set for a long-lived heap (for
+    CPython's own collector: SLAPJACK_GC_YOUNG_SECONDS=0)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
@@ -92,8 +106,10 @@ def main() -> None:
     configure_logging(settings.log_level, server_too=True)
     rooms: Rooms = app.other_asgi_app.state.rooms
     settle_the_heap(settings.gc_thresholds)
+    young = settings.gc_young_seconds
+    collector = Collector(young) if young > 0 else None
     announce(settings)
-    DrainingServer(config, rooms, settings.drain_seconds).run()
+    DrainingServer(config, rooms, settings.drain_seconds, collector).run()
 
 
 if __name__ == "__main__":

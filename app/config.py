@@ -85,12 +85,11 @@ class Settings(BaseSettings):
     # A changed table is saved at most this long after the change (at once on a phase change).
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
-    # The garbage collector's thresholds (gc.set_threshold), set once start-up is done and
-    # what it left alive is frozen out of every collection (`python -m app`). A young
-    # collection walks what was made since the last one, a middle one every connection's
-    # in-flight objects and whatever joined since the last: measured with the benchmark's
-    # ramps and steady steps (README, "Fan-out benchmark", third round), this pair kept
-    # every pause under 40 ms up to 800 tables with no full collection.
+    # The garbage collector (`python -m app`, app/collector.py): a young collection every
+    # this many seconds, what survives it frozen, a full collection once the frozen heap
+    # grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`
+    # (gc.set_threshold), set once start-up is done and what it left alive is frozen.
+    gc_young_seconds: float = Field(default=0.05, ge=0, le=10)
     gc_thresholds: tuple[int, int, int] = (5_000, 100, 10)
 
     # A cluster (SLAPJACK_STORE=redis://..., several processes behind one router): this
