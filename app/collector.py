@@ -17,11 +17,11 @@ waits, for a full collection (`gc.unfreeze()`, `gc.collect()`, `gc.freeze()`). T
 the whole heap (about 300 ms at 1,000 tables), so it comes rarely: once the heap has grown
 by a quarter since the last one (the interpreter's allocated blocks,
 `sys.getallocatedblocks()`, kept per arena, where counting the frozen objects walks every
-one of them: 6 ms a call at two million), and no sooner than FULL_SECONDS after it.
-CPython's own collector, with the thresholds this server used before, came to about as
-rare a full collection: a quarter more long-lived objects, after ten middle collections
-of a hundred young ones each. What waits meanwhile is what a closed room or connection
-left in cycles: memory, never correctness.
+one of them: 6 ms a call at two million) and no sooner than FULL_SECONDS after it, or
+LONGEST_SECONDS after it whatever the growth. CPython's own collector, with the thresholds
+this server used before, came to about as rare a full collection: a quarter more
+long-lived objects, after ten middle collections of a hundred young ones each. What waits
+meanwhile is what a closed room or connection left in cycles: memory, never correctness.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ from app.timers import TIMER_CONTEXT
 
 FULL_GROWTH = 0.25  # a full collection once the heap grew by this much
 FULL_SECONDS = 300.0  # and no sooner than this after the last one (or the start)
+# At the latest this long after the last: the allocated blocks count small objects only
+# (pymalloc's, up to 512 bytes), and a cycle holding big ones would not move them.
+LONGEST_SECONDS = 1800.0
 
 
 class Collector:
@@ -45,10 +48,12 @@ class Collector:
         *,
         full_growth: float = FULL_GROWTH,
         full_seconds: float = FULL_SECONDS,
+        longest_seconds: float = LONGEST_SECONDS,
     ) -> None:
         if interval <= 0:
             raise ValueError("a collector's interval is positive")
-        self.interval, self.full_growth, self.full_seconds = interval, full_growth, full_seconds
+        self.interval, self.full_growth = interval, full_growth
+        self.full_seconds, self.longest_seconds = full_seconds, longest_seconds
         self.young = 0  # young collections made
         self.fulls = 0  # full collections made
         self._baseline = 0  # the heap's allocated blocks after the last full collection
@@ -67,10 +72,12 @@ class Collector:
         self._arm()
 
     def stop(self) -> None:
-        """Hands the collector back to CPython (what is frozen stays frozen)."""
+        """Hands the collector back to CPython, the frozen too (so the collection at exit
+        finalizes what they left in cycles)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        gc.unfreeze()
         if self._was_enabled:
             gc.enable()
 
@@ -92,8 +99,9 @@ class Collector:
             self.full()
 
     def full_due(self, now: float) -> bool:
-        return (
-            now - self._last_full >= self.full_seconds
+        since = now - self._last_full
+        return since >= self.longest_seconds or (
+            since >= self.full_seconds
             and sys.getallocatedblocks() > self._baseline * (1 + self.full_growth)
         )
 

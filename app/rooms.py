@@ -869,6 +869,9 @@ class Rooms:
             task = asyncio.get_running_loop().create_task(self._delete(room.saver))
             self._deleting.add(task)
             task.add_done_callback(self._deleting.discard)
+            # The saver holds the room's methods: without this the two would be a cycle,
+            # left for a full collection (app/collector.py) once the delete is done.
+            room.saver = None
 
     async def _delete(self, saver: Saver) -> None:
         try:

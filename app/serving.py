@@ -138,9 +138,15 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         ):
             return False
         conn = self.conn
-        if conn.state is OPEN and not conn.extensions and not conn.expect_continuation_frame:
+        if (
+            conn.state is OPEN
+            and not conn.extensions
+            and not conn.expect_continuation_frame
+            and not conn.debug
+        ):
             # The frame websockets' `send_text` would build (a server's: unmasked, FIN, no
-            # extension), without its Frame object and header-by-header serializing.
+            # extension), without its Frame object and header-by-header serializing (nor its
+            # debug log line: with that on, websockets frames it).
             data = text.encode()
             size = len(data)
             if size < 126:

@@ -42,7 +42,7 @@ async def test_a_cycle_made_between_ticks_is_freed_by_the_next_one() -> None:
         assert gone() is None and collector.young >= 2
     finally:
         collector.stop()
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # handed back, the frozen too
 
 
 async def test_what_survives_a_young_collection_is_frozen_until_a_full_one() -> None:
@@ -66,7 +66,7 @@ async def test_what_survives_a_young_collection_is_frozen_until_a_full_one() -> 
 
 
 async def test_a_full_collection_waits_for_growth_and_for_its_interval() -> None:
-    collector = Collector(3600, full_growth=0.25, full_seconds=60)
+    collector = Collector(3600, full_growth=0.25, full_seconds=60, longest_seconds=1000)
     collector.start()
     try:
         start = collector._last_full
@@ -76,6 +76,7 @@ async def test_a_full_collection_waits_for_growth_and_for_its_interval() -> None
         assert collector.full_due(start + 61)
         collector.full()
         assert not collector.full_due(collector._last_full + 61)  # the new heap is the mark
+        assert collector.full_due(collector._last_full + 1000)  # and at the latest this
         del grown
     finally:
         collector.stop()
