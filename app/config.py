@@ -89,7 +89,7 @@ class Settings(BaseSettings):
     # this many seconds, what survives it frozen, a full collection once the frozen heap
     # grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`
     # (gc.set_threshold), set once start-up is done and what it left alive is frozen.
-    gc_young_seconds: float = Field(default=0.05, ge=0, le=10)
+    gc_young_seconds: float = Field(default=0.025, ge=0, le=10)
     gc_thresholds: tuple[int, int, int] = (5_000, 100, 10)
 
     # A cluster (SLAPJACK_STORE=redis://..., several processes behind one router): this
