@@ -23,6 +23,12 @@ EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
 MESSAGE_EVENT = f"{eio_packet.MESSAGE}{EVENT_PACKET}"
 
 
+def event_head(event: str) -> str:
+    """The text an event's Engine.IO packet starts with, up to its data: `42["event",`
+    (event names are plain words)."""
+    return f'{MESSAGE_EVENT}["{event}",'
+
+
 def to_json(data: Any) -> str:
     """Compact JSON text (orjson: several times faster than json, the same meaning)."""
     return orjson.dumps(data).decode()
@@ -57,7 +63,7 @@ class Encoded:
     def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:
         """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
         text = data_json if data_json is not None else to_json(data)
-        return cls(event, Assembled(f'{MESSAGE_EVENT}["{event}",{text}]'))  # names: plain words
+        return cls(event, Assembled(f"{event_head(event)}{text}]"))
 
     @classmethod
     def assembled(cls, event: str, text: str) -> Encoded:

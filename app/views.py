@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.events import EventDict
-from app.outgoing import MESSAGE_EVENT, Encoded, to_json
+from app.outgoing import Encoded, event_head, to_json
 from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table, TableBot
 
@@ -24,13 +24,13 @@ class Views:
     recipient and every bot planning from it. Make a new one after each change, with the
     events it caused (none for a view that is not sent: a bot's plan, a timer's)."""
 
-    __slots__ = ("_json", "_seen", "events", "table")
+    __slots__ = ("_head", "_seen", "events", "table")
 
     def __init__(self, table: Table, events: Sequence[EventDict] = ()) -> None:
         self.table = table
         self.events = list(events)
         self._seen: Seen | None = None
-        self._json: str | None = None
+        self._head: str | None = None  # the text up to `you`, the same for everyone
 
     @property
     def seen(self) -> Seen:
@@ -45,10 +45,10 @@ class Views:
     def message(self, person: Person, seat: int | None) -> Encoded:
         """`person`'s `state`, encoded: the shared JSON with their `you` last (where
         `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
-        if self._json is None:  # the text up to `you`, the same for everyone
-            self._json = f'{MESSAGE_EVENT}["{STATE}",{to_json(self.seen)[:-1]},"you":'
+        if self._head is None:
+            self._head = f'{event_head(STATE)}{to_json(self.seen)[:-1]},"you":'
         you = to_json(_you(self.table, person, seat))
-        return Encoded.assembled(STATE, f"{self._json}{you}}}]")
+        return Encoded.assembled(STATE, f"{self._head}{you}}}]")
 
 
 def build_state(

@@ -125,14 +125,16 @@ class Saver:
             self._leave_beat()
             self._start()
         elif self._beat is None:
-            self._join_beat(due if sooner else self._due or due)
+            self._join_beat()
 
-    def _join_beat(self, due: float) -> None:
+    def _join_beat(self) -> None:
+        """The pending change waits for its beat (the one due at `_due`)."""
+        assert self._due is not None
         loop = asyncio.get_running_loop()
         key = (id(loop), self.delay, self.phase)
         beat = _BEATS.get(key)
         if beat is None or beat.loop is not loop:
-            beat = _BEATS[key] = _Beat(key, loop, due)
+            beat = _BEATS[key] = _Beat(key, loop, self._due)
         beat.savers[self] = None
         self._beat = beat
 
@@ -191,7 +193,17 @@ class Saver:
         self._beat = None
         self._due = None
         self._in_batch = True
+        return self._now()
+
+    def _now(self) -> tuple[Snapshot, float | None]:
+        """The room's snapshot and when someone was last connected, as they are now."""
         return self.snapshot(), (None if self.seen_at is None else self.seen_at())
+
+    def _save(self, snapshot: Snapshot, seen_at: float | None) -> Awaitable[Any]:
+        """The store's `save` of this room (`seen_at` passed only by a room that tells it)."""
+        if self.seen_at is None:
+            return self.store.save(self.code, snapshot)
+        return self.store.save(self.code, snapshot, seen_at)
 
     def _landed(self, outcome: BaseException | None) -> None:
         """A beat's write of this room came to `outcome` (None: saved)."""
@@ -207,7 +219,7 @@ class Saver:
             elif self._due - time.monotonic() <= EARLY_SECONDS:
                 self._start()  # an urgent change came during the write
             else:
-                self._join_beat(self._due)
+                self._join_beat()
         elif isinstance(outcome, LeaseLost):
             held = self._fenced_off(outcome)
             if held is not None:
@@ -252,7 +264,7 @@ class Saver:
         loop = asyncio.get_running_loop()
         while self._due is not None:
             if not self._retrying and self._due - time.monotonic() > EARLY_SECONDS:
-                self._join_beat(self._due)  # it can wait for its beat like any other
+                self._join_beat()  # it can wait for its beat like any other
                 return
             wait = max(self._due, self._not_before) - time.monotonic()
             if wait > EARLY_SECONDS:  # a retry's backoff
@@ -266,10 +278,7 @@ class Saver:
                 continue
             self._due = None
             try:
-                if self.seen_at is None:
-                    await self.store.save(self.code, self.snapshot())
-                else:
-                    await self.store.save(self.code, self.snapshot(), self.seen_at())
+                await self._save(*self._now())
             except LeaseLost as lost:
                 held = self._fenced_off(lost)
                 if held is not None:
@@ -352,15 +361,9 @@ async def _save_all(
     if save_many is not None:
         return list(await save_many([(s.code, snapshot, seen) for s, snapshot, seen in batch]))
     outcomes = await asyncio.gather(
-        *(
-            s.store.save(s.code, snapshot)
-            if s.seen_at is None
-            else s.store.save(s.code, snapshot, seen)
-            for s, snapshot, seen in batch
-        ),
-        return_exceptions=True,
+        *(s._save(snapshot, seen) for s, snapshot, seen in batch), return_exceptions=True
     )
-    return [None if not isinstance(o, BaseException) else o for o in outcomes]
+    return [o if isinstance(o, BaseException) else None for o in outcomes]
 
 
 # The beats waiting, by (loop, delay, phase); a beat leaves when it comes (or goes with its

@@ -85,22 +85,17 @@ class SqliteStore:
         self._executor = None
 
     async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
-        # Encoded here, on the loop: the dict may change once this coroutine yields.
-        text, schema = encode_snapshot(code, snapshot)
-        now = wall_clock()
-        row = (code, schema, now, now if seen_at is None else seen_at, text)
-        done = asyncio.get_running_loop().create_future()
-        self._queued.append((row, done))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.get_running_loop().create_task(self._write_queued())
-        await done
+        (outcome,) = await self.save_many([(code, snapshot, seen_at)])
+        if outcome is not None:
+            raise outcome
 
     async def save_many(
         self, items: Sequence[tuple[str, Snapshot, float | None]]
     ) -> list[BaseException | None]:
         """Saves (code, snapshot, seen_at) of several tables, written in one transaction
         (with any others queued meanwhile): what each one came to, in order (None: saved).
-        A snapshot that cannot be encoded fails alone; a failed transaction fails them all."""
+        A snapshot that cannot be encoded fails alone; a failed transaction fails them all.
+        Each is encoded here, on the loop: its dict may change once this coroutine yields."""
         outcomes: list[BaseException | None] = [None] * len(items)
         now = wall_clock()
         done = asyncio.get_running_loop().create_future()  # one for the whole batch
