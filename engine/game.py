@@ -280,6 +280,23 @@ class Game:
         return tuple(self._pile)
 
     @property
+    def pile_size(self) -> int:
+        return len(self._pile)
+
+    def pile_top(self, count: int) -> list[str]:
+        """The texts of the pile's top `count` cards (face up), bottom first."""
+        return [card.text for card in self._pile[-count:]] if count > 0 else []
+
+    def seat_facts(self) -> list[tuple[int, bool, float]]:
+        """Every seat's (cards held, out, frozen until), in seat order: what a view shows of
+        each, read at once (`hand_sizes`, `is_out`, `frozen_until` check a seat each)."""
+        return list(zip([len(hand) for hand in self._hands], self._out, self._frozen, strict=True))
+
+    def stats_summaries(self) -> list[dict[str, int | None]]:
+        """`stats_summary` of every seat, in seat order."""
+        return [stats.summary() for stats in self._stats]
+
+    @property
     def pile_id(self) -> int:
         return self._pile_id
 

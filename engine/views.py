@@ -6,7 +6,8 @@ who is looking (`player_view`). A server builds `table_view` once per change and
 
 Views are built from plain values (no `dataclasses.asdict`, which deep-copies field by field):
 a server builds one for every change of every table. To show a new field, add one line to
-the dict it belongs in (`table_view`, `_seat_view`, or `SeatStats.summary` for the stats).
+the dict it belongs in (`table_view`, a seat's in its `seats`, or `SeatStats.summary` for
+the stats).
 """
 
 from __future__ import annotations
@@ -29,39 +30,36 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
 
 def table_view(game: Game) -> dict[str, Any]:
     """What every seat and every spectator sees alike: `player_view` without the viewer."""
-    pile, sizes = game.pile, game.hand_sizes
+    now = game.now
+    lapse_at = game.lapse_at
     return {
-        "seats": [_seat_view(game, s, sizes[s]) for s in range(game.players)],
+        "seats": [
+            {"seat": seat, "cards": cards, "out": out, "frozen_ms": _ms_left(now, until)}
+            for seat, (cards, out, until) in enumerate(game.seat_facts())
+        ],
         "pile": {
             "id": game.pile_id,
-            "count": len(pile),
-            "top": [str(card) for card in pile[-PILE_CARDS_SHOWN:]],
+            "count": game.pile_size,
+            "top": game.pile_top(PILE_CARDS_SHOWN),
         },
         "next": game.next_to_play,
         "slap_open": game.slap_open,
         "trigger": game.trigger,
         "trigger_lapsed": game.trigger_lapsed,
-        "lapse_ms": None if game.lapse_at is None else _ms_left(game, game.lapse_at),
-        "collect_ms": _ms_left(game, game.collect_until),
+        "lapse_ms": None if lapse_at is None else _ms_left(now, lapse_at),
+        "collect_ms": _ms_left(now, game.collect_until),
         "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": s, **game.stats_summary(s)} for s in range(game.players)],
+        "stats": [{"seat": seat, **s} for seat, s in enumerate(game.stats_summaries())],
         "rules": game.rules.to_dict(),
     }
 
 
-def _seat_view(game: Game, seat: int, cards: int) -> dict[str, Any]:
-    return {
-        "seat": seat,
-        "cards": cards,
-        "out": game.is_out(seat),
-        "frozen_ms": _ms_left(game, game.frozen_until(seat)),
-    }
-
-
-def _ms_left(game: Game, until: float) -> int:
+def _ms_left(now: float, until: float) -> int:
     """Milliseconds from the game's `now` (its last action) to `until`, rounded up, never
     negative: a client counting down must not see the wait end early."""
+    if until <= now:
+        return 0
     # Rounded to the microsecond first, so 2.5 - 1.9 reads 600 ms and not 601.
-    return math.ceil(round(max(0.0, until - game.now) * 1000, 3))
+    return math.ceil(round((until - now) * 1000, 3))
