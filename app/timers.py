@@ -10,6 +10,12 @@ early (it truncates to milliseconds and reads a cached clock), and a job that re
 "has the time come?" then found it had not and did nothing, for good. An early wake-up
 re-arms for the remainder. Timed checks still compare with TIMER_SLACK to spare: a
 sum of float seconds minus one of its terms may be an ulp short.
+
+A timer moved later (the autopilot, pushed back by every flip) keeps its loop timer: it
+wakes at the earlier time and sleeps the rest, the way an early wake-up does. A table
+moves its timers at every change, and a loop timer cancelled and made again each time
+was most of what timers cost. Likewise the lock's watchdog is one check a tenth of a
+second for all of a loop's held locks, not a loop timer made and cancelled per hold.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from app.metrics import Metrics
 Job = Callable[[float], Coroutine[Any, Any, None]]  # called with the time it fired
 TIMER_SLACK = 0.001  # seconds: what a timed check forgives (float rounding, not lateness)
 LOCK_WATCHDOG_SECONDS = 1.0  # a room's lock held longer than this is logged and counted
+LOCK_WATCH_SECONDS = 0.1  # how often held locks are looked at: a long hold is told this late
 # The context every room timer runs its callback in. `call_later` otherwise copies the
 # caller's contextvars.Context for each handle: an object per timer the collector walks
 # while the timer waits (a table keeps several waiting), and the app sets no context
@@ -35,28 +42,44 @@ LOCK_WATCHDOG_SECONDS = 1.0  # a room's lock held longer than this is logged and
 TIMER_CONTEXT = contextvars.Context()
 
 
+class _Armed:
+    """A named timer's loop timer (`handle`, due at `wakes`) and what it is for: `job` at
+    `when` (no sooner than `wakes`: a timer moved later sleeps the rest when it wakes)."""
+
+    __slots__ = ("generation", "handle", "job", "wakes", "when")
+
+    def __init__(self, handle: asyncio.TimerHandle, when: float, job: Job, generation: int):
+        self.handle, self.wakes, self.when, self.job = handle, when, when, job
+        self.generation = generation
+
+
 class Timers:
     def __init__(self, lock: asyncio.Lock) -> None:
         self._lock = lock
-        self._handles: dict[str, asyncio.TimerHandle] = {}
+        self._handles: dict[str, _Armed] = {}
         self._generation: defaultdict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
 
     def at(self, name: str, when: float, job: Job) -> None:
         """Runs `job(now)` at monotonic time `when` (at once if past), replacing `name`."""
+        armed = self._handles.get(name)
+        if armed is not None and armed.wakes <= when:
+            armed.when, armed.job = when, job  # it wakes no later, and sleeps the rest then
+            return
         self.cancel(name)
-        loop = asyncio.get_running_loop()
-        delay = max(0.0, when - time.monotonic())
         generation = self._generation[name]
-        self._handles[name] = loop.call_later(
-            delay, self._fire, name, generation, job, when, context=TIMER_CONTEXT
-        )
+        armed = _Armed(self._call_at(when, name), when, job, generation)
+        self._handles[name] = armed
+
+    def _call_at(self, when: float, name: str) -> asyncio.TimerHandle:
+        delay = max(0.0, when - time.monotonic())
+        return asyncio.get_running_loop().call_later(delay, self._fire, name, context=TIMER_CONTEXT)
 
     def cancel(self, name: str) -> None:
         self._generation[name] += 1  # a fired job still waiting for the lock is void too
-        handle = self._handles.pop(name, None)
-        if handle is not None:
-            handle.cancel()
+        armed = self._handles.pop(name, None)
+        if armed is not None:
+            armed.handle.cancel()
 
     def cancel_all(self) -> None:
         for name in list(self._handles):
@@ -68,16 +91,18 @@ class Timers:
     def pending(self, name: str) -> bool:
         return name in self._handles
 
-    def _fire(self, name: str, generation: int, job: Job, when: float) -> None:
+    def _fire(self, name: str) -> None:
+        armed = self._handles.get(name)
+        if armed is None:
+            return  # cancelled as it fired
         now = time.monotonic()
-        if now < when:  # woken early: sleep the rest, never run before the due time
-            loop = asyncio.get_running_loop()
-            self._handles[name] = loop.call_later(
-                when - now, self._fire, name, generation, job, when, context=TIMER_CONTEXT
-            )
+        if now < armed.when:  # woken early, or moved later since: sleep the rest
+            armed.handle, armed.wakes = self._call_at(armed.when, name), armed.when
             return
-        self._handles.pop(name, None)
-        task = asyncio.get_running_loop().create_task(self._run(name, generation, job, now))
+        del self._handles[name]
+        task = asyncio.get_running_loop().create_task(
+            self._run(name, armed.generation, armed.job, now)
+        )
         self._tasks.add(task)  # keep a reference until done: asyncio holds tasks weakly
         task.add_done_callback(self._done)
 
@@ -100,26 +125,67 @@ class WatchedLock(asyncio.Lock):
         super().__init__()
         self.room, self.metrics, self.limit = room, metrics, limit
         self._since = 0.0
-        self._watchdog: asyncio.TimerHandle | None = None
+        self._told = False
 
     async def acquire(self) -> Literal[True]:
         await super().acquire()
         self._since = time.monotonic()
-        self._watchdog = asyncio.get_running_loop().call_later(
-            self.limit, self._still_held, context=TIMER_CONTEXT
-        )
+        self._told = False
+        _watch().hold(self)
         return True
 
     def release(self) -> None:
         held = time.monotonic() - self._since
-        if self._watchdog is not None:
-            self._watchdog.cancel()
-            self._watchdog = None
+        _watch().let_go(self)
         self.metrics.lock_released(held)
         super().release()
 
-    def _still_held(self) -> None:
-        self._watchdog = None
-        self.metrics.lock_held_long.inc()
-        held = round(time.monotonic() - self._since, 3)
-        log_event("room_lock_held_long", level=logging.WARNING, room=self.room, seconds=held)
+    def check(self, now: float) -> None:
+        """Logs this hold once it has lasted past the limit (the watch asks, while held)."""
+        held = now - self._since
+        if held > self.limit and not self._told:
+            self._told = True
+            self.metrics.lock_held_long.inc()
+            log_event(
+                "room_lock_held_long", level=logging.WARNING, room=self.room, seconds=round(held, 3)
+            )
+
+
+class _LockWatch:
+    """Every room lock held on one event loop, checked every LOCK_WATCH_SECONDS while any
+    is held (one loop timer for them all, armed only then)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.held: dict[WatchedLock, None] = {}
+        self.armed = False
+
+    def hold(self, lock: WatchedLock) -> None:
+        self.held[lock] = None
+        if not self.armed:
+            self.armed = True
+            self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
+
+    def let_go(self, lock: WatchedLock) -> None:
+        self.held.pop(lock, None)
+
+    def _check(self) -> None:
+        now = time.monotonic()
+        for lock in list(self.held):
+            lock.check(now)
+        if self.held:
+            self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
+        else:
+            self.armed = False
+
+
+_lock_watch: _LockWatch | None = None
+
+
+def _watch() -> _LockWatch:
+    """The running loop's lock watch (tests run many loops, one after another)."""
+    global _lock_watch
+    loop = asyncio.get_running_loop()
+    if _lock_watch is None or _lock_watch.loop is not loop:
+        _lock_watch = _LockWatch(loop)
+    return _lock_watch

@@ -106,3 +106,76 @@ async def test_a_lock_held_too_long_is_logged_and_measured() -> None:
         logger.removeHandler(handler)
     assert metrics.longest_hold >= 0.05
     assert b"slapjack_room_lock_held_max_seconds" in metrics.render()
+
+
+async def test_a_job_moved_later_runs_at_the_later_time_and_one_moved_sooner_sooner() -> None:
+    """A timer moved later keeps its loop timer, wakes at the first time and sleeps the
+    rest: the job still runs once, never before its latest time, with the latest job."""
+    timers = Timers(asyncio.Lock())
+    ran: list[tuple[str, float, float]] = []
+
+    async def job(label: str, due: float, now: float) -> None:
+        ran.append((label, due, now))
+
+    start = time.monotonic()
+    for i, delay in enumerate((0.02, 0.05, 0.08)):  # later and later: one loop timer
+        due = start + delay
+        timers.at("autopilot", due, lambda now, i=i, due=due: job(f"later{i}", due, now))
+    await asyncio.sleep(0.04)
+    assert ran == [] and timers.pending("autopilot")  # woke at 0.02 and slept on
+    await asyncio.sleep(0.08)
+    [(label, due, fired)] = ran
+    assert label == "later2" and fired >= due
+    assert not timers.pending("autopilot")
+
+    ran.clear()
+    start = time.monotonic()
+    timers.at("tick", start + 0.2, lambda now: job("first", start + 0.2, now))
+    timers.at("tick", start + 0.02, lambda now: job("sooner", start + 0.02, now))
+    await asyncio.sleep(0.1)
+    [(label, due, fired)] = ran
+    assert label == "sooner" and due <= fired < start + 0.2
+    await asyncio.sleep(0.15)
+    assert len(ran) == 1  # the replaced time never runs
+
+
+async def test_a_job_moved_later_and_then_cancelled_never_runs() -> None:
+    timers = Timers(asyncio.Lock())
+    ran: list[float] = []
+
+    async def job(now: float) -> None:
+        ran.append(now)
+
+    now = time.monotonic()
+    timers.at("host", now + 0.01, job)
+    timers.at("host", now + 0.05, job)
+    await asyncio.sleep(0.02)  # woke, slept on
+    timers.cancel("host")
+    await asyncio.sleep(0.06)
+    assert ran == [] and not timers.pending("host")
+
+
+async def test_each_long_hold_of_a_lock_is_told_once_and_a_short_one_never() -> None:
+    from app.logs import logger
+    from app.metrics import Metrics
+    from app.timers import WatchedLock
+
+    metrics = Metrics()
+    slow, quick = WatchedLock("SLOW42", metrics, limit=0.05), WatchedLock("QUICK4", metrics)
+    seen: list[tuple[str, str]] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append((record.getMessage(), getattr(record, "fields", {}).get("room")))
+
+    handler = Catch()
+    logger.addHandler(handler)
+    try:
+        for _ in range(2):
+            async with slow, quick:
+                await asyncio.sleep(0.3)  # three looks at the held locks
+        await asyncio.sleep(0.15)  # a look with nothing held: the watch stops
+    finally:
+        logger.removeHandler(handler)
+    assert [room for event, room in seen if event == "room_lock_held_long"] == ["SLOW42"] * 2
+    assert metrics.lock_held_long._value.get() == 2
