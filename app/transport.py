@@ -28,6 +28,8 @@ with the guards every frame passes before any handler of ours sees it.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import re
 import time
@@ -257,9 +259,13 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     # pings that are due and closes the connections whose pong is late.
 
     def on_message(self, sid: str, data: Any) -> None:
-        """A message for the app's handler, as a task (python-engineio's `_trigger_event`
-        with run_async, which a socket's `receive` uses)."""
-        self._hold(self._trigger_event("message", sid, data))
+        """A message for the app's handler (python-socketio's), as a task: what
+        python-engineio's `_trigger_event` with run_async does, which a socket's `receive`
+        uses, without its wrapper coroutine and checks per message (the handler is a
+        coroutine function; a failure is logged when the task ends, as it logs one)."""
+        handler = self.handlers.get("message")
+        if handler is not None:
+            self._hold(handler(sid, data))
 
     def hang_up_later(self, sid: str, reason: str | None = None) -> None:
         self._hold(self.hang_up(sid, reason))
@@ -267,7 +273,13 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def _hold(self, work: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._handling.add(task)
-        task.add_done_callback(self._handling.discard)
+        task.add_done_callback(self._settled)
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        self._handling.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            log_event("message_failed", level=logging.ERROR, error=repr(error)[:200])
 
     def ping_later(self, socket: GameSocket) -> None:
         self._pings.append((time.monotonic() + self.ping_interval, socket))
@@ -475,21 +487,52 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {data[0]!r}")
                 self.metrics.handled("unknown")
                 return await self._answer(eio_sid, pkt, error)
-            await self._handle_event(eio_sid, pkt.namespace, pkt.id, data)
+            client_event = self._catch_all(pkt.namespace, data[0])
+            if client_event is None:
+                await self._handle_event(eio_sid, pkt.namespace, pkt.id, data)
+                return
+            sid = self.manager.sid_from_eio_sid(eio_sid, namespace)
+            if sid is not None and self.manager.is_connected(sid, namespace):
+                answer = await client_event(data[0], sid, *data[1:])
+                await self._send_answer(eio_sid, sid, namespace, pkt.id, answer)
         elif kind == packet.ACK:
             await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
         else:  # CONNECT_ERROR or a type that does not exist: never a client's to send
             self._malformed(eio_sid, budget, "bad_type")
 
+    def _catch_all(self, namespace: str | None, event: str) -> Any:
+        """The app's handler of every client event (`sio.on("*")`, a coroutine function)
+        when it is the one python-socketio would call for `event`: no handler of the
+        event's own name, no namespace handler. A client's event then goes straight to it,
+        as python-socketio's `_handle_event` and `_trigger_event` would take it there (a
+        layer of checks and calls per message, a tenth of a message's cost outside the
+        game); None: python-socketio's own way."""
+        handlers = self.handlers.get(namespace or "/")
+        if handlers is None or event in handlers or event in self.reserved_events:
+            return None
+        handler = handlers.get("*")
+        return handler if handler is not None and self._catch_all_is_async(handler) else None
+
+    @staticmethod
+    @functools.cache
+    def _catch_all_is_async(handler: Any) -> bool:
+        return inspect.iscoroutinefunction(handler)
+
     async def _handle_event_internal(
         self, server: GameServer, sid: str, eio_sid: str, data: list[Any], namespace: str, id: Any
     ) -> None:
-        """python-socketio's: the handler runs, and its answer goes back as the ACK. Here
-        the ACK's text is written by orjson straight away, as app/outgoing.py writes every
-        `state`: python-socketio would build a Packet, scan the answer for binary and encode
-        it with the stdlib, a fifth of the cost of a flip outside the game. Our answers are
-        plain JSON (app.protocol.ack); anything orjson refuses takes python-socketio's way."""
+        """python-socketio's: the handler runs, and its answer goes back as the ACK."""
         answer = await server._trigger_event(data[0], namespace, sid, *data[1:])
+        await self._send_answer(eio_sid, sid, namespace, id, answer)
+
+    async def _send_answer(
+        self, eio_sid: str, sid: str, namespace: str, id: Any, answer: Any
+    ) -> None:
+        """A handler's answer, as the ACK of message `id` (none without one). Its text is
+        written by orjson straight away, as app/outgoing.py writes every `state`:
+        python-socketio would build a Packet, scan the answer for binary and encode it
+        with the stdlib, a fifth of the cost of a flip outside the game. Our answers are
+        plain JSON (app.protocol.ack); anything orjson refuses takes python-socketio's way."""
         if answer is self.not_handled or id is None:
             return
         args = [] if answer is None else list(answer) if isinstance(answer, tuple) else [answer]
@@ -497,10 +540,10 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             text = to_json(args)
         except TypeError:
             pkt = self.packet_class(packet.ACK, namespace=namespace, id=id, data=args)
-            await server._send_packet(eio_sid, pkt)
+            await self._send_packet(eio_sid, pkt)
             return
         where = "" if namespace in (None, "/") else f"{namespace},"
-        await server.eio.send(eio_sid, f"{packet.ACK}{where}{id}{text}")
+        await self.eio.send(eio_sid, f"{packet.ACK}{where}{id}{text}")
 
     async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
         self.metrics.refused(error.code.value)

@@ -471,3 +471,39 @@ async def test_a_browser_offering_compression_gets_plain_frames() -> None:
         await raw.send('421["stand",{}]')
         assert (await raw.ack(1))["ok"]
         await raw.close()
+
+
+async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> None:
+    """A message runs as a task of its own, straight into python-socketio's handler: a
+    failure there is one JSON line (`message_failed`), never an unretrieved exception."""
+    import logging
+
+    from app.logs import logger
+
+    eio = GameEngineIO(async_mode="asgi")
+    handled: list[tuple[str, Any]] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        handled.append((sid, data))
+        if data == "bad":
+            raise RuntimeError("a bug of ours")
+
+    eio.on("message", handler)
+    seen: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    catch = Catch()
+    logger.addHandler(catch)
+    try:
+        eio.on_message("s1", "good")
+        eio.on_message("s1", "bad")
+        for _ in range(5):
+            await asyncio.sleep(0)
+    finally:
+        logger.removeHandler(catch)
+    assert handled == [("s1", "good"), ("s1", "bad")]  # in arrival order
+    assert seen == ["message_failed"]
+    assert not eio._handling
