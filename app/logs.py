@@ -45,6 +45,6 @@ def configure_logging(level: str, *, server_too: bool = False) -> None:
 
 
 def log_event(
-    event: str, *, level: int = logging.INFO, exc_info: bool = False, **fields: Any
+    event: str, *, level: int = logging.INFO, exc_info: bool | BaseException = False, **fields: Any
 ) -> None:
     logger.log(level, event, exc_info=exc_info, extra={"fields": fields})

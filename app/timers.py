@@ -126,22 +126,28 @@ class WatchedLock(asyncio.Lock):
         self.room, self.metrics, self.limit = room, metrics, limit
         self._since = 0.0
         self._told = False
+        self._watch: _LockWatch | None = None  # the watch of the loop it was taken on
 
     async def acquire(self) -> Literal[True]:
         await super().acquire()
         self._since = time.monotonic()
         self._told = False
-        _watch().hold(self)
+        self._watch = _watch()
+        self._watch.hold(self)
         return True
 
     def release(self) -> None:
         held = time.monotonic() - self._since
-        _watch().let_go(self)
+        if self._watch is not None:
+            self._watch.let_go(self)
+            self._watch = None
+        self.check(self._since + held)  # a hold that ended between two looks is told too
         self.metrics.lock_released(held)
         super().release()
 
     def check(self, now: float) -> None:
-        """Logs this hold once it has lasted past the limit (the watch asks, while held)."""
+        """Logs this hold once it has lasted past the limit (the watch asks while it is
+        held, and its release once more)."""
         held = now - self._since
         if held > self.limit and not self._told:
             self._told = True
@@ -170,13 +176,15 @@ class _LockWatch:
         self.held.pop(lock, None)
 
     def _check(self) -> None:
-        now = time.monotonic()
-        for lock in list(self.held):
-            lock.check(now)
-        if self.held:
-            self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
-        else:
-            self.armed = False
+        try:
+            now = time.monotonic()
+            for lock in list(self.held):
+                lock.check(now)
+        finally:  # never lose the watch: every later hold on this loop depends on it
+            if self.held:
+                self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
+            else:
+                self.armed = False
 
 
 _lock_watch: _LockWatch | None = None

@@ -28,13 +28,12 @@ with the guards every frame passes before any handler of ours sees it.
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
 import re
 import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,21 +264,31 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         coroutine function; a failure is logged when the task ends, as it logs one)."""
         handler = self.handlers.get("message")
         if handler is not None:
-            self._hold(handler(sid, data))
+            self._hold(handler(sid, data), self._message_settled)
 
     def hang_up_later(self, sid: str, reason: str | None = None) -> None:
-        self._hold(self.hang_up(sid, reason))
+        self._hold(self.hang_up(sid, reason), self._hang_up_settled)
 
-    def _hold(self, work: Coroutine[Any, Any, Any]) -> None:
+    def _hold(
+        self, work: Coroutine[Any, Any, Any], settled: Callable[[asyncio.Task[Any]], None]
+    ) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._handling.add(task)
-        task.add_done_callback(self._settled)
+        task.add_done_callback(settled)
 
-    def _settled(self, task: asyncio.Task[Any]) -> None:
+    def _message_settled(self, task: asyncio.Task[Any]) -> None:
+        self._settled(task, "message_failed")
+
+    def _hang_up_settled(self, task: asyncio.Task[Any]) -> None:
+        self._settled(task, "hang_up_failed")
+
+    def _settled(self, task: asyncio.Task[Any], failed: str) -> None:
+        """A message's or hang-up's task is done: let go of it, and log its failure (one
+        JSON line with the traceback, never an exception nobody retrieved)."""
         self._handling.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            error = task.exception()
-            log_event("message_failed", level=logging.ERROR, error=repr(error)[:200])
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            log_event(failed, level=logging.ERROR, exc_info=error)
 
     def ping_later(self, socket: GameSocket) -> None:
         self._pings.append((time.monotonic() + self.ping_interval, socket))
@@ -392,6 +401,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         self.settings, self.metrics = settings, metrics
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
+        self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # One task per message, made where the message is read: by GameSocket._heard, or
         # by python-engineio's own sockets (long-polling, upgraded) with its async_handlers.
         # python-socketio then runs the handler in that task, not in a second one of its
@@ -511,12 +521,12 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         if handlers is None or event in handlers or event in self.reserved_events:
             return None
         handler = handlers.get("*")
-        return handler if handler is not None and self._catch_all_is_async(handler) else None
-
-    @staticmethod
-    @functools.cache
-    def _catch_all_is_async(handler: Any) -> bool:
-        return inspect.iscoroutinefunction(handler)
+        if handler is None:
+            return None
+        is_async = self._async_handlers.get(handler)
+        if is_async is None:  # looked at once per handler: this runs for every message
+            is_async = self._async_handlers[handler] = inspect.iscoroutinefunction(handler)
+        return handler if is_async else None
 
     async def _handle_event_internal(
         self, server: GameServer, sid: str, eio_sid: str, data: list[Any], namespace: str, id: Any

@@ -179,3 +179,29 @@ async def test_each_long_hold_of_a_lock_is_told_once_and_a_short_one_never() -> 
         logger.removeHandler(handler)
     assert [room for event, room in seen if event == "room_lock_held_long"] == ["SLOW42"] * 2
     assert metrics.lock_held_long._value.get() == 2
+
+
+async def test_a_long_hold_that_ends_between_two_looks_is_told_at_its_release() -> None:
+    from app.logs import logger
+    from app.metrics import Metrics
+    from app.timers import LOCK_WATCH_SECONDS, WatchedLock
+
+    metrics = Metrics()
+    lock = WatchedLock("BRIEF4", metrics, limit=LOCK_WATCH_SECONDS * 0.2)
+    seen: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    handler = Catch()
+    logger.addHandler(handler)
+    try:
+        async with lock:  # past the limit, released before the watch first looks
+            await asyncio.sleep(LOCK_WATCH_SECONDS * 0.5)
+        assert seen == ["room_lock_held_long"]
+        await asyncio.sleep(LOCK_WATCH_SECONDS * 1.5)  # the watch's look: nothing held
+    finally:
+        logger.removeHandler(handler)
+    assert seen == ["room_lock_held_long"]
+    assert metrics.lock_held_long._value.get() == 1

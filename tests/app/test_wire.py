@@ -490,10 +490,12 @@ async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> N
 
     eio.on("message", handler)
     seen: list[str] = []
+    errors: list[str] = []
 
     class Catch(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             seen.append(record.getMessage())
+            errors.append(logging.Formatter().formatException(record.exc_info or (None,) * 3))
 
     catch = Catch()
     logger.addHandler(catch)
@@ -506,4 +508,5 @@ async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> N
         logger.removeHandler(catch)
     assert handled == [("s1", "good"), ("s1", "bad")]  # in arrival order
     assert seen == ["message_failed"]
+    assert "RuntimeError: a bug of ours" in errors[0] and "in handler" in errors[0]  # traceback
     assert not eio._handling
