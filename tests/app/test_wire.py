@@ -510,3 +510,22 @@ async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> N
     assert seen == ["message_failed"]
     assert "RuntimeError: a bug of ours" in errors[0] and "in handler" in errors[0]  # traceback
     assert not eio._handling
+
+
+async def test_a_socketio_frame_reaches_the_handler_as_python_engineio_decodes_it() -> None:
+    """GameSocket._heard hands a Socket.IO packet (`4` then a digit) over without building
+    python-engineio's Packet: the data must be what that Packet's decoding gives."""
+    eio = GameEngineIO(async_mode="asgi", max_http_buffer_size=64)
+    heard: list[tuple[str, Any]] = []
+    eio.on_message = lambda sid, data: heard.append((sid, data))  # type: ignore[method-assign]
+    socket = GameSocket(eio, "s1")
+    frames = ['42["flip",{}]', "40", '40{"token":"x"}', "41", '437[{"ok":true}]', "4²", "4"]
+    for text in frames:
+        heard.clear()
+        socket._heard(text)
+        assert heard == [("s1", eio_packet.Packet(encoded_packet=text).data)], text
+    hung_up: list[str] = []
+    eio.hang_up_later = lambda sid, reason=None: hung_up.append(sid)  # type: ignore[method-assign]
+    heard.clear()
+    socket._heard("42" + "x" * 64)  # too large: never handled, the connection is cut
+    assert heard == [] and hung_up == ["s1"]
