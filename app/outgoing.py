@@ -11,11 +11,13 @@ sending a raw packet. The bytes on the wire are what `emit` sends: `2["state",{.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import socketio
 from engineio import packet as eio_packet
+
+if TYPE_CHECKING:
+    from app.transport import GameServer
 
 NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
 EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
@@ -77,10 +79,11 @@ class Encoded:
 
 
 class SocketTransport:
-    """What a Room needs from python-socketio's server: `emit` and `enter_room` as they are,
-    and `send` of an encoded message, the broadcast path."""
+    """What a Room needs from python-socketio's server (ours, app.transport.GameServer):
+    `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
+    path."""
 
-    def __init__(self, sio: socketio.AsyncServer) -> None:
+    def __init__(self, sio: GameServer) -> None:
         self.sio = sio
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
@@ -89,10 +92,11 @@ class SocketTransport:
     async def enter_room(self, sid: str, room: str) -> None:
         await self.sio.enter_room(sid, room)
 
-    async def send(self, message: Encoded, to: str) -> None:
+    def send(self, message: Encoded, to: str) -> None:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
         queued there before; nothing if it is gone. A connection is asked for no more than a
-        place in its queue: nothing here waits on a client."""
+        place in its queue: nothing here waits on a client (app.transport.GameEngineIO's
+        `queue_packet`, what its `send_packet` does, without a coroutine per recipient)."""
         eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
         if eio_sid is not None:
-            await self.sio.eio.send_packet(eio_sid, message.packet)
+            self.sio.eio.queue_packet(eio_sid, message.packet)

@@ -63,9 +63,10 @@ class Transport(Protocol):
 
     async def enter_room(self, sid: str, room: str) -> None: ...
 
-    async def send(self, message: Encoded, to: str) -> None:
-        """`message`, encoded once, to one connection (its Socket.IO sid); nothing if it
-        is gone."""
+    def send(self, message: Encoded, to: str) -> None:
+        """`message`, encoded once, queued on one connection (its Socket.IO sid) after what
+        was queued there before; nothing if it is gone. Never waits: a room sends under
+        its lock, to every person at the table in one pass."""
         ...
 
 
@@ -485,7 +486,7 @@ class Room:
             if sid is not None:
                 sent = time.monotonic()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
-                await self.transport.send(Encoded.of(PING, ping), sid)
+                self.transport.send(Encoded.of(PING, ping), sid)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
             self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
 
@@ -542,7 +543,7 @@ class Room:
         for person in self.table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None:
-                await self.transport.send(views.message(person, seat_of.get(person.id)), sid)
+                self.transport.send(views.message(person, seat_of.get(person.id)), sid)
 
     def _schedule(self, now: float, views: Views) -> None:
         """Every timer, from the table's state alone."""

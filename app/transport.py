@@ -357,6 +357,12 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         return Outbox()
 
     async def send_packet(self, sid: str, pkt: Any) -> None:
+        self.queue_packet(sid, pkt)
+
+    def queue_packet(self, sid: str, pkt: Any) -> None:
+        """`pkt` queued on the connection `sid` (written at once if nothing is queued before
+        it); nothing if the connection is gone, and a late pong or a full queue drops the
+        connection in a task of its own: a send never waits and never runs app code."""
         socket = self.sockets.get(sid)
         if socket is None or socket.closing or socket.closed:
             return

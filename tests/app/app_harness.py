@@ -243,7 +243,7 @@ class Recorder:
     async def enter_room(self, sid: str, room: str) -> None:
         pass
 
-    async def send(self, message: Encoded, to: str) -> None:
+    def send(self, message: Encoded, to: str) -> None:
         self.sent.append((to, message))
 
     def pings(self, to: str) -> int:

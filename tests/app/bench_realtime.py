@@ -101,7 +101,7 @@ class EncodeOnly:
     async def enter_room(self, sid: str, room: str) -> None:
         pass
 
-    async def send(self, message: Encoded, to: str) -> None:
+    def send(self, message: Encoded, to: str) -> None:
         message.packet.encode()
 
 

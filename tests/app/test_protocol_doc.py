@@ -74,7 +74,7 @@ class Silent:
     async def enter_room(self, sid: str, room: str) -> None:
         pass
 
-    async def send(self, message: Encoded, to: str) -> None:
+    def send(self, message: Encoded, to: str) -> None:
         pass
 
 

@@ -33,7 +33,7 @@ class Recorder:
     async def enter_room(self, sid: str, room: str) -> None:
         pass
 
-    async def send(self, message: Encoded, to: str) -> None:
+    def send(self, message: Encoded, to: str) -> None:
         self.sent.append((message.event, message.data, to))
 
     def welcome(self, sid: str) -> dict[str, Any]:
