@@ -200,6 +200,12 @@ def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Con
         # decompressor (60 KB idle, against 23 KB without) and each state a compression
         # per recipient, for messages of a few hundred bytes on a LAN or a phone network.
         "ws_per_message_deflate": False,
+        # No websocket-level keepalive: Engine.IO's own pings (SLAPJACK_PING_INTERVAL_SECONDS,
+        # one sweep for every connection: app/transport.py) already find a vanished peer,
+        # sooner, and keep proxies' idle timers fed. uvicorn's would add two timers per
+        # connection, and a ping written and a pong read per connection every 20 s.
+        "ws_ping_interval": None,
+        "ws_ping_timeout": None,
         "proxy_headers": True,
         "forwarded_allow_ips": settings.trusted_proxies,
         "limit_concurrency": settings.max_connections,

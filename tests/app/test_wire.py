@@ -473,6 +473,22 @@ async def test_a_browser_offering_compression_gets_plain_frames() -> None:
         await raw.close()
 
 
+async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> None:
+    """uvicorn's websocket-level pings would duplicate Engine.IO's (two timers per
+    connection, a ping and a pong every 20 s): off; Engine.IO's sweep pings instead."""
+    async with serving() as server:
+        code = await server.new_room()
+        raw = await RawClient.open(server)
+        await raw.join(code, "Quiet")
+        [socket] = server.app.engineio_server.eio.sockets.values()
+        wire = socket.queue.wire
+        assert isinstance(wire, LeanWebSocket)
+        assert wire.ping_interval is None
+        assert wire.ping_timer is None and wire.pong_timer is None
+        assert socket in [entry[1] for entry in server.app.engineio_server.eio._pings]
+        await raw.close()
+
+
 async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> None:
     """A message runs as a task of its own, straight into python-socketio's handler: a
     failure there is one JSON line (`message_failed`), never an unretrieved exception."""
