@@ -11,13 +11,10 @@ sending a raw packet. The bytes on the wire are what `emit` sends: `2["state",{.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 from engineio import packet as eio_packet
-
-if TYPE_CHECKING:
-    from app.transport import GameServer
 
 NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
 EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
@@ -78,12 +75,30 @@ class Encoded:
         return orjson.loads(self.packet.data[len(EVENT_PACKET) :])[1]
 
 
+class PacketQueue(Protocol):
+    """python-engineio's server as ours extends it (app.transport.GameEngineIO)."""
+
+    def queue_packet(self, sid: str, pkt: eio_packet.Packet) -> None: ...
+
+
+class SocketServer(Protocol):
+    """python-socketio's server as ours extends it (app.transport.GameServer, which
+    imports this module: named here by what it does, not imported)."""
+
+    manager: Any
+    eio: PacketQueue
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
+
+    async def enter_room(self, sid: str, room: str) -> None: ...
+
+
 class SocketTransport:
     """What a Room needs from python-socketio's server (ours, app.transport.GameServer):
     `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
     path."""
 
-    def __init__(self, sio: GameServer) -> None:
+    def __init__(self, sio: SocketServer) -> None:
         self.sio = sio
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
