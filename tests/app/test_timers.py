@@ -1,10 +1,36 @@
 """Room timers: a job runs under the room's lock, and a replaced job never runs late."""
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import Iterator
 
 from app.timers import Timers
+
+
+@contextlib.contextmanager
+def logged() -> Iterator[list[tuple[str, str | None]]]:
+    """What the app logs meanwhile: (event, room) for each line."""
+    from app.logs import logger
+
+    seen: list[tuple[str, str | None]] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append((record.getMessage(), getattr(record, "fields", {}).get("room")))
+
+    handler = Catch()
+    logger.addHandler(handler)
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)
+
+
+def held_long(seen: list[tuple[str, str | None]]) -> list[str | None]:
+    """The rooms told as holding their lock too long, in order."""
+    return [room for event, room in seen if event == "room_lock_held_long"]
 
 
 async def test_a_job_replaced_while_waiting_for_the_lock_does_not_run() -> None:
@@ -81,29 +107,18 @@ async def test_a_job_never_runs_before_its_time() -> None:
 
 
 async def test_a_lock_held_too_long_is_logged_and_measured() -> None:
-    from app.logs import logger
     from app.metrics import Metrics
     from app.timers import WatchedLock
 
     metrics = Metrics()
     lock = WatchedLock("ROOM42", metrics, limit=0.05)
-    seen: list[str] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            seen.append(record.getMessage())
-
-    handler = Catch()
-    logger.addHandler(handler)
-    try:
+    with logged() as seen:
         async with lock:
             await asyncio.sleep(0.01)
-        assert "room_lock_held_long" not in seen
+        assert not held_long(seen)
         async with lock:
-            while "room_lock_held_long" not in seen:  # told while still held
+            while not held_long(seen):  # told while still held
                 await asyncio.sleep(0.01)
-    finally:
-        logger.removeHandler(handler)
     assert metrics.longest_hold >= 0.05
     assert b"slapjack_room_lock_held_max_seconds" in metrics.render()
 
@@ -156,52 +171,30 @@ async def test_a_job_moved_later_and_then_cancelled_never_runs() -> None:
 
 
 async def test_each_long_hold_of_a_lock_is_told_once_and_a_short_one_never() -> None:
-    from app.logs import logger
     from app.metrics import Metrics
     from app.timers import WatchedLock
 
     metrics = Metrics()
     slow, quick = WatchedLock("SLOW42", metrics, limit=0.05), WatchedLock("QUICK4", metrics)
-    seen: list[tuple[str, str]] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            seen.append((record.getMessage(), getattr(record, "fields", {}).get("room")))
-
-    handler = Catch()
-    logger.addHandler(handler)
-    try:
+    with logged() as seen:
         for _ in range(2):
             async with slow, quick:
                 await asyncio.sleep(0.3)  # three looks at the held locks
         await asyncio.sleep(0.15)  # a look with nothing held: the watch stops
-    finally:
-        logger.removeHandler(handler)
-    assert [room for event, room in seen if event == "room_lock_held_long"] == ["SLOW42"] * 2
+    assert held_long(seen) == ["SLOW42"] * 2
     assert metrics.lock_held_long._value.get() == 2
 
 
 async def test_a_long_hold_that_ends_between_two_looks_is_told_at_its_release() -> None:
-    from app.logs import logger
     from app.metrics import Metrics
     from app.timers import LOCK_WATCH_SECONDS, WatchedLock
 
     metrics = Metrics()
     lock = WatchedLock("BRIEF4", metrics, limit=LOCK_WATCH_SECONDS * 0.2)
-    seen: list[str] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            seen.append(record.getMessage())
-
-    handler = Catch()
-    logger.addHandler(handler)
-    try:
+    with logged() as seen:
         async with lock:  # past the limit, released before the watch first looks
             await asyncio.sleep(LOCK_WATCH_SECONDS * 0.5)
-        assert seen == ["room_lock_held_long"]
+        assert held_long(seen) == ["BRIEF4"]
         await asyncio.sleep(LOCK_WATCH_SECONDS * 1.5)  # the watch's look: nothing held
-    finally:
-        logger.removeHandler(handler)
-    assert seen == ["room_lock_held_long"]
+    assert seen == [("room_lock_held_long", "BRIEF4")]
     assert metrics.lock_held_long._value.get() == 1
