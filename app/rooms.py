@@ -508,7 +508,7 @@ class Room:
             self._game_over()
         self._phase_seen = self.table.phase
         views = Views(self.table, sent)  # built and encoded once, shared by recipients and bots
-        await self._broadcast(views)
+        self._broadcast(views)
         self._schedule(now, views)
         self._changed(urgent=self.table.phase != phase_before)
 
@@ -535,7 +535,7 @@ class Room:
             reason=game.win_reason,
         )
 
-    async def _broadcast(self, views: Views) -> None:
+    def _broadcast(self, views: Views) -> None:
         """Each person's own state, the change's events in it: one message per person per
         change, the shared part encoded once. Every send is queued on its connection
         before this returns, so the next change's messages come after these."""

@@ -189,16 +189,16 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         server: GameEngineIO = self.server
         if self.closing or self.closed:
             return  # what is still in flight from a connection that is ending
-        size_ok = len(text) <= server.max_http_buffer_size
-        if size_ok and text[:1] == MESSAGE_TYPE and text[1:2] in DIGITS:
+        if len(text) > server.max_http_buffer_size:
+            server.hang_up_later(self.sid)  # packet is too large
+            return
+        if text[:1] == MESSAGE_TYPE and text[1:2] in DIGITS:
             # A Socket.IO packet (its type first), almost every frame: the data python-
             # engineio's decoding gives, without its Packet and the exception it raises
             # and catches to learn that a payload starting with a digit is no JSON.
             server.on_message(self.sid, text[1:])
             return
         try:
-            if len(text) > server.max_http_buffer_size:
-                raise ValueError("packet is too large")
             pkt = packet_from(text)
         except Exception:  # not an Engine.IO frame: the client does not speak it
             server.hang_up_later(self.sid)
@@ -519,7 +519,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             sid = self.manager.sid_from_eio_sid(eio_sid, namespace)
             if sid is not None and self.manager.is_connected(sid, namespace):
                 answer = await client_event(data[0], sid, *data[1:])
-                await self._send_answer(eio_sid, sid, namespace, pkt.id, answer)
+                await self._send_answer(eio_sid, namespace, pkt.id, answer)
         elif kind == packet.ACK:
             await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
         else:  # CONNECT_ERROR or a type that does not exist: never a client's to send
@@ -528,7 +528,8 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     def _catch_all(self, namespace: str | None, event: str) -> Any:
         """The app's handler of every client event (`sio.on("*")`, a coroutine function)
         when it is the one python-socketio would call for `event`: no handler of the
-        event's own name, no namespace handler. A client's event then goes straight to it,
+        event's own name and no reserved name (python-socketio looks for a namespace
+        handler only when neither is found). A client's event then goes straight to it,
         as python-socketio's `_handle_event` and `_trigger_event` would take it there (a
         layer of checks and calls per message, a tenth of a message's cost outside the
         game); None: python-socketio's own way."""
@@ -548,11 +549,9 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     ) -> None:
         """python-socketio's: the handler runs, and its answer goes back as the ACK."""
         answer = await server._trigger_event(data[0], namespace, sid, *data[1:])
-        await self._send_answer(eio_sid, sid, namespace, id, answer)
+        await self._send_answer(eio_sid, namespace, id, answer)
 
-    async def _send_answer(
-        self, eio_sid: str, sid: str, namespace: str, id: Any, answer: Any
-    ) -> None:
+    async def _send_answer(self, eio_sid: str, namespace: str, id: Any, answer: Any) -> None:
         """A handler's answer, as the ACK of message `id` (none without one). Its text is
         written by orjson straight away, as app/outgoing.py writes every `state`:
         python-socketio would build a Packet, scan the answer for binary and encode it
