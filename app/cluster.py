@@ -43,7 +43,7 @@ from app.logs import log_event
 from app.metrics import Metrics
 from app.ownership import Ownership
 from app.rooms import Room, Rooms, new_code, policy
-from app.stores import LeaseLost, Snapshot, StoreError
+from app.stores import LeaseLost, Savable, Snapshot, StoreError, snapshot_version
 from app.stores.redis import RedisStore
 from app.table import Table
 from engine import Rules
@@ -73,7 +73,7 @@ class ClusterStore:
         await self.ownership.stop()
         await self.redis.close()
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         try:
             await self.redis.save_fenced(code, self.node, snapshot, seen_at)
         except LeaseLost:
@@ -82,7 +82,7 @@ class ClusterStore:
             if not await self.ownership.keep(code):
                 raise
             await self.redis.save_fenced(code, self.node, snapshot, seen_at)
-        self.ownership.saved(code, snapshot["version"])
+        self.ownership.saved(code, snapshot_version(snapshot))
 
     async def load(self, code: str) -> Snapshot | None:
         return await self.redis.load(code)

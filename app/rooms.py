@@ -36,10 +36,10 @@ from app.logs import log_event
 from app.metrics import Metrics
 from app.outgoing import Encoded
 from app.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
-from app.stores import Snapshot, Store, StoreError, restore_all, wall_clock
+from app.stores import Savable, Snapshot, Store, StoreError, restore_all, vouched, wall_clock
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
-from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar
+from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar, times_are_finite
 from app.timers import Timers, WatchedLock
 from app.views import Views
 from engine import ErrorCode as EngineCode
@@ -160,12 +160,14 @@ class Room:
         """The table as JSON-able data (no usable token); call it under the lock."""
         return self.table.to_dict(now)
 
-    def snapshot_now(self) -> Snapshot:
+    def snapshot_now(self) -> Savable:
         """The Saver's snapshot, taken on the loop when it writes: Table methods are
         synchronous, so between two awaits the table is always whole and consistent. A
         suspended table is written as of the moment it stopped: the seconds a process takes
-        to close do not eat into a freeze or a turn."""
-        return self.table.to_dict(self._held_at if self.suspended else time.monotonic())
+        to close do not eat into a freeze or a turn. Encoded here once its times are seen
+        to be finite (else the store's checked encoding refuses it)."""
+        snapshot = self.table.to_dict(self._held_at if self.suspended else time.monotonic())
+        return vouched(self.code, snapshot) if times_are_finite(snapshot) else snapshot
 
     def seen_at(self) -> float | None:
         """For the store's expiry: None while someone is connected, else when the last left."""

@@ -14,6 +14,7 @@ and a token only as its SHA-256, so a snapshot never holds a usable token.
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 import unicodedata
 from dataclasses import dataclass, field
@@ -644,6 +645,29 @@ class Table:
 # The engine's snapshot times (`now` of its clock), each moved by the same offset.
 _GAME_TIMES = ("now", "deadline", "trigger_since", "collect_until")
 _RACE_TIMES = ("at", "shown_at")  # in the photo finish of the last pile won
+
+
+def times_are_finite(snapshot: dict[str, Any]) -> bool:
+    """Whether every time in a `Table.to_dict` snapshot is a finite number, by their sum
+    (a NaN or an infinity makes it one too; a sum too big for a float, which no clock
+    reaches, only makes this say no). Its other floats are the rules', checked finite when
+    they were made."""
+    total: float = snapshot["turn_started_ago"]
+    for person in snapshot["people"]:
+        gone_for = person["gone_for"]
+        total += person["connected_for"] if gone_for is None else person["connected_for"] + gone_for
+    game = snapshot["game"]
+    if game is not None:
+        for key in _GAME_TIMES:
+            when = game[key]
+            if when is not None:
+                total += when
+        total += sum(game["frozen_until"])
+        race = game["race"]
+        if race is not None:
+            shown_at = race["shown_at"]
+            total += race["at"] if shown_at is None else race["at"] + shown_at
+    return math.isfinite(total)
 
 
 def _game_snapshot(game: Game, now: float) -> dict[str, Any]:

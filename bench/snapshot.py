@@ -6,8 +6,12 @@ A table of four is dealt and played to mid-game (flips, slaps won and lost, a fa
 a photo finish with late slaps), then each step of a save is timed on it many times over:
 
 - `Table.to_dict(now)`: the snapshot (app/table.py, the engine's `Game.to_dict` inside),
-- `encode_snapshot`: its JSON, as every store writes it (app/stores/__init__.py),
-- the two together: what the Saver pays per write, before the store's own I/O,
+- `encode_snapshot`: its JSON, checked by reading it back, as a store writes any snapshot
+  (app/stores/__init__.py),
+- `times_are_finite` + `vouched`: its JSON as a room hands it to its store (its times seen
+  to be finite, then encoded once, without the read-back),
+- a save: the snapshot, the check and `vouched`, what the Saver pays per write before the
+  store's own I/O (`Room.snapshot_now`), and the same with `encode_snapshot` for comparison,
 - `decode_snapshot` + `Table.from_dict`: a restore, for comparison (paid once per start),
 - `Saver.changed()` while a write is pending: what every change of a busy table pays,
 - the Saver's own cost per write (its task, timer and wake-ups; a store that does nothing),
@@ -30,9 +34,9 @@ from typing import Any
 
 import uvloop
 
-from app.stores import Snapshot, decode_snapshot, encode_snapshot
+from app.stores import Savable, decode_snapshot, encode_snapshot, vouched
 from app.stores.saver import Saver
-from app.table import Table
+from app.table import Table, times_are_finite
 from engine import Rules
 
 PLAYERS = 4
@@ -84,7 +88,7 @@ def per_call_us(call: Callable[[], Any], repeats: int, number: int) -> tuple[flo
 
 
 class _NoStore:
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         return None
 
     async def delete(self, code: str) -> None:
@@ -136,7 +140,12 @@ def main() -> None:
         f"pile {len(game.pile)}, snapshot {len(text)} bytes of JSON"
     )
 
-    def save() -> None:
+    def save() -> None:  # Room.snapshot_now's work
+        taken = table.to_dict(now)
+        assert times_are_finite(taken)
+        vouched(table.code, taken)
+
+    def checked_save() -> None:
         encode_snapshot(table.code, table.to_dict(now))
 
     def restore() -> None:
@@ -147,7 +156,12 @@ def main() -> None:
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("Table.to_dict", lambda: table.to_dict(now)),
         ("encode_snapshot", lambda: encode_snapshot(table.code, snapshot)),
-        ("snapshot + encode (a save)", save),
+        (
+            "times_are_finite + vouched",
+            lambda: times_are_finite(snapshot) and vouched(table.code, snapshot),
+        ),
+        ("a save (snapshot, vouched)", save),
+        ("snapshot + encode_snapshot", checked_save),
         ("decode + Table.from_dict", restore),
     ]
     print(f"µs per call, best / median of {args.repeats} runs of {args.number}:")

@@ -39,7 +39,7 @@ class RoomStore(Protocol):
     """The four calls a table's snapshots go through (a cluster node's fenced view of Redis,
     `FencedStore`, is one); `Store` below is what the server opens."""
 
-    async def save(self, code: str, snapshot: Snapshot) -> None: ...
+    async def save(self, code: str, snapshot: Savable) -> None: ...
 
     async def load(self, code: str) -> Snapshot | None: ...
 
@@ -55,7 +55,7 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None: ...
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None: ...
 
     async def load(self, code: str) -> Snapshot | None: ...
 
@@ -145,9 +145,65 @@ def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA) -> Store:
     return RedisStore(where.url, newest_schema=newest_schema)
 
 
-def encode_snapshot(code: str, snapshot: Snapshot) -> tuple[str, int]:
+@dataclass(frozen=True, slots=True)
+class SnapshotText:
+    """A snapshot encoded by the one who made it, who vouches that every float in it is
+    finite (orjson would write a NaN as null): a store writes `text` as it is. Made by
+    `vouched`; a store's `save` takes one wherever it takes a snapshot."""
+
+    text: str
+    schema: int
+    version: Any = None  # the table's `version`, for a store that keeps track (cluster)
+
+
+Savable = Snapshot | SnapshotText  # what a store's `save` takes
+
+# orjson refuses (through `_not_plain_json`) what it would otherwise write in a shape of
+# its own: dataclasses, datetimes, and subclasses of str, int, dict and list (an IntEnum).
+_PLAIN_JSON = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def _not_plain_json(value: Any) -> Any:
+    raise TypeError(f"not plain JSON: {type(value).__name__}")
+
+
+def vouched(code: str, snapshot: Snapshot) -> SnapshotText:
+    """`snapshot`, whose floats its caller has checked are finite, encoded once, without
+    `encode_snapshot`'s read-back (which cost more than the encoding: a save's every
+    object built again, then compared). Anything but JSON's own types goes the checked
+    way (`encode_snapshot`), except what orjson writes without asking: enums and UUIDs,
+    which a table's snapshot never holds (tests/app/test_snapshot_equivalence.py reads
+    thousands back exactly)."""
+    schema, version = _schema(code, snapshot), snapshot.get("version")
+    try:
+        text = orjson.dumps(snapshot, default=_not_plain_json, option=_PLAIN_JSON).decode()
+    except TypeError:  # orjson.JSONEncodeError too: a type, a key or an int it will not write
+        text, schema = encode_snapshot(code, snapshot)
+    return SnapshotText(text, schema, version)
+
+
+def snapshot_version(snapshot: Savable) -> Any:
+    """The table version a snapshot holds (None if it holds none)."""
+    if isinstance(snapshot, SnapshotText):
+        return snapshot.version
+    return snapshot.get("version")
+
+
+def _schema(code: str, snapshot: Snapshot) -> int:
+    schema = snapshot.get(SCHEMA_KEY)
+    if not isinstance(schema, int) or isinstance(schema, bool):
+        raise ValueError(f"table {code}: a snapshot carries an int {SCHEMA_KEY!r}")
+    return schema
+
+
+def encode_snapshot(code: str, snapshot: Savable) -> tuple[str, int]:
     """The snapshot as compact JSON, and its schema version (refused here if it has none:
-    an unversioned snapshot could never be told apart from a newer one).
+    an unversioned snapshot could never be told apart from a newer one). A `SnapshotText`
+    is its own text.
 
     Written by orjson (a tenth of the stdlib's cost) and read straight back: orjson writes
     NaN and infinities as null, and dataclasses, datetimes and the like as it sees fit, so
@@ -155,9 +211,9 @@ def encode_snapshot(code: str, snapshot: Snapshot) -> tuple[str, int]:
     which refuses what JSON cannot hold (a NaN time: ValueError) and writes what orjson
     will not (tuples, int keys, integers beyond 64 bits) as it always did. Either way, what
     is stored reads back as exactly this snapshot."""
-    schema = snapshot.get(SCHEMA_KEY)
-    if not isinstance(schema, int) or isinstance(schema, bool):
-        raise ValueError(f"table {code}: a snapshot carries an int {SCHEMA_KEY!r}")
+    if isinstance(snapshot, SnapshotText):
+        return snapshot.text, snapshot.schema
+    schema = _schema(code, snapshot)
     try:
         text = orjson.dumps(snapshot)
         if orjson.loads(text) == snapshot:
@@ -167,12 +223,17 @@ def encode_snapshot(code: str, snapshot: Snapshot) -> tuple[str, int]:
     return json.dumps(snapshot, separators=(",", ":"), allow_nan=False), schema
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
 def decode_snapshot(code: str, raw: str | bytes | None, newest_schema: int) -> Snapshot | None:
-    """A stored snapshot back as a dict, or None (logged) when it cannot be used."""
+    """A stored snapshot back as a dict, or None (logged) when it cannot be used (a NaN
+    or an infinity in it too: JSON has none, and no table time is one)."""
     if raw is None:
         return None
     try:
-        snapshot = json.loads(raw)
+        snapshot = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as error:
         log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=str(error)[:200])
         return None

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.stores import NEWEST_SCHEMA, Snapshot, decode_snapshot, encode_snapshot, wall_clock
+from app.stores import (
+    NEWEST_SCHEMA,
+    Savable,
+    Snapshot,
+    decode_snapshot,
+    encode_snapshot,
+    wall_clock,
+)
 
 
 class MemoryStore:
@@ -22,12 +29,12 @@ class MemoryStore:
     async def close(self) -> None:
         pass
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         text, _schema = encode_snapshot(code, snapshot)
         self._tables[code] = (text, wall_clock() if seen_at is None else seen_at)
 
     async def save_many(
-        self, items: Sequence[tuple[str, Snapshot, float | None]]
+        self, items: Sequence[tuple[str, Savable, float | None]]
     ) -> list[BaseException | None]:
         """`save` of each (code, snapshot, seen_at): what each came to (None: saved)."""
         outcomes: list[BaseException | None] = []

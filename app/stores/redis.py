@@ -31,6 +31,7 @@ from app.logs import log_event
 from app.stores import (
     NEWEST_SCHEMA,
     LeaseLost,
+    Savable,
     Snapshot,
     StoreError,
     decode_snapshot,
@@ -133,7 +134,7 @@ class RedisStore:
 
     # ---- the RoomStore seam ------------------------------------------------------------
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         fields, seen = self._fields(code, snapshot, seen_at)
         async with self._errors(), self._redis.pipeline(transaction=True) as multi:
             multi.hset(self._table_prefix + code, mapping=fields)
@@ -191,7 +192,7 @@ class RedisStore:
         return holder
 
     async def save_fenced(
-        self, code: str, node: str, snapshot: Snapshot, seen_at: float | None = None
+        self, code: str, node: str, snapshot: Savable, seen_at: float | None = None
     ) -> None:
         """`save`, only while `node` holds the table's lease: LeaseLost (nothing written) if not."""
         fields, seen = self._fields(code, snapshot, seen_at)
@@ -216,7 +217,7 @@ class RedisStore:
     # ---- helpers ----------------------------------------------------------------------
 
     def _fields(
-        self, code: str, snapshot: Snapshot, seen_at: float | None
+        self, code: str, snapshot: Savable, seen_at: float | None
     ) -> tuple[dict[str, Any], float]:
         text, schema = encode_snapshot(code, snapshot)
         now = wall_clock()
@@ -255,7 +256,7 @@ class FencedStore:
     def __init__(self, store: RedisStore, node: str) -> None:
         self.store, self.node = store, node
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         await self.store.save_fenced(code, self.node, snapshot, seen_at)
 
     async def load(self, code: str) -> Snapshot | None:

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from app.logs import log_event
-from app.stores import LeaseLost, Snapshot, StoreError
+from app.stores import LeaseLost, Savable, StoreError
 from app.timers import TIMER_CONTEXT
 
 FIRST_RETRY_SECONDS = 0.2
@@ -50,7 +50,7 @@ class SavingStore(Protocol):
     (code, snapshot, seen_at) triples and returning what each came to (None: saved, else
     the exception), for a beat's rooms in one write; without it they are saved one by one."""
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> Any: ...
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> Any: ...
 
     async def delete(self, code: str) -> Any: ...
 
@@ -60,7 +60,7 @@ class Saver:
         self,
         store: SavingStore,
         code: str,
-        snapshot: Callable[[], Snapshot],
+        snapshot: Callable[[], Savable],
         *,
         delay: float = 0.5,
         phase: float = 0.0,
@@ -188,18 +188,18 @@ class Saver:
             await self._landing
         await self.store.delete(self.code)
 
-    def _taken(self) -> tuple[Snapshot, float | None]:
+    def _taken(self) -> tuple[Savable, float | None]:
         """A beat's write takes the pending change: the snapshot as it is now."""
         self._beat = None
         self._due = None
         self._in_batch = True
         return self._now()
 
-    def _now(self) -> tuple[Snapshot, float | None]:
+    def _now(self) -> tuple[Savable, float | None]:
         """The room's snapshot and when someone was last connected, as they are now."""
         return self.snapshot(), (None if self.seen_at is None else self.seen_at())
 
-    def _save(self, snapshot: Snapshot, seen_at: float | None) -> Awaitable[Any]:
+    def _save(self, snapshot: Savable, seen_at: float | None) -> Awaitable[Any]:
         """The store's `save` of this room (`seen_at` passed only by a room that tells it)."""
         if self.seen_at is None:
             return self.store.save(self.code, snapshot)
@@ -319,7 +319,7 @@ class _Beat:
 async def _write(beat: _Beat, savers: list[Saver]) -> None:
     """One beat's rooms: each one's snapshot as it is now, then one write per store. Every
     room taken is told how its write went, whatever happens to the others."""
-    by_store: dict[int, list[tuple[Saver, Snapshot, float | None]]] = {}
+    by_store: dict[int, list[tuple[Saver, Savable, float | None]]] = {}
     for saver in savers:
         if saver._beat is not beat or saver._stopped:
             continue  # it left the beat (urgent, closed) after it joined
@@ -354,7 +354,7 @@ def _land(saver: Saver, outcome: BaseException | None) -> None:
 
 
 async def _save_all(
-    batch: list[tuple[Saver, Snapshot, float | None]],
+    batch: list[tuple[Saver, Savable, float | None]],
 ) -> list[BaseException | None]:
     store = batch[0][0].store
     save_many = getattr(store, "save_many", None)

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from app.stores import (
     NEWEST_SCHEMA,
+    Savable,
     Snapshot,
     StoreError,
     decode_snapshot,
@@ -84,13 +85,13 @@ class SqliteStore:
         self._executor.shutdown(wait=True)
         self._executor = None
 
-    async def save(self, code: str, snapshot: Snapshot, seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         (outcome,) = await self.save_many([(code, snapshot, seen_at)])
         if outcome is not None:
             raise outcome
 
     async def save_many(
-        self, items: Sequence[tuple[str, Snapshot, float | None]]
+        self, items: Sequence[tuple[str, Savable, float | None]]
     ) -> list[BaseException | None]:
         """Saves (code, snapshot, seen_at) of several tables, written in one transaction
         (with any others queued meanwhile): what each one came to, in order (None: saved).

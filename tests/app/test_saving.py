@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
+import json
+import math
 import os
 import socket
 import subprocess
@@ -35,10 +37,11 @@ from redis_server import RedisServer
 from app import rooms as rooms_module
 from app.config import Settings
 from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
-from app.stores import SCHEMA_KEY, StoreError
+from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver, next_beat
 from app.stores.sqlite import SqliteStore
+from app.table import SCHEMA_VERSION, Table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,6 +88,30 @@ async def test_every_change_is_saved_after_it_is_sent_a_burst_in_one_write(serve
     await until(lambda: not room.saver.pending, "the flip's save")  # type: ignore[union-attr]
     assert await saved_version(server, code) == room.version
     assert room.saver.saves == writes + 1
+    await close_all(clients)
+
+
+async def test_a_room_hands_its_store_its_own_encoding_unless_a_time_is_no_number(
+    server: Server,
+) -> None:
+    code, clients = await a_game(server)
+    room = server.room(code)
+    saved = room.snapshot_now()
+    assert isinstance(saved, SnapshotText)  # encoded once, by the room, not by the store
+    assert saved.version == room.version and saved.schema == SCHEMA_VERSION
+    assert (
+        Table.from_dict(json.loads(saved.text), 0.0).to_dict(0.0)["game"]["hands"]
+        == (room.snapshot(time.monotonic())["game"]["hands"])
+    )
+    kept = room.table.turn_started_at
+    room.table.turn_started_at = math.nan  # a bug's NaN: never written as null
+    try:
+        unsure = room.snapshot_now()
+        assert isinstance(unsure, dict) and math.isnan(unsure["turn_started_ago"])
+        with pytest.raises(ValueError):
+            encode_snapshot(code, unsure)  # the store's checked encoding refuses it
+    finally:
+        room.table.turn_started_at = kept
     await close_all(clients)
 
 

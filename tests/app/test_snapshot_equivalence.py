@@ -6,21 +6,37 @@ the stdlib's `json.dumps`), and they restore to the same table."""
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import math
 import random
-from dataclasses import asdict, fields
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import pytest
 
 from app.errors import ProtocolError
-from app.stores import decode_snapshot, encode_snapshot
-from app.table import Table
+from app.stores import SnapshotText, decode_snapshot, encode_snapshot, vouched
+from app.table import _GAME_TIMES as GAME_TIMES
+from app.table import Table, times_are_finite
 from engine import Game, IllegalAction, Rules
 from engine.cards import Card
 from engine.rules import TRIGGERS
+
+
+@dataclass
+class Shape:
+    x: int
+    y: int
+
+
+class Seat(enum.IntEnum):
+    NORTH = 0
+    EAST = 1
+
 
 # ---- the reference: the snapshot code as it was before issue 16 -----------------------
 
@@ -160,6 +176,9 @@ def test_snapshots_and_their_json_are_what_the_replaced_code_wrote() -> None:
         text, schema = encode_snapshot(table.code, snapshot)
         assert schema == 1
         assert json.loads(text) == json.loads(reference_encode(snapshot)) == snapshot
+        # What a room hands its store: the same text, encoded once without the read-back.
+        assert times_are_finite(snapshot)
+        assert vouched(table.code, snapshot) == SnapshotText(text, 1, table.version)
     assert steps > 3000  # many games, many states each
 
 
@@ -213,6 +232,7 @@ def test_a_time_that_is_no_number_is_refused_not_written_as_null(bad: float) -> 
         else:
             snapshot["game"]["race"]["at"] = bad
         assert b"null" in orjson.dumps(snapshot)  # orjson alone would write it silently
+        assert not times_are_finite(snapshot)  # so a room does not vouch for it
         with pytest.raises(ValueError):
             encode_snapshot(table.code, snapshot)
 
@@ -223,9 +243,53 @@ def test_what_orjson_will_not_write_is_written_as_the_stdlib_wrote_it() -> None:
     snapshot["extra"] = {"pair": (1, 2), "big": 2**70, 7: "int key"}
     text, _ = encode_snapshot(table.code, snapshot)
     assert text == reference_encode(snapshot)
+    assert vouched(table.code, snapshot).text == text  # vouched for, and still checked
     snapshot["extra"] = {"kept": {1, 2}}  # no JSON at all: refused, as before
     with pytest.raises(TypeError):
         encode_snapshot(table.code, snapshot)
+    with pytest.raises(TypeError):
+        vouched(table.code, snapshot)
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        Shape(1, 2),  # a dataclass: orjson would write it as an object
+        datetime(2026, 12, 1, tzinfo=UTC),  # orjson would write it as a text
+        Seat.EAST,  # an IntEnum: orjson would write it as 1, and it would come back an int
+    ],
+)
+def test_a_vouched_snapshot_still_refuses_what_json_has_no_place_for(odd: object) -> None:
+    """Only JSON's own types go straight to orjson: the rest take the checked way, which
+    refuses a dataclass or a datetime and writes an IntEnum as `encode_snapshot` does."""
+    table, now = a_table_in_play()
+    snapshot = table.to_dict(now)
+    snapshot["extra"] = [odd]
+    if isinstance(odd, Seat):
+        assert vouched(table.code, snapshot).text == encode_snapshot(table.code, snapshot)[0]
+    else:
+        with pytest.raises(TypeError):
+            vouched(table.code, snapshot)
+
+
+def test_every_time_in_a_snapshot_is_checked_finite() -> None:
+    """Each place a table snapshot holds a time: a NaN or an infinity there is seen."""
+    table, now = a_table_in_play()
+    places: list[Callable[[dict[str, Any], float], None]] = [
+        lambda s, bad: s.__setitem__("turn_started_ago", bad),
+        lambda s, bad: s["people"][0].__setitem__("connected_for", bad),
+        lambda s, bad: s["people"][0].__setitem__("gone_for", bad),
+        lambda s, bad: s["game"]["frozen_until"].__setitem__(0, bad),
+        lambda s, bad: s["game"]["race"].__setitem__("at", bad),
+        lambda s, bad: s["game"]["race"].__setitem__("shown_at", bad),
+        *[lambda s, bad, key=key: s["game"].__setitem__(key, bad) for key in GAME_TIMES],
+    ]
+    assert times_are_finite(table.to_dict(now))
+    for place in places:
+        for bad in (math.nan, math.inf, -math.inf):
+            snapshot = table.to_dict(now)
+            place(snapshot, bad)
+            assert not times_are_finite(snapshot)
 
 
 def test_a_restored_game_shares_nothing_with_the_snapshot_it_came_from() -> None:

@@ -34,6 +34,7 @@ from app.stores import (
     open_store,
     parse_store_url,
     restore_all,
+    vouched,
     wall_clock,
 )
 from app.stores.memory import MemoryStore
@@ -127,6 +128,14 @@ async def test_the_latest_save_wins_and_a_saved_dict_is_not_shared(store: Store)
     assert await store.codes() == ["ANNS"]
 
 
+async def test_a_snapshot_its_maker_encoded_is_written_as_it_is(store: Store) -> None:
+    snapshot = table(1)
+    text = vouched("ANNS", snapshot)
+    assert (text.schema, text.version) == (1, snapshot["version"])
+    await store.save("ANNS", text)
+    assert await store.load("ANNS") == snapshot
+
+
 async def test_a_deleted_table_is_gone(store: Store) -> None:
     await store.save("ANNS", table(1))
     await store.delete("ANNS")
@@ -157,10 +166,11 @@ async def test_unreadable_snapshots_are_logged_and_skipped(store: Store, logged:
     plant(store, "BADJ", '{"schema": 1, "game": {"hands": [[')  # cut off mid-write
     plant(store, "LIST", "[1, 2, 3]")
     plant(store, "NOSC", json.dumps({"game": {}}))
+    plant(store, "NANS", '{"schema": 1, "turn_started_ago": NaN}')  # Python's json writes it
     await store.save("NEWR", table(2, schema=NEWEST_SCHEMA + 1))  # written by a newer release
     restored = await restore_all(store, expiry_seconds=600)
     assert restored == {"GOOD": table(1)}
-    assert logged.events.count("snapshot_unreadable") == 3
+    assert logged.events.count("snapshot_unreadable") == 4
     assert logged.events.count("snapshot_too_new") == 1
 
 
