@@ -197,12 +197,17 @@ class Table:
 
     def match_score(self) -> list[tuple[str, str, int]]:
         """(id, name, games won) for everyone seated or with a win here, most wins first."""
-        known: dict[str, str] = {p.id: p.name for p in self.people.values()}
-        known |= {b.id: b.name for b in self.bots.values()}
+        people, bots, wins = self.people, self.bots, self.wins
         ids = [o for o in self.seats if o is not None]
-        ids += [i for i in self.wins if i not in ids and i in known]
-        scores = [(i, known[i], self.wins.get(i, 0)) for i in ids if i in known]
-        return sorted(scores, key=lambda score: -score[2])
+        ids += [i for i in wins if i not in ids]
+        scores = []
+        for i in ids:
+            who = bots.get(i) or people.get(i)
+            if who is not None:
+                scores.append((i, who.name, wins.get(i, 0)))
+        if wins:  # else every score is 0, and the order stays as it is
+            scores.sort(key=lambda score: -score[2])
+        return scores
 
     def compensation(self, seat: int) -> float:
         """Seconds a slap from `seat` is moved earlier under lag-fair judging: the person's

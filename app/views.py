@@ -16,7 +16,7 @@ from typing import Any
 from app.events import EventDict
 from app.outgoing import Encoded, event_head, to_json
 from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
-from app.table import Person, Table, TableBot
+from app.table import Person, Table
 
 
 class Views:
@@ -79,7 +79,7 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
         "game": table.games,
         "first": table.first,
         "host": table.host,
-        "seats": [_seat(table, i, hands[i] if hands is not None else None) for i in seats],
+        "seats": _seats(table, hands, seats),
         "spectators": [
             Spectator(player=p.id, name=p.name, connected=True) for p in table.spectators()
         ],
@@ -109,22 +109,46 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
     }
 
 
-def _seat(table: Table, seat: int, hand: dict[str, Any] | None) -> SeatState | None:
-    occupant = table.occupant(seat)
-    if occupant is None:
-        return None
-    lag = table.lag.estimate(occupant.id) if isinstance(occupant, Person) else None
-    bot = occupant if isinstance(occupant, TableBot) else None
-    person = occupant if isinstance(occupant, Person) else None
-    return {
-        "seat": seat,
-        "player": person.id if person is not None else None,
-        "name": occupant.name,
-        "avatar": person.avatar if person is not None else None,
-        "bot": bot.level if bot is not None else None,
-        "connected": person.connected if person is not None else True,
-        "cards": hand["cards"] if hand is not None else 0,
-        "out": hand["out"] if hand is not None else False,
-        "frozen_ms": hand["frozen_ms"] if hand is not None else 0,
-        "lag_ms": None if lag is None else round(lag * 1000),
-    }
+def _seats(
+    table: Table, hands: list[dict[str, Any]] | None, seats: range
+) -> list[SeatState | None]:
+    """Each seat's occupant and hand, in one pass (a view is built for every change)."""
+    people, bots, lag = table.people, table.bots, table.lag
+    shown: list[SeatState | None] = []
+    for seat in seats:
+        occupant = table.seats[seat]
+        if occupant is None:
+            shown.append(None)
+            continue
+        hand = hands[seat] if hands is not None else None
+        bot = bots.get(occupant)
+        if bot is not None:
+            name, player, avatar, level, connected, lag_ms = (
+                bot.name,
+                None,
+                None,
+                bot.level,
+                True,
+                None,
+            )
+        else:
+            person = people[occupant]
+            name, player, avatar = person.name, person.id, person.avatar
+            level, connected = None, person.connected
+            estimate = lag.estimate(occupant)
+            lag_ms = None if estimate is None else round(estimate * 1000)
+        shown.append(
+            {
+                "seat": seat,
+                "player": player,
+                "name": name,
+                "avatar": avatar,
+                "bot": level,
+                "connected": connected,
+                "cards": hand["cards"] if hand is not None else 0,
+                "out": hand["out"] if hand is not None else False,
+                "frozen_ms": hand["frozen_ms"] if hand is not None else 0,
+                "lag_ms": lag_ms,
+            }
+        )
+    return shown
