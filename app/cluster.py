@@ -231,7 +231,7 @@ class ClusterNode:
         """The table whose lease this process just took, open here from its last save."""
         try:
             room = await self.rooms.restore(code)
-        except (ValueError, TypeError, KeyError, IndexError) as error:
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
             log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=repr(error))
             room = None
         if room is None:

@@ -703,7 +703,7 @@ class Rooms:
                 if snapshot.get("code") != code:
                     raise ValueError(f"the snapshot saved as {code} is of another room")
                 self._open_restored(snapshot, now)
-            except (ValueError, TypeError, KeyError, IndexError) as error:
+            except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
                 # Readable JSON but not a table this code can play on: kept in the store
                 # (a newer release may read it), and its code is never given out again.
                 log_event(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,7 +160,8 @@ class SnapshotText:
 Savable = Snapshot | SnapshotText  # what a store's `save` takes
 
 # orjson refuses (through `_not_plain_json`) what it would otherwise write in a shape of
-# its own: dataclasses, datetimes, and subclasses of str, int, dict and list (an IntEnum).
+# its own: dataclasses, datetimes, and subclasses of str, int, dict and list. Enums (an
+# IntEnum too), UUIDs and orjson.Fragment it still writes as it sees fit.
 _PLAIN_JSON = (
     orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
@@ -175,9 +177,9 @@ def vouched(code: str, snapshot: Snapshot) -> SnapshotText:
     """`snapshot`, whose floats its caller has checked are finite, encoded once, without
     `encode_snapshot`'s read-back (which cost more than the encoding: a save's every
     object built again, then compared). Anything but JSON's own types goes the checked
-    way (`encode_snapshot`), except what orjson writes without asking: enums and UUIDs,
-    which a table's snapshot never holds (tests/app/test_snapshot_equivalence.py reads
-    thousands back exactly)."""
+    way (`encode_snapshot`), except what orjson writes without asking: enums, UUIDs and
+    orjson.Fragment, which a table's snapshot never holds (tests/app/
+    test_snapshot_equivalence.py reads thousands back exactly)."""
     schema, version = _schema(code, snapshot), snapshot.get("version")
     try:
         text = orjson.dumps(snapshot, default=_not_plain_json, option=_PLAIN_JSON).decode()
@@ -209,8 +211,9 @@ def encode_snapshot(code: str, snapshot: Savable) -> tuple[str, int]:
     NaN and infinities as null, and dataclasses, datetimes and the like as it sees fit, so
     a text that does not read back as the snapshot itself is left to the stdlib encoder,
     which refuses what JSON cannot hold (a NaN time: ValueError) and writes what orjson
-    will not (tuples, int keys, integers beyond 64 bits) as it always did. Either way, what
-    is stored reads back as exactly this snapshot."""
+    will not (int keys, integers beyond 64 bits) or what does not read back as itself (a
+    tuple, as a list) as it always did. Either way, what is stored reads back as this
+    snapshot (a tuple as a list)."""
     if isinstance(snapshot, SnapshotText):
         return snapshot.text, snapshot.schema
     schema = _schema(code, snapshot)
@@ -227,13 +230,23 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON number")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused if it is too big for a float
+    (`1e999` would read as an infinity)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is beyond a float")
+    return value
+
+
 def decode_snapshot(code: str, raw: str | bytes | None, newest_schema: int) -> Snapshot | None:
     """A stored snapshot back as a dict, or None (logged) when it cannot be used (a NaN
-    or an infinity in it too: JSON has none, and no table time is one)."""
+    or an infinity in it too, written as such or as a number too big for a float: JSON
+    has none, no table time is one, and a save would write it as null)."""
     if raw is None:
         return None
     try:
-        snapshot = json.loads(raw, parse_constant=_no_constant)
+        snapshot = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
     except (ValueError, UnicodeDecodeError) as error:
         log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=str(error)[:200])
         return None

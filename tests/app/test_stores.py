@@ -29,6 +29,7 @@ from app.config import Settings
 from app.stores import (
     NEWEST_SCHEMA,
     LeaseLost,
+    Savable,
     Store,
     StoreError,
     open_store,
@@ -167,10 +168,11 @@ async def test_unreadable_snapshots_are_logged_and_skipped(store: Store, logged:
     plant(store, "LIST", "[1, 2, 3]")
     plant(store, "NOSC", json.dumps({"game": {}}))
     plant(store, "NANS", '{"schema": 1, "turn_started_ago": NaN}')  # Python's json writes it
+    plant(store, "HUGE", '{"schema": 1, "turn_started_ago": 1e999}')  # read as an infinity
     await store.save("NEWR", table(2, schema=NEWEST_SCHEMA + 1))  # written by a newer release
     restored = await restore_all(store, expiry_seconds=600)
     assert restored == {"GOOD": table(1)}
-    assert logged.events.count("snapshot_unreadable") == 4
+    assert logged.events.count("snapshot_unreadable") == 5
     assert logged.events.count("snapshot_too_new") == 1
 
 
@@ -448,7 +450,7 @@ class Counting(MemoryStore):
         self.writes = 0
         self.fail_next = 0
 
-    async def save(self, code: str, snapshot: dict[str, Any], seen_at: float | None = None) -> None:
+    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
         if self.fail_next:
             self.fail_next -= 1
             raise StoreError("the disk is full")
