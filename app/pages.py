@@ -8,7 +8,7 @@ from typing import Any
 import jinja2
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -111,6 +111,43 @@ async def room_tv(request: Request, code: str) -> Response:
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
+# The manifest's description is the pages' own (templates/base.html's meta description):
+# one sentence, translated once.
+DESCRIPTION = "Realtime Slapjack with friends: open a table, share the link, race to slap the Jack."
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+async def manifest(request: Request, lang: str | None = None) -> Response:
+    """The web app manifest (what a phone shows when the page is added to its home screen)
+    in the page's language: `?lang=` as the page links it, else the page's own choice."""
+    if lang not in i18n.LANGUAGES:
+        lang = i18n.choose(request.cookies.get(i18n.COOKIE), request.headers.get("accept-language"))
+    body = {
+        "name": "Slapjack",
+        "short_name": "Slapjack",
+        "description": i18n.translations(lang).gettext(DESCRIPTION),
+        "lang": lang,
+        "start_url": "/",
+        "display": "standalone",
+        "orientation": "portrait",
+        "background_color": "#0a1712",
+        "theme_color": "#0a1712",
+        "icons": [
+            {
+                "src": "/static/img/icon.svg",
+                "sizes": "any",
+                "type": "image/svg+xml",
+                "purpose": "any",
+            }
+        ],
+    }
+    return JSONResponse(
+        body,
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "public, max-age=3600", "Vary": "Cookie, Accept-Language"},
+    )
 
 
 @router.get("/r/{code}/qr.svg", include_in_schema=False)

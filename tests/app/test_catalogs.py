@@ -18,6 +18,7 @@ from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
 from app import i18n
+from app.pages import DESCRIPTION
 from app.protocol import ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,3 +166,30 @@ async def test_the_switch_remembers_the_choice_on_the_device(server: Server) -> 
             assert answer.headers["location"] == "/"
         unknown = await http.get("/lang/xx")
         assert "set-cookie" not in unknown.headers
+
+
+async def test_the_manifest_speaks_the_pages_language(server: Server) -> None:
+    """What a phone shows when the page is added to its home screen: the page links the
+    manifest in its own language, whose description is the page's meta description."""
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        for lang in ("en", "ms"):
+            page = await http.get("/", headers={"Accept-Language": lang})
+            link = re.search(r'<link rel="manifest" href="([^"]+)"', page.text)
+            assert link is not None and link.group(1) == f"/manifest.webmanifest?lang={lang}"
+            answer = await http.get(unescape(link.group(1)))
+            assert answer.status_code == 200
+            assert answer.headers["content-type"] == "application/manifest+json"
+            manifest = answer.json()
+            described = re.search(r'<meta name="description" content="([^"]+)"', page.text)
+            assert described is not None
+            assert manifest["description"] == unescape(described.group(1))
+            assert manifest["lang"] == lang and manifest["start_url"] == "/"
+            assert manifest["icons"][0]["src"] == "/static/img/icon.svg"
+        malay = (await http.get("/manifest.webmanifest?lang=ms")).json()["description"]
+        assert malay == po("ms")[DESCRIPTION].string and malay != DESCRIPTION
+        # Without ?lang (or with one we do not speak): the device's choice, then the browser's.
+        asked = await http.get("/manifest.webmanifest?lang=xx", headers={"Accept-Language": "ms"})
+        assert asked.json()["lang"] == "ms" and "Accept-Language" in asked.headers["vary"]
+        http.cookies.set(i18n.COOKIE, "en")  # the switch, on this device: it wins
+        chosen = await http.get("/manifest.webmanifest", headers={"Accept-Language": "ms"})
+        assert chosen.json()["lang"] == "en"
