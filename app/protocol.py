@@ -307,6 +307,7 @@ class Pile(TypedDict):
     id: int
     count: int
     top: list[str]
+    burned: int  # how many of the pile's bottom cards were burned under it (face up)
 
 
 class Seen(TypedDict):

@@ -83,7 +83,7 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
         "spectators": [
             Spectator(player=p.id, name=p.name, connected=True) for p in table.spectators()
         ],
-        "pile": view["pile"] if view is not None else Pile(id=0, count=0, top=[]),
+        "pile": view["pile"] if view is not None else Pile(id=0, count=0, top=[], burned=0),
         "next": view["next"] if view is not None else None,
         "slap_open": view["slap_open"] if view is not None else False,
         "trigger": view["trigger"] if view is not None else None,

@@ -217,6 +217,7 @@ class Game:
         game._hands = [deque(hand) for hand in hands]
         game._pile = pile
         game._pile_id = 0
+        game._burned = 0
         game._out = [not hand for hand in hands]
         game._frozen = [0.0] * players
         game._next = first
@@ -246,6 +247,7 @@ class Game:
     _hands: list[deque[Card]]
     _pile: list[Card]
     _pile_id: int
+    _burned: int  # how many of the pile's bottom cards were burned under it (face up)
     _out: list[bool]
     _frozen: list[float]
     _next: int | None
@@ -286,6 +288,13 @@ class Game:
     def pile_top(self, count: int) -> list[str]:
         """The texts of the pile's top `count` cards (face up), bottom first."""
         return [card.text for card in self._pile[-count:]] if count > 0 else []
+
+    @property
+    def pile_burned(self) -> int:
+        """How many of the pile's bottom cards were burned under it (face up, by false
+        slaps), so a view can draw them apart: with the pile this short they are among the
+        top cards shown."""
+        return self._burned
 
     def seat_facts(self) -> list[tuple[int, bool, float]]:
         """Every seat's (cards held, out, frozen until), in seat order: what a view shows of
@@ -473,6 +482,7 @@ class Game:
         self._hands[seat].extend(pile)  # under the deck, the pile's bottom card first
         self._pile = []
         self._pile_id += 1
+        self._burned = 0
         self._trigger = self._trigger_since = None
         self._lapsed = False
         self._collect_until = now + self.rules.collect_seconds
@@ -518,6 +528,7 @@ class Game:
         receiver = self._penalty_receiver(seat)
         if receiver is None:
             self._pile.insert(0, card)  # burned face-up under the pile
+            self._burned += 1
             self._update_trigger(now)  # on a short pile the burn can complete a trigger
         else:
             self._hands[receiver].append(card)  # face-down, so the event does not name it
@@ -575,6 +586,7 @@ class Game:
             self._hands[seat].extend(self._pile)
             self._pile = []
             self._pile_id += 1
+            self._burned = 0
         self._trigger = self._trigger_since = None
         self._lapsed = False
         self._finish(seat, "cards", events)
@@ -648,6 +660,7 @@ class Game:
             "hands": [[card.text for card in hand] for hand in self._hands],
             "pile": [card.text for card in self._pile],
             "pile_id": self._pile_id,
+            "burned": self._burned,
             "out": list(self._out),
             "frozen_until": list(self._frozen),
             "next": self._next,
@@ -690,6 +703,9 @@ class Game:
         race = data.get("race")
         game._race = None if race is None else Race.from_dict(race)
         game._shuffle_seed = int(data.get("shuffle_seed", 0))
+        game._burned = int(data.get("burned", 0))
+        if not 0 <= game._burned <= len(game._pile):
+            raise ValueError(f"{game._burned} burned cards under a pile of {len(game._pile)}")
         game._stats = [SeatStats(**s) for s in data["stats"]]
         for stats in game._stats:  # its own samples: the game shares nothing with `data`
             stats.reactions_ms = list(stats.reactions_ms)

@@ -41,6 +41,7 @@ def table_view(game: Game) -> dict[str, Any]:
             "id": game.pile_id,
             "count": game.pile_size,
             "top": game.pile_top(PILE_CARDS_SHOWN),
+            "burned": game.pile_burned,
         },
         "next": game.next_to_play,
         "slap_open": game.slap_open,

@@ -35,7 +35,6 @@ export function createFeedback({ store, sound }) {
       else if (kind === "slide") slidePileTo(view.motion, value);
       else if (kind === "burn") setFreezeBurn(value);
       else if (kind === "taker") view.lastTaker = value;
-      else if (kind === "burned") noteBurn(view.pile, value);
       else if (kind === "nudge") nudgeLater(value);
     }
   }
@@ -69,11 +68,4 @@ export function createFeedback({ store, sound }) {
       else showBanner(view.banner, { text: errorText(error), tone: "bad" });
     },
   };
-}
-
-// A card burned face-up under pile `pileId`: pile.js draws the burned ones apart, so a
-// burned Jack never looks like one to slap. A new pile starts with none.
-function noteBurn(pileView, pileId) {
-  if (pileView.burned.id !== pileId) pileView.burned = { id: pileId, count: 0 };
-  pileView.burned.count += 1;
 }

@@ -9,7 +9,6 @@
 //   ["toast", {text, game}]          a short note (also announced); `game` ones go when the phase changes
 //   ["sound", name] ["buzz", pattern] ["flipped", seat] ["slide", seat] ["burn", text]
 //   ["taker", name]                  remember who took the last pile, for "Too late! Sam was faster"
-//   ["burned", pileId]               a card went face-up under pile `pileId` (pile.js draws it apart)
 
 import { cardLabel, cardName } from "./cards.js";
 import { stateChanges } from "./changes.js";
@@ -59,7 +58,6 @@ const HANDLERS = {
     else if (given(event.to)) penalty = say("false_slap.given", { name: seatName(state, event.to) });
     const text = mine ? say("false_slap.mine", { penalty }) : say("false_slap.other", { name: nameOf(state, event), penalty });
     const effects = [["banner", { text, tone: mine ? "bad" : "", about: mine ? "freeze" : "" }]];
-    if (event.card) effects.push(["burned", state.pile?.id ?? 0]);
     effects.push(["announce", mine ? say("false_slap.mine.said", { penalty }) : text]);
     if (mine) effects.push(["burn", penalty], ["sound", "wrong"], ["buzz", [70, 50, 70]]);
     return effects;

@@ -11,7 +11,7 @@ import { dealIn } from "./motion.js";
 // slap aims at, see aim.js), and a new top card deals in from the flipper's seat.
 export function renderPile(view, state, pileNode, countNode) {
   const pileView = view.pile;
-  const pile = state.pile || { id: 0, count: 0, top: [] };
+  const pile = state.pile || { id: 0, count: 0, top: [], burned: 0 };
   const top = Array.isArray(pile.top) ? pile.top : [];
   notePileShown(pileView, state, performance.now());
   // Shown on the page too, for people and tests reading it; a slap aims from the store.
@@ -19,7 +19,7 @@ export function renderPile(view, state, pileNode, countNode) {
   pileNode.classList.toggle("pile--trigger", pileView.trigger);
   setText(countNode, pile.count > 0 ? say("pile.count", { count: pile.count }) : "");
 
-  const burned = burnedOnTop(pileView.burned, pile, top);
+  const burned = burnedOnTop(pile, top);
   const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}|${burned}`;
   if (key === pileView.key) return;
   pileView.key = key;
@@ -42,12 +42,12 @@ export function renderPile(view, state, pileNode, countNode) {
 }
 
 // How many of the shown cards (`top`, the pile's last few) are burned ones. A burned card
-// goes to the bottom of the pile, so the first `count` of the pile are burned and only
-// show while the pile is short. `burnedView` is store.view.pile.burned.
-export function burnedOnTop(burnedView, pile, top) {
-  if (!burnedView || burnedView.id !== pile.id) return 0;
+// goes to the bottom of the pile, so the first `pile.burned` of the pile (the server's
+// count: a reload or a late arrival sees them too) are burned and show only while the
+// pile is short.
+export function burnedOnTop(pile, top) {
   const hidden = Math.max(0, (pile.count ?? top.length) - top.length);
-  return Math.max(0, Math.min(top.length, burnedView.count - hidden));
+  return Math.max(0, Math.min(top.length, (pile.burned ?? 0) - hidden));
 }
 
 function burnedCards(texts) {

@@ -15,9 +15,8 @@ export function createViewState() {
     lastTaker: null,
     // Freeze countdowns: seat -> performance.now() when its freeze ends, and your seat.
     freeze: { deadlines: new Map(), mine: null, ticking: false },
-    // The pile on screen (aim.js): its id, whether a trigger shows, and the pile it replaced;
-    // how many cards were burned under it (pile.js draws them apart), as seen in events.
-    pile: { id: null, trigger: false, previousId: null, changedAt: -Infinity, key: "", top: null, burned: { id: null, count: 0 } },
+    // The pile on screen (aim.js): its id, whether a trigger shows, and the pile it replaced.
+    pile: { id: null, trigger: false, previousId: null, changedAt: -Infinity, key: "", top: null },
     // The "Slap it!" nudge's timer (changes.js NUDGE_MS).
     nudge: { timer: 0 },
     // Movement in flight (motion.js): taken piles still sliding, and the last flip.

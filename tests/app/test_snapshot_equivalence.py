@@ -58,6 +58,7 @@ def reference_game(game: Game) -> dict[str, Any]:
         "hands": [[str(c) for c in hand] for hand in game._hands],
         "pile": [str(c) for c in game._pile],
         "pile_id": game._pile_id,
+        "burned": game._burned,  # added after the code this copies: how many burned under the pile
         "out": list(game._out),
         "frozen_until": list(game._frozen),
         "next": game._next,

@@ -331,3 +331,28 @@ async def test_a_false_slap_a_refresh_and_a_late_slap_at_a_long_table(
 
     for person in people:
         assert person.problems == [], f"{person.label}: {person.problems}"
+
+
+async def test_a_card_burned_under_the_pile_stays_apart_after_a_refresh(
+    base_url: str, browser: Browser
+) -> None:
+    """A wrong slap on the empty pile just after the deal burns a card that is then the
+    whole pile: drawn apart (turned and greyed), never as a card to slap, on every screen,
+    and still so on a page that reloads and so never saw the burn (the state says how many
+    cards are burned under the pile)."""
+    phone, bob, _cy = await open_three(browser)
+    link = await open_table_from_home(phone, base_url, "Ann", LONG_GAME)
+    await bob.join(link, "Bob")
+    await bob.seated()
+    await start_the_game(phone, [phone, bob], players=2)
+    await bob.slap()
+    burned, fanned = "#pile .pile-burned .card", "#pile > .card"
+    for person in (phone, bob):
+        await expect(person.page.locator(burned)).to_have_count(1, timeout=WAIT_MS)
+        await expect(person.page.locator(fanned)).to_have_count(0)
+    await phone.page.reload()
+    await phone.seated()
+    await expect(phone.page.locator(burned)).to_have_count(1, timeout=WAIT_MS)
+    await expect(phone.page.locator(fanned)).to_have_count(0)
+    for person in (phone, bob):
+        assert person.problems == [], f"{person.label}: {person.problems}"

@@ -2,6 +2,7 @@
 
 from collections import Counter
 
+import pytest
 from engine_helpers import all_cards, evs, hands, kinds, new, pile, refused
 
 from engine import Card, Game
@@ -233,6 +234,50 @@ def test_a_false_slap_on_an_empty_pile_makes_the_burned_card_the_top():
     g.slap(1, 1.0)
     assert pile(g) == ["4D"]
     assert g.pile[-1] == g.pile[0]
+
+
+def test_the_pile_counts_its_burned_cards_until_it_is_taken() -> None:
+    """Burned cards are face up under the pile: every view says how many, so a page that
+    arrives late (or reloads) draws them apart from the flipped ones, and a snapshot keeps
+    the count."""
+    g = new(
+        [
+            ["2H", "3H", "JD", "8S", "8H"],
+            ["4D", "5D", "6S", "6H", "6D"],
+            ["7C", "9C", "KD", "2C", "3C"],
+        ],
+        pile=["6C"],
+    )
+    g.slap(1, 1.0)  # 4D burned
+    g.slap(2, 1.0)  # 7C burned
+    assert pile(g) == ["7C", "4D", "6C"] and g.pile_burned == 2
+    assert g.view(None)["pile"] == {
+        "id": g.pile_id,
+        "count": 3,
+        "top": ["7C", "4D", "6C"],
+        "burned": 2,
+    }
+    again = Game.from_dict(g.to_dict())
+    assert again.pile_burned == 2 and again.to_dict() == g.to_dict()
+    g.flip(0, 3.0)  # 2H
+    g.flip(1, 3.1)  # 5D
+    g.flip(2, 3.2)  # 9C
+    g.flip(0, 3.3)  # 3H
+    assert g.view(None)["pile"]["top"] == ["5D", "9C", "3H"] and g.pile_burned == 2
+    g.flip(1, 3.4)  # 6S
+    g.flip(2, 3.5)  # KD
+    g.flip(0, 3.6)  # JD: a Jack
+    g.slap(1, 3.7)
+    assert g.pile_burned == 0 and g.view(None)["pile"]["burned"] == 0  # taken: a new pile
+
+
+def test_a_snapshot_with_more_burned_cards_than_its_pile_is_refused() -> None:
+    data = new([["2H"], ["3C"]], pile=["6C"]).to_dict()
+    for burned in (2, -1):
+        with pytest.raises(ValueError, match="burned"):
+            Game.from_dict({**data, "burned": burned})
+    older = {key: value for key, value in data.items() if key != "burned"}
+    assert Game.from_dict(older).pile_burned == 0  # written before the count: none
 
 
 def test_a_false_slap_keeps_the_pile_id():

@@ -47,7 +47,7 @@ def test_view_shape():
     assert [s["cards"] for s in v["seats"]] == [4, 3, 5]
     assert [s["out"] for s in v["seats"]] == [False, False, False]
     assert [s["frozen_ms"] for s in v["seats"]] == [0, 0, 0]
-    assert v["pile"] == {"id": g.pile_id, "count": 2, "top": ["JC", "9C"]}
+    assert v["pile"] == {"id": g.pile_id, "count": 2, "top": ["JC", "9C"], "burned": 0}
     assert v["next"] == 0
     assert v["slap_open"] is False
     assert v["trigger"] is None

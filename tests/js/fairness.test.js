@@ -93,12 +93,12 @@ test("the deck says your turn only when the server would take the flip", () => {
 });
 
 test("burned cards are the bottom of the pile: drawn apart only while they show", () => {
-  const burned = { id: 5, count: 1 };
-  assert.equal(burnedOnTop(burned, { id: 5, count: 1 }, ["JS"]), 1);
-  assert.equal(burnedOnTop(burned, { id: 5, count: 3 }, ["JS", "2C", "4H"]), 1);
-  assert.equal(burnedOnTop(burned, { id: 5, count: 4 }, ["2C", "4H", "9D"]), 0); // covered
-  assert.equal(burnedOnTop({ id: 5, count: 2 }, { id: 5, count: 3 }, ["JS", "QH", "4H"]), 2);
-  assert.equal(burnedOnTop(burned, { id: 6, count: 1 }, ["4H"]), 0); // another pile
+  assert.equal(burnedOnTop({ id: 5, count: 1, burned: 1 }, ["JS"]), 1);
+  assert.equal(burnedOnTop({ id: 5, count: 3, burned: 1 }, ["JS", "2C", "4H"]), 1);
+  assert.equal(burnedOnTop({ id: 5, count: 4, burned: 1 }, ["2C", "4H", "9D"]), 0); // covered
+  assert.equal(burnedOnTop({ id: 5, count: 3, burned: 2 }, ["JS", "QH", "4H"]), 2);
+  assert.equal(burnedOnTop({ id: 6, count: 1, burned: 0 }, ["4H"]), 0); // none under this one
+  assert.equal(burnedOnTop({ id: 6, count: 1 }, ["4H"]), 0); // a server that does not say
 });
 
 test("the rules summary names the new house rules when they differ from the default", () => {
