@@ -337,9 +337,9 @@ async def test_a_card_burned_under_the_pile_stays_apart_after_a_refresh(
     base_url: str, browser: Browser
 ) -> None:
     """A wrong slap on the empty pile just after the deal burns a card that is then the
-    whole pile: drawn apart (turned and greyed), never as a card to slap, on every screen,
-    and still so on a page that reloads and so never saw the burn (the state says how many
-    cards are burned under the pile)."""
+    whole pile: drawn apart (turned and greyed) on every screen, and still so on a page
+    that reloads and so never saw the burn (the state says how many cards are burned under
+    the pile)."""
     phone, bob, _cy = await open_three(browser)
     link = await open_table_from_home(phone, base_url, "Ann", LONG_GAME)
     await bob.join(link, "Bob")
