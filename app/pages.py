@@ -116,6 +116,18 @@ async def room_tv(request: Request, code: str) -> Response:
 # The manifest's description is the pages' own (templates/base.html's meta description):
 # one sentence, translated once.
 DESCRIPTION = "Realtime Slapjack with friends: open a table, share the link, race to slap the Jack."
+MANIFEST = {  # all but its `description` and `lang`
+    "name": "Slapjack",
+    "short_name": "Slapjack",
+    "start_url": "/",
+    "display": "standalone",
+    "orientation": "portrait",
+    "background_color": "#0a1712",
+    "theme_color": "#0a1712",
+    "icons": [
+        {"src": "/static/img/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}
+    ],
+}
 
 
 @router.get("/manifest.webmanifest", include_in_schema=False)
@@ -124,25 +136,7 @@ async def manifest(request: Request, lang: str | None = None) -> Response:
     in the page's language: `?lang=` as the page links it, else the page's own choice."""
     if lang not in i18n.LANGUAGES:
         lang = i18n.choose(request.cookies.get(i18n.COOKIE), request.headers.get("accept-language"))
-    body = {
-        "name": "Slapjack",
-        "short_name": "Slapjack",
-        "description": i18n.translations(lang).gettext(DESCRIPTION),
-        "lang": lang,
-        "start_url": "/",
-        "display": "standalone",
-        "orientation": "portrait",
-        "background_color": "#0a1712",
-        "theme_color": "#0a1712",
-        "icons": [
-            {
-                "src": "/static/img/icon.svg",
-                "sizes": "any",
-                "type": "image/svg+xml",
-                "purpose": "any",
-            }
-        ],
-    }
+    body = {**MANIFEST, "description": i18n.translations(lang).gettext(DESCRIPTION), "lang": lang}
     return JSONResponse(
         body,
         media_type="application/manifest+json",

@@ -657,21 +657,18 @@ def times_are_finite(snapshot: dict[str, Any]) -> bool:
     (a NaN or an infinity makes it one too; a sum too big for a float, which no clock
     reaches, only makes this say no). Its other floats are the rules', checked finite when
     they were made."""
-    total: float = snapshot["turn_started_ago"]
+    total: float = snapshot["turn_started_ago"]  # a time that is None adds 0.0 (`or`)
     for person in snapshot["people"]:
-        gone_for = person["gone_for"]
-        total += person["connected_for"] if gone_for is None else person["connected_for"] + gone_for
+        total += person["connected_for"] + (person["gone_for"] or 0.0)
     game = snapshot["game"]
     if game is not None:
         for key in _GAME_TIMES:
-            when = game[key]
-            if when is not None:
-                total += when
+            total += game[key] or 0.0
         total += sum(game["frozen_until"])
         race = game["race"]
         if race is not None:
-            shown_at = race["shown_at"]
-            total += race["at"] if shown_at is None else race["at"] + shown_at
+            for key in _RACE_TIMES:
+                total += race[key] or 0.0
     return math.isfinite(total)
 
 

@@ -123,14 +123,8 @@ def _seats(
         hand = hands[seat] if hands is not None else None
         bot = bots.get(occupant)
         if bot is not None:
-            name, player, avatar, level, connected, lag_ms = (
-                bot.name,
-                None,
-                None,
-                bot.level,
-                True,
-                None,
-            )
+            name, level = bot.name, bot.level
+            player, avatar, connected, lag_ms = None, None, True, None
         else:
             person = people[occupant]
             name, player, avatar = person.name, person.id, person.avatar
