@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.load                      # or: make bench
     .venv/bin/python -m bench.load --steps 100,200,400,1000 --seconds 20
+    .venv/bin/python -m bench.load --steps 200,400 --rounds 3 --idle 0   # the ratio, steadier
 
 Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
 to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
@@ -25,7 +26,11 @@ ramps up step by step; each step is measured after a warm-up and prints:
 
 Then, in the same run, a bare python-socketio relay (bench/relay.py) is given the same
 tables at the same inbound rate per table, and the same figures are printed: the ratio of
-CPU ms per inbound message, app to relay, is what holds from one machine to another.
+CPU ms per inbound message, app to relay, is what holds from one machine to another. With
+`--rounds N` the two ramps alternate N times and the ratio's median is printed too: on a
+shared machine one ramp's figures move by a fifth from one minute to the next, and a
+single pair can land on either side of a goal. No ratio is taken where the relay is
+saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
 """
 
@@ -41,6 +46,7 @@ import re
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -644,6 +650,50 @@ def markdown_row(row: dict[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+# A relay this busy is saturated: its messages wait in queues and each wake-up serves many,
+# so its CPU per message is no longer what a message costs it. No ratio is taken there.
+SATURATED_PCT = 95.0
+
+
+def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> str:
+    """Server CPU ms per inbound message, app / relay, for each step of each round (an app
+    ramp, then the relay's at the same rates) and, over several rounds, their median: the
+    two servers never run at once, and alternating them spreads the machine's drift over
+    both."""
+    lines = ["server CPU ms per inbound message, app / relay:"]
+    by_step: dict[int, list[float]] = {}
+    for number, (app, relay) in enumerate(rounds, 1):
+        if len(rounds) > 1:
+            lines.append(f"  round {number}:")
+        for mine, theirs in zip(app, relay, strict=True):
+            text = (
+                f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
+                f"{theirs['cpu_ms_per_in']:.3f}"
+            )
+            if theirs["cpu_pct"] >= SATURATED_PCT:
+                lines.append(f"{text}: the relay is saturated, no ratio")
+                continue
+            ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]
+            by_step.setdefault(mine["tables"], []).append(ratio)
+            lines.append(f"{text} = {ratio:.2f}")
+    if len(rounds) > 1 and by_step:
+        lines.append(f"  median of {len(rounds)} rounds (lowest-highest):")
+        for count, ratios in by_step.items():
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+            rounds_taken = f"{len(ratios)} round{'s' * (len(ratios) > 1)}"
+            lines.append(
+                f"  {count:>5} tables: {statistics.median(ratios):.2f} ({spread}, {rounds_taken})"
+            )
+    return "\n".join(lines)
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
 def steps(text: str) -> list[int]:
     counts = [int(part) for part in text.split(",") if part.strip()]
     if not counts or counts != sorted(counts) or counts[0] < 1:
@@ -666,19 +716,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 flush=True,
             )
         print(HEADER, flush=True)
-        app = await bench.ramp("app", {})
-        results["app"] = app
-        if args.relay:
-            rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in app}
-            relay = await bench.ramp("relay", rates)
-            results["relay"] = relay
-            print("\nserver CPU ms per inbound message, app / relay:")
-            for mine, theirs in zip(app, relay, strict=True):
-                ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]
-                print(
-                    f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
-                    f"{theirs['cpu_ms_per_in']:.3f} = {ratio:.2f}"
-                )
+        rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+        for _ in range(args.rounds):
+            app = await bench.ramp("app", {})
+            results.setdefault("app", []).extend(app)
+            if args.relay:
+                rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in app}
+                relay = await bench.ramp("relay", rates)
+                results.setdefault("relay", []).extend(relay)
+                rounds.append((app, relay))
+        if rounds:
+            print("\n" + ratio_report(rounds))
         if args.markdown:
             print("\n" + MARKDOWN_HEADER)
             for row in results["app"] + results.get("relay", []):
@@ -697,6 +745,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="seconds each step measures")
     parser.add_argument("--idle", type=int, default=2000, help="players for idle memory; 0: skip")
     parser.add_argument("--no-relay", dest="relay", action="store_false")
+    parser.add_argument(
+        "--rounds",
+        type=positive,
+        default=1,
+        help="ramps of each server, alternating app and relay (the ratio's median over them)",
+    )
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")

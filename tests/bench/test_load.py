@@ -14,7 +14,7 @@ from typing import Any
 import uvicorn
 from app_harness import serving
 
-from bench.load import Fanout, RelayTable, Stats, Table, open_all, percentiles
+from bench.load import Fanout, RelayTable, Stats, Table, open_all, percentiles, ratio_report
 from bench.relay import create_relay
 from bench.wire import PONG, Wire, text_frame
 
@@ -144,3 +144,30 @@ def test_a_fanout_waits_for_players_still_behind_when_the_ack_comes() -> None:
     assert table.stats.fanouts == []
     fan.arrived(3, 12, 1.7)  # newer than the flip's: it holds the flip
     assert table.stats.fanouts == [1.7]
+
+
+def _row(tables: int, ms_per_in: float, cpu_pct: float) -> dict[str, float]:
+    return {"tables": tables, "cpu_ms_per_in": ms_per_in, "cpu_pct": cpu_pct}
+
+
+def test_the_ratio_report_takes_the_median_over_rounds_and_skips_a_saturated_relay() -> None:
+    rounds = [
+        ([_row(200, 0.40, 20), _row(1000, 0.30, 80)], [_row(200, 0.50, 30), _row(1000, 0.4, 100)]),
+        ([_row(200, 0.45, 22), _row(1000, 0.31, 81)], [_row(200, 0.50, 31), _row(1000, 0.4, 99)]),
+        ([_row(200, 0.60, 25), _row(1000, 0.32, 82)], [_row(200, 0.50, 29), _row(1000, 0.5, 90)]),
+    ]
+    report = ratio_report(rounds)  # type: ignore[arg-type]
+    assert "  round 2:" in report
+    assert "  1000 tables: 0.300 / 0.400: the relay is saturated, no ratio" in report
+    assert "   200 tables: 0.450 / 0.500 = 0.90" in report
+    # the median of 0.80, 0.90 and 1.20; at 1,000 tables one unsaturated round
+    assert "   200 tables: 0.90 (0.80-1.20, 3 rounds)" in report
+    assert "  1000 tables: 0.64 (0.64-0.64, 1 round)" in report
+
+
+def test_one_round_prints_its_ratios_without_a_median() -> None:
+    report = ratio_report([([_row(200, 0.4, 20)], [_row(200, 0.5, 30)])])  # type: ignore[arg-type]
+    assert report.splitlines() == [
+        "server CPU ms per inbound message, app / relay:",
+        "    200 tables: 0.400 / 0.500 = 0.80",
+    ]
