@@ -10,7 +10,6 @@ sending a raw packet. The bytes on the wire are what `emit` sends: `2["state",{.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -49,14 +48,21 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
         return str(self.encode_cache[1:])
 
 
-@dataclass(frozen=True, slots=True)
 class Encoded:
     """A server event, encoded: its name and the Engine.IO packet that carries it. Its
     `data` (for in-process transports and tests) is read back from that packet: the
-    server builds the text only, once per message, and never a copy it would not send."""
+    server builds the text only, once per message, and never a copy it would not send.
+    Not to be changed once made. (A plain class: one is made per recipient of every
+    change, and a frozen dataclass's `__init__` cost three times as much.)"""
 
-    event: str
-    packet: eio_packet.Packet
+    __slots__ = ("event", "packet")
+
+    def __init__(self, event: str, packet: eio_packet.Packet) -> None:
+        self.event = event
+        self.packet = packet
+
+    def __repr__(self) -> str:
+        return f"Encoded({self.event!r}, {self.packet.encode()!r})"
 
     @classmethod
     def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:

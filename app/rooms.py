@@ -510,15 +510,17 @@ class Room:
             self._game_over()
         self._phase_seen = self.table.phase
         views = Views(self.table, sent)  # built and encoded once, shared by recipients and bots
-        self._broadcast(views)
-        self._schedule(now, views)
-        self._changed(urgent=self.table.phase != phase_before)
+        connected = self.table.connected()  # who is here, looked up once for the change
+        self._broadcast(views, connected)
+        self._schedule(now, views, anyone=bool(connected))
+        self._changed(urgent=self.table.phase != phase_before, anyone=bool(connected))
 
-    def _changed(self, *, urgent: bool) -> None:
+    def _changed(self, *, urgent: bool, anyone: bool) -> None:
         """Asks for the table to be written: after the change is judged and sent, never
         waiting (a game start or end is written at once, anything else within
-        SLAPJACK_SAVE_SECONDS, a burst of flips in one write)."""
-        if self.table.connected():
+        SLAPJACK_SAVE_SECONDS, a burst of flips in one write). `anyone`: whether someone
+        is connected."""
+        if anyone:
             self._seen_at = None
         elif self._seen_at is None:
             self._seen_at = wall_clock()
@@ -537,35 +539,38 @@ class Room:
             reason=game.win_reason,
         )
 
-    def _broadcast(self, views: Views) -> None:
+    def _broadcast(self, views: Views, connected: list[Person]) -> None:
         """Each person's own state, the change's events in it: one message per person per
         change, the shared part encoded once. Every send is queued on its connection
         before this returns, so the next change's messages come after these."""
         seat_of = self.table.seat_by_id()
-        for person in self.table.connected():
+        for person in connected:
             sid = self._sid_of.get(person.id)
             if sid is not None:
                 self.transport.send(views.message(person, seat_of.get(person.id)), sid)
 
-    def _schedule(self, now: float, views: Views) -> None:
-        """Every timer, from the table's state alone."""
+    def _schedule(self, now: float, views: Views, *, anyone: bool | None = None) -> None:
+        """Every timer, from the table's state alone. `anyone`: whether someone is
+        connected, if the caller knows."""
+        if anyone is None:
+            anyone = bool(self.table.connected())
         self._schedule_autopilot()
         self._schedule_tick()
         self._schedule_bots(views)
         self._schedule_abandon(now)
         self._schedule_host()
-        self._schedule_ping(now)
-        if self.table.connected():
+        self._schedule_ping(now, anyone)
+        if anyone:
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
             self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
 
-    def _schedule_ping(self, now: float) -> None:
+    def _schedule_ping(self, now: float, anyone: bool) -> None:
         """Lag pings while lag-fair judging is on and someone is here to answer: at once
         when the host turns the rule on or a restored table with it gets its first person
         back (a newcomer to a room already pinging is in the next round, within
         SLAPJACK_LAG_PING_SECONDS); none once it is off."""
-        if not self.table.lag_fair or not self.table.connected():
+        if not self.table.lag_fair or not anyone:
             self._timers.cancel("ping")
         elif not self._timers.pending("ping"):
             self._timers.at("ping", now, self._ping)
