@@ -1,5 +1,6 @@
 // The centre pile: the top card big enough to read at arm's length, the two under it fanned;
-// cards burned under the pile drawn apart, turned and greyed, never in the face-up fan.
+// cards burned under the pile drawn apart, turned and greyed, unless a trigger shows (a
+// burned card counts for it like any other: a Jack burned onto an empty pile is one).
 
 import { notePileShown } from "./aim.js";
 import { cardElement, cardName } from "./cards.js";
@@ -19,7 +20,7 @@ export function renderPile(view, state, pileNode, countNode) {
   pileNode.classList.toggle("pile--trigger", pileView.trigger);
   setText(countNode, pile.count > 0 ? say("pile.count", { count: pile.count }) : "");
 
-  const burned = burnedOnTop(pile, top);
+  const burned = burnedOnTop(pile, top, state.trigger);
   const key = `${state.phase}|${pile.id}|${pile.count}|${top.join(",")}|${burned}`;
   if (key === pileView.key) return;
   pileView.key = key;
@@ -41,11 +42,13 @@ export function renderPile(view, state, pileNode, countNode) {
   pileNode.setAttribute("aria-label", say("pile.top.label", { card: cardName(topCard) }));
 }
 
-// How many of the shown cards (`top`, the pile's last few) are burned ones. A burned card
-// goes to the bottom of the pile, so the first `pile.burned` of the pile (the server's
-// count: a reload or a late arrival sees them too) are burned and show only while the
-// pile is short.
-export function burnedOnTop(pile, top) {
+// How many of the shown cards (`top`, the pile's last few) to draw apart as burned. A
+// burned card goes to the bottom of the pile, so the first `pile.burned` of the pile (the
+// server's count: a reload or a late arrival sees them too) are burned and show only while
+// the pile is short. None while a `trigger` shows: the server counts burned cards for it
+// like any other, and a trigger drawn greyed and apart would look like no card to slap.
+export function burnedOnTop(pile, top, trigger = null) {
+  if (trigger) return 0;
   const hidden = Math.max(0, (pile.count ?? top.length) - top.length);
   return Math.max(0, Math.min(top.length, (pile.burned ?? 0) - hidden));
 }

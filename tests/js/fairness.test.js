@@ -101,6 +101,15 @@ test("burned cards are the bottom of the pile: drawn apart only while they show"
   assert.equal(burnedOnTop({ id: 6, count: 1 }, ["4H"]), 0); // a server that does not say
 });
 
+test("a burned card that makes a trigger is drawn in the fan, like the trigger it is", () => {
+  // a Jack burned onto the empty pile: the pile's only card, and a trigger
+  assert.equal(burnedOnTop({ id: 5, count: 1, burned: 1 }, ["JS"], "jack"), 0);
+  assert.equal(burnedOnTop({ id: 5, count: 1, burned: 1 }, ["JS"], null), 1);
+  // a burned 5 under a flipped 5 (the double house rule)
+  assert.equal(burnedOnTop({ id: 5, count: 2, burned: 1 }, ["5S", "5H"], "double"), 0);
+  assert.equal(burnedOnTop({ id: 5, count: 2, burned: 1 }, ["5S", "6H"]), 1);
+});
+
 test("the rules summary names the new house rules when they differ from the default", () => {
   const base = { triggers: ["jack"], penalty: "burn", freeze_seconds: 1.5, decks: 1 };
   assert.equal(rulesSummary({ ...base, collect_seconds: 1, trigger_timeout: 8 }, SCHEMA), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
