@@ -153,7 +153,7 @@ class Room:
         if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
         room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
-        room._schedule(now, Views(table))
+        room._schedule(now, Views(table), anyone=bool(table.connected()))
         return room
 
     def snapshot(self, now: float) -> dict[str, Any]:
@@ -468,7 +468,7 @@ class Room:
                 slap.answer.set_result(answer)
         if self.table.phase == "playing":
             # Flips may go on: the judging no longer holds them.
-            self._schedule(now, Views(self.table))
+            self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
     def _answer_held_slaps(self) -> None:
         """The room closes with slaps held: their senders are told, not left waiting."""
@@ -549,11 +549,9 @@ class Room:
             if sid is not None:
                 self.transport.send(views.message(person, seat_of.get(person.id)), sid)
 
-    def _schedule(self, now: float, views: Views, *, anyone: bool | None = None) -> None:
+    def _schedule(self, now: float, views: Views, *, anyone: bool) -> None:
         """Every timer, from the table's state alone. `anyone`: whether someone is
-        connected, if the caller knows."""
-        if anyone is None:
-            anyone = bool(self.table.connected())
+        connected."""
         self._schedule_autopilot()
         self._schedule_tick()
         self._schedule_bots(views)

@@ -479,10 +479,7 @@ class Game:
             # A fresh generator per pile, from the game's secret seed and the pile's id: the
             # order is a pure function of the deal yet unknowable from the public flips.
             random.Random(f"{self._shuffle_seed}:{self._pile_id}").shuffle(pile)
-        self._hands[seat].extend(pile)  # under the deck, the pile's bottom card first
-        self._pile = []
-        self._pile_id += 1
-        self._burned = 0
+        self._pile_to(seat)
         self._trigger = self._trigger_since = None
         self._lapsed = False
         self._collect_until = now + self.rules.collect_seconds
@@ -574,6 +571,14 @@ class Game:
         if self._winner is None:
             self._next = nxt
 
+    def _pile_to(self, seat: int) -> None:
+        """The pile goes under `seat`'s deck, its bottom card first, and a new pile starts:
+        empty, with an id of its own and nothing burned under it."""
+        self._hands[seat].extend(self._pile)
+        self._pile = []
+        self._pile_id += 1
+        self._burned = 0
+
     def _knock_out(self, seat: int, events: list[Event]) -> None:
         self._out[seat] = True
         events.append(Out(seat))
@@ -583,10 +588,7 @@ class Game:
 
     def _sweep_and_win(self, seat: int, events: list[Event]) -> None:
         if self._pile:
-            self._hands[seat].extend(self._pile)
-            self._pile = []
-            self._pile_id += 1
-            self._burned = 0
+            self._pile_to(seat)
         self._trigger = self._trigger_since = None
         self._lapsed = False
         self._finish(seat, "cards", events)
