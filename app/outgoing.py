@@ -3,9 +3,10 @@
 python-socketio's `emit` builds a Packet per call (and scans its payload for binary), and
 for a room it starts a task per recipient. A room's change goes to everyone at the table at
 once, so here each distinct message is encoded once (orjson) into its Socket.IO text packet,
-wrapped once in an Engine.IO packet (which caches its own encoding), and that one object is
-queued on every recipient's connection through python-engineio's `send_packet`, its API for
-sending a raw packet. The bytes on the wire are what `emit` sends: `2["state",{...}]`.
+with its Engine.IO type in front, and that one text is written to every recipient's
+websocket (app/transport.py `queue_text`: python-engineio's `send_packet`, its API for
+sending a raw packet, without the packet object where nothing is queued before it). The
+bytes on the wire are what `emit` sends: `42["state",{...}]`.
 """
 
 from __future__ import annotations
@@ -49,42 +50,49 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
 
 
 class Encoded:
-    """A server event, encoded: its name and the Engine.IO packet that carries it. Its
-    `data` (for in-process transports and tests) is read back from that packet: the
-    server builds the text only, once per message, and never a copy it would not send.
-    Not to be changed once made. (A plain class: one is made per recipient of every
-    change, and a frozen dataclass's `__init__` cost three times as much.)"""
+    """A server event, encoded: its name and its whole Engine.IO text, `42["event",{...}]`.
+    Its `packet` (for a connection that queues packets: long-polling, a slow reader) is
+    made from that text when asked for, and its `data` (for in-process transports and
+    tests) read back from it: the server builds the text only, once per message, and
+    never a copy it would not send. Not to be changed once made. (A plain class: one is
+    made per recipient of every change, and a frozen dataclass's `__init__` cost three
+    times as much.)"""
 
-    __slots__ = ("event", "packet")
+    __slots__ = ("event", "text")
 
-    def __init__(self, event: str, packet: eio_packet.Packet) -> None:
+    def __init__(self, event: str, text: str) -> None:
         self.event = event
-        self.packet = packet
+        self.text = text
 
     def __repr__(self) -> str:
-        return f"Encoded({self.event!r}, {self.packet.encode()!r})"
+        return f"Encoded({self.event!r}, {self.text!r})"
 
     @classmethod
     def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:
         """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
         text = data_json if data_json is not None else to_json(data)
-        return cls(event, Assembled(f"{event_head(event)}{text}]"))
+        return cls(event, f"{event_head(event)}{text}]")
 
     @classmethod
     def assembled(cls, event: str, text: str) -> Encoded:
         """`event` whose whole Engine.IO text the caller built: `42["event",{...}]`."""
-        return cls(event, Assembled(text))
+        return cls(event, text)
+
+    @property
+    def packet(self) -> Assembled:
+        """The Engine.IO packet that carries it."""
+        return Assembled(self.text)
 
     @property
     def data(self) -> Any:
         """The event's data as a client reads it."""
-        return orjson.loads(self.packet.data[len(EVENT_PACKET) :])[1]
+        return orjson.loads(self.text[len(MESSAGE_EVENT) :])[1]
 
 
 class PacketQueue(Protocol):
     """python-engineio's server as ours extends it (app.transport.GameEngineIO)."""
 
-    def queue_packet(self, sid: str, pkt: eio_packet.Packet) -> None: ...
+    def queue_text(self, sid: str, text: str) -> None: ...
 
 
 class SocketServer(Protocol):
@@ -117,7 +125,8 @@ class SocketTransport:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
         queued there before; nothing if it is gone. A connection is asked for no more than a
         place in its queue: nothing here waits on a client (app.transport.GameEngineIO's
-        `queue_packet`, what its `send_packet` does, without a coroutine per recipient)."""
+        `queue_text`: what its `send_packet` does, without a coroutine per recipient, and
+        with no packet object where the text can be written at once)."""
         eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
         if eio_sid is not None:
-            self.sio.eio.queue_packet(eio_sid, message.packet)
+            self.sio.eio.queue_text(eio_sid, message.text)

@@ -117,13 +117,18 @@ class Outbox(LeanQueue):
 
     def put_nowait(self, item: Any) -> None:
         if item is not None:  # None ends the writer, always through the queue
-            wire = self.wire
-            if self.unsent == 0 and wire is not None:
+            if self.unsent == 0 and self.wire is not None:
                 encoded = item.encode()
-                if isinstance(encoded, str) and wire.send_now(encoded):  # binary: queued
+                if isinstance(encoded, str) and self.send_now(encoded):  # binary: queued
                     return
             self.unsent += 1
         super().put_nowait(item)
+
+    def send_now(self, text: str) -> bool:
+        """Writes `text` (a packet's encoding) at once if nothing waits before it and the
+        socket can take it; False, and nothing done, otherwise: the caller queues it."""
+        wire = self.wire
+        return self.unsent == 0 and wire is not None and wire.send_now(text)
 
     def written(self) -> None:
         self.unsent -= 1

@@ -162,7 +162,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                 return False
         if not self._flush_due:
             self._flush_due = True
-            self.loop.call_soon(self._flush)
+            _flushes(self.loop).due.append(self)
         return True
 
     def _flush(self) -> None:
@@ -180,6 +180,41 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
             output.clear()
             if not self.transport.is_closing():
                 self.transport.write(data)
+
+
+class _Flushes:
+    """The websockets of one loop with frames framed by `send_now` this loop pass, flushed
+    by one callback at its end: a change's messages to a whole table cost one loop callback,
+    not one per recipient."""
+
+    __slots__ = ("_due", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._due: list[LeanWebSocket] = []
+
+    @property
+    def due(self) -> list[LeanWebSocket]:
+        """The list to add a websocket to; the callback is on the loop once it is not empty."""
+        if not self._due:
+            self.loop.call_soon(self._run)
+        return self._due
+
+    def _run(self) -> None:
+        due, self._due = self._due, []
+        for websocket in due:
+            websocket._flush()
+
+
+_flushes_of: _Flushes | None = None
+
+
+def _flushes(loop: asyncio.AbstractEventLoop) -> _Flushes:
+    """The running loop's flushes (tests run many loops, one after another)."""
+    global _flushes_of
+    if _flushes_of is None or _flushes_of.loop is not loop:
+        _flushes_of = _Flushes(loop)
+    return _flushes_of
 
 
 def deadline_http(seconds: float) -> type[DeadlineHttp]:

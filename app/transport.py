@@ -48,7 +48,7 @@ from app.config import Settings
 from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
-from app.outgoing import to_json
+from app.outgoing import Assembled, to_json
 from app.protocol import ErrorCode, ProtocolError, ack
 from app.queues import LeanQueue, Outbox
 from app.serving import LeanWebSocket
@@ -363,13 +363,33 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         """`pkt` queued on the connection `sid` (written at once if nothing is queued before
         it); nothing if the connection is gone, and a late pong or a full queue drops the
         connection in a task of its own: a send never waits and never runs app code."""
+        socket = self._receiver(sid)
+        if socket is not None:
+            self._deliver(socket, pkt)
+
+    def queue_text(self, sid: str, text: str) -> None:
+        """`queue_packet` of an Engine.IO MESSAGE whose whole text is `text` (`42[...]`,
+        app/outgoing.py): written as it is when nothing is queued before it, and only
+        otherwise made a packet, to wait in the queue."""
+        socket = self._receiver(sid)
+        if socket is None:
+            return
+        queue = socket.queue
+        if queue.held >= self.send_queue_limit:
+            self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
+        elif not queue.send_now(text):
+            queue.put_nowait(Assembled(text))  # unbounded: never waits
+
+    def _receiver(self, sid: str) -> Any:
+        """The connection `sid`'s socket, if a message may be queued on it: None if it is
+        gone or closing, or if its pong is late (it is then dropped, in a task of its own)."""
         socket = self.sockets.get(sid)
         if socket is None or socket.closing or socket.closed:
-            return
+            return None
         if socket.last_ping and time.time() - socket.last_ping > self.ping_timeout:
             self._drop_later(socket, self.reason.PING_TIMEOUT, "ping_timeout")
-            return
-        self._deliver(socket, pkt)
+            return None
+        return socket
 
     def _deliver(self, socket: Any, pkt: Any) -> None:
         if socket.queue.held >= self.send_queue_limit:

@@ -81,6 +81,25 @@ async def test_what_one_loop_pass_sends_a_socket_is_one_write() -> None:
     assert frames(transport.writes[1:]) == ["2"]
 
 
+async def test_every_socket_framed_in_a_pass_is_written_at_its_end_one_write_each() -> None:
+    """A change's states to a whole table: one loop callback flushes every socket framed in
+    the pass; a socket framed while that callback runs (or after) is flushed in the next."""
+    (first, first_out), (second, second_out) = open_socket(), open_socket()
+    assert first.send_now("a1") and second.send_now("b1") and first.send_now("a2")
+    assert first_out.writes == second_out.writes == []
+    await asyncio.sleep(0)
+    assert frames(first_out.writes) == ["a1", "a2"] and len(first_out.writes) == 1
+    assert frames(second_out.writes) == ["b1"] and len(second_out.writes) == 1
+    loop = asyncio.get_running_loop()
+    loop.call_soon(lambda: second.send_now("b2"))  # runs before the flush below
+    assert first.send_now("a3")
+    await asyncio.sleep(0)
+    assert frames(first_out.writes[1:]) == ["a3"] and frames(second_out.writes[1:]) == ["b2"]
+    assert second.send_now("b3")  # a later pass: framed and flushed again
+    await asyncio.sleep(0)
+    assert frames(second_out.writes[2:]) == ["b3"]
+
+
 async def test_a_text_is_framed_as_websockets_frames_it() -> None:
     """send_now frames text itself: byte for byte what websockets' `send_text` writes, for
     each of the three lengths of length, and websockets' own path once it must (closing)."""

@@ -45,6 +45,9 @@ class FakeWire:
             self.written.append(text)
         return self.takes
 
+    def abort_if_stuck(self) -> None:
+        """What a hang-up asks of the wire (nothing to cut here)."""
+
 
 def message(data: str) -> Any:
     return eio_packet.Packet(eio_packet.MESSAGE, data=data)
@@ -148,6 +151,21 @@ def test_qsize_counts_only_what_is_queued() -> None:
     assert outbox.qsize() == 3
 
 
+def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
+    """`send_now` (a state's text, app/outgoing.py): written as a packet would be, and
+    False, with nothing queued, wherever a packet would have to queue: the caller queues it."""
+    outbox, wire = Outbox(), FakeWire()
+    assert not outbox.send_now("41")  # no wire yet
+    outbox.wire = wire
+    assert outbox.send_now("41")
+    wire.takes = False
+    assert not outbox.send_now("42")  # the client stopped reading
+    outbox.put_nowait(message("2"))  # so the caller queues "42" (as its packet)
+    wire.takes = True
+    assert not outbox.send_now("43")  # "42" is unsent: "43" must not overtake it
+    assert wire.written == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
+
+
 # ---- the ping sweep (GameEngineIO.sweep), on real sockets with no connection -------------
 
 
@@ -171,6 +189,36 @@ def connected(server: GameEngineIO, sid: str) -> GameSocket:
 
 def drops(server: GameEngineIO) -> list[str]:
     return sorted(task.get_name() for task in server._drops)
+
+
+async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest() -> None:
+    """GameEngineIO.queue_text, what every state takes: straight to the wire when nothing is
+    unsent, else queued as the packet that encodes to the same text, in order; nothing for
+    a connection that is gone; past the queue's cap the connection is dropped."""
+    server = engine()
+    server.send_queue_limit = 3
+    socket = connected(server, "reader")
+    wire = FakeWire()
+    socket.queue.wire = wire
+    server.queue_text("reader", '42["state",{"version":1}]')
+    assert wire.written == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
+    wire.takes = False  # the client stopped reading
+    server.queue_text("reader", '42["state",{"version":2}]')
+    wire.takes = True
+    server.queue_text("reader", '42["state",{"version":3}]')
+    assert wire.written == ['42["state",{"version":1}]']
+    assert [p.encode() for p in queued(socket)] == [
+        '42["state",{"version":2}]',
+        '42["state",{"version":3}]',
+    ]
+    server.queue_text("gone", "42[]")  # no such connection: nothing, no error
+    wire.takes = False  # the two taken above are not counted written yet: one more fits
+    for version in range(4, 7):
+        server.queue_text("reader", f'42["state",{{"version":{version}}}]')
+    assert socket.queue.held == 3 and len(queued(socket)) == 1
+    assert drops(server) == ["reader"]  # the cap (3) reached: dropped, in a task of its own
+    await asyncio.gather(*server._drops)
+    assert "reader" not in server.sockets
 
 
 async def test_the_sweep_sends_each_ping_when_it_is_due_in_order() -> None:
