@@ -1,6 +1,7 @@
 """When things go wrong at the table: the network drops (the table greys and says so, and
-the page rejoins the moment the browser is back online), and keys after a click on one of
-the top bar's switches (Enter flips, not the switch)."""
+the page rejoins the moment the browser is back online), the same seat is opened in a
+second tab (the first says so and stays away), and keys after a click on one of the top
+bar's switches (Enter flips, not the switch)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,38 @@ async def test_offline_greys_the_table_and_online_rejoins_at_once(
     await expect(page.locator("#offline")).to_be_hidden()
     await expect(page.locator("#lobby-status")).not_to_be_empty()
     assert person.problems == [] or all("ERR_INTERNET_DISCONNECTED" in p for p in person.problems)
+
+
+async def test_a_second_tab_takes_the_seat_and_the_first_stays_away(
+    base_url: str, browser: Browser
+) -> None:
+    """The server closes the older tab's connection (a server-initiated disconnect, which
+    Socket.IO never retries): that tab says why and does not come back. Were it to retry,
+    it would take the seat back and the two tabs would close each other for ever."""
+    code = await open_room(base_url)
+    first = await Person.open(browser, "desktop", DESKTOP)
+    await first.page.add_init_script(COUNT_SOCKETS)
+    await first.join(f"{base_url}/r/{code}", "Ann")
+    await first.seated()
+    second = await first.context.new_page()  # the same browser: the same name and token
+    await second.add_init_script(COUNT_SOCKETS)
+    await second.goto(f"{base_url}/r/{code}")
+
+    await expect(first.page.locator("#fatal")).to_be_visible(timeout=WAIT_MS)
+    await expect(first.page.locator("#fatal-title")).to_have_text("Disconnected")
+    await expect(first.page.locator("#conn")).to_have_attribute("data-status", "disconnected")
+    await expect(second.locator("#conn")).to_have_attribute(
+        "data-status", "connected", timeout=WAIT_MS
+    )
+    await expect(second.locator(".seat--you")).to_have_count(1, timeout=WAIT_MS)
+    # Longer than the page's longest wait between tries (3 s): nobody came back for the seat.
+    await second.wait_for_timeout(4000)
+    assert await first.page.evaluate("window.openedSockets") == 1
+    assert await second.evaluate("window.openedSockets") == 1
+    await expect(second.locator("#conn")).to_have_attribute("data-status", "connected")
+    await expect(second.locator(".seat--you")).to_have_count(1)
+    await expect(first.page.locator("#fatal")).to_be_visible()
+    assert first.problems == []
 
 
 async def test_enter_flips_after_a_click_on_the_sound_switch(
