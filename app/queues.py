@@ -116,12 +116,19 @@ class Outbox(LeanQueue):
         self.unsent = 0  # packets queued (or handed to the writer) and not yet written
 
     def put_nowait(self, item: Any) -> None:
-        if item is not None:  # None ends the writer, always through the queue
-            if self.unsent == 0 and self.wire is not None:
-                encoded = item.encode()
-                if isinstance(encoded, str) and self.send_now(encoded):  # binary: queued
-                    return
-            self.unsent += 1
+        if item is None:  # the writer's end, always through the queue, and no packet
+            super().put_nowait(item)
+            return
+        if self.unsent == 0 and self.wire is not None:
+            encoded = item.encode()
+            if isinstance(encoded, str) and self.send_now(encoded):  # binary: queued
+                return
+        self.put_behind(item)
+
+    def put_behind(self, item: Any) -> None:
+        """Queues a packet for the writer, behind whatever is unsent: for a caller whose
+        `send_now` of its text was just refused (nothing to try again)."""
+        self.unsent += 1
         super().put_nowait(item)
 
     def send_now(self, text: str) -> bool:

@@ -10,6 +10,7 @@ Each websocket's incoming events wait in a lean queue (app/queues.py), not an as
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from websockets.frames import Frame
 from websockets.protocol import OPEN
 
 from app.config import Settings
+from app.logs import log_event
 from app.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
@@ -203,7 +205,10 @@ class _Flushes:
     def _run(self) -> None:
         due, self._due = self._due, []
         for websocket in due:
-            websocket._flush()
+            try:
+                websocket._flush()
+            except Exception:  # a bug: one connection's, never every other's in the pass
+                log_event("flush_failed", level=logging.ERROR, exc_info=True)
 
 
 _flushes_of: _Flushes | None = None
@@ -212,9 +217,10 @@ _flushes_of: _Flushes | None = None
 def _flushes(loop: asyncio.AbstractEventLoop) -> _Flushes:
     """The running loop's flushes (tests run many loops, one after another)."""
     global _flushes_of
-    if _flushes_of is None or _flushes_of.loop is not loop:
-        _flushes_of = _Flushes(loop)
-    return _flushes_of
+    flushes = _flushes_of
+    if flushes is None or flushes.loop is not loop:
+        flushes = _flushes_of = _Flushes(loop)
+    return flushes
 
 
 def deadline_http(seconds: float) -> type[DeadlineHttp]:

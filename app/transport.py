@@ -378,7 +378,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         if queue.held >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
         elif not queue.send_now(text):
-            queue.put_nowait(Assembled(text))  # unbounded: never waits
+            queue.put_behind(Assembled(text))  # unbounded: never waits
 
     def _receiver(self, sid: str) -> Any:
         """The connection `sid`'s socket, if a message may be queued on it: None if it is

@@ -100,6 +100,27 @@ async def test_every_socket_framed_in_a_pass_is_written_at_its_end_one_write_eac
     assert frames(second_out.writes[2:]) == ["b3"]
 
 
+async def test_a_flush_that_fails_leaves_the_others_in_its_pass_and_later_ones_alone(
+    caplog: Any,
+) -> None:
+    """Each socket had a callback of its own, so one failing could strand no other: with one
+    callback for the pass, a failure (a bug) is logged and the rest are still written."""
+    (broken, _), (fine, fine_out) = open_socket(), open_socket()
+
+    def fails() -> None:
+        broken._flush_due = False
+        raise RuntimeError("a bug")
+
+    broken._flush = fails  # type: ignore[method-assign]
+    assert broken.send_now("x") and fine.send_now("a")
+    await asyncio.sleep(0)
+    assert frames(fine_out.writes) == ["a"]
+    assert "flush_failed" in caplog.text
+    assert fine.send_now("b")  # and its later passes are flushed as ever
+    await asyncio.sleep(0)
+    assert frames(fine_out.writes[1:]) == ["b"]
+
+
 async def test_a_text_is_framed_as_websockets_frames_it() -> None:
     """send_now frames text itself: byte for byte what websockets' `send_text` writes, for
     each of the three lengths of length, and websockets' own path once it must (closing)."""

@@ -221,6 +221,20 @@ async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest
     assert "reader" not in server.sockets
 
 
+async def test_a_text_for_a_closing_or_silent_connection_is_not_queued() -> None:
+    """queue_text takes queue_packet's way to a connection: nothing for one that is closing,
+    and one whose pong is late is dropped instead."""
+    server = engine(ping_interval=10, ping_timeout=5)
+    closing, silent = connected(server, "closing"), connected(server, "silent")
+    closing.closing = True
+    server.queue_text("closing", "42[]")
+    silent.last_ping = time.time() - 6  # pinged 6 s ago, and the timeout is 5
+    server.queue_text("silent", "42[]")
+    assert queued(closing) == [] and queued(silent) == []
+    assert drops(server) == ["silent"]
+    await asyncio.gather(*server._drops)
+
+
 async def test_the_sweep_sends_each_ping_when_it_is_due_in_order() -> None:
     server = engine(ping_interval=10, ping_timeout=5)
     first, second = connected(server, "first"), connected(server, "second")
