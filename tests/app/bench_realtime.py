@@ -8,6 +8,9 @@
    the server's share of it: one commit, 40 `state`s built and queued;
 3. the room alone, no network: a change seen by 40 people, their states built and encoded
    as JSON, with a transport that only encodes.
+
+Every table here lets a pile's winner flip again at once (collect_seconds 0): the loops
+act as fast as the server answers, and the collect pause would refuse their next flip.
 """
 
 import asyncio
@@ -26,6 +29,7 @@ from app import protocol
 from app.config import Settings
 from app.outgoing import Encoded
 from app.rooms import Rooms
+from engine import Rules
 
 
 def summary(label: str, seconds: list[float]) -> None:
@@ -36,7 +40,7 @@ def summary(label: str, seconds: list[float]) -> None:
 
 async def round_trips(rounds: int) -> None:
     async with serving(rate_per_second=1e6, rate_burst=10**6) as server:
-        code = await server.new_room(freeze_seconds=0)
+        code = await server.new_room(freeze_seconds=0, collect_seconds=0)
         ann, bob = await join(server, code, "Ann", "Bob")
         await ann.ok("sit", {"seat": 0})
         await bob.ok("sit", {"seat": 1})
@@ -62,7 +66,7 @@ async def round_trips(rounds: int) -> None:
 
 async def fan_out(rounds: int, people: int) -> None:
     async with serving(max_people_per_room=people, rate_per_second=1e6, rate_burst=10**6) as server:
-        code = await server.new_room()
+        code = await server.new_room(collect_seconds=0)
         clients = await join(server, code, *(f"P{i}" for i in range(people)))
         for client in clients[:8]:
             await client.ok("sit", {"seat": None})
@@ -102,13 +106,13 @@ class EncodeOnly:
         pass
 
     def send(self, message: Encoded, to: str) -> None:
-        message.packet.encode()
+        message.text.encode()  # the bytes a websocket writes (its text is built already)
 
 
 async def room_alone(people: int) -> None:
     settings = Settings(allowed_origins=["http://127.0.0.1"], max_people_per_room=people)
     rooms = Rooms(settings, EncodeOnly())
-    room = rooms.create()
+    room = rooms.create(Rules(collect_seconds=0))
     for i in range(people):
         await room.join(f"s{i}", f"P{i}", None)
     for i in range(8):

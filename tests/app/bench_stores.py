@@ -30,7 +30,7 @@ def mid_game_table() -> dict[str, object]:
     game = Game.deal(4, seed=7)
     now = 0.0
     for _ in range(40):
-        now += 0.7
+        now += 1.1  # past a pile winner's collect pause (1 s)
         if game.slap_open:
             game.slap(game.next_to_play, now=now)
         elif game.winner is None:
