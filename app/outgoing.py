@@ -50,13 +50,12 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
 
 
 class Encoded:
-    """A server event, encoded: its name and its whole Engine.IO text, `42["event",{...}]`.
-    Its `packet` (for a connection that queues packets: long-polling, a slow reader) is
-    made from that text when asked for, and its `data` (for in-process transports and
-    tests) read back from it: the server builds the text only, once per message, and
-    never a copy it would not send. Not to be changed once made. (A plain class: one is
-    made per recipient of every change, and a frozen dataclass's `__init__` cost three
-    times as much.)"""
+    """A server event, encoded: its name and its whole Engine.IO text, `42["event",{...}]`
+    (app/transport.py `queue_text` makes it a packet only where it must wait in a queue).
+    Its `data` (for in-process transports and tests) is read back from that text: the
+    server builds the text only, once per message, and never a copy it would not send.
+    Not to be changed once made. (A plain class: one is made per recipient of every
+    change, and a frozen dataclass's `__init__` cost three times as much.)"""
 
     __slots__ = ("event", "text")
 
@@ -72,16 +71,6 @@ class Encoded:
         """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
         text = data_json if data_json is not None else to_json(data)
         return cls(event, f"{event_head(event)}{text}]")
-
-    @classmethod
-    def assembled(cls, event: str, text: str) -> Encoded:
-        """`event` whose whole Engine.IO text the caller built: `42["event",{...}]`."""
-        return cls(event, text)
-
-    @property
-    def packet(self) -> Assembled:
-        """The Engine.IO packet that carries it."""
-        return Assembled(self.text)
 
     @property
     def data(self) -> Any:

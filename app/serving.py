@@ -164,7 +164,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                 return False
         if not self._flush_due:
             self._flush_due = True
-            _flushes(self.loop).due.append(self)
+            _flushes(self.loop).add(self)
         return True
 
     def _flush(self) -> None:
@@ -195,12 +195,12 @@ class _Flushes:
         self.loop = loop
         self._due: list[LeanWebSocket] = []
 
-    @property
-    def due(self) -> list[LeanWebSocket]:
-        """The list to add a websocket to; the callback is on the loop once it is not empty."""
+    def add(self, websocket: LeanWebSocket) -> None:
+        """`websocket` is flushed at the end of this pass (the callback is put on the loop
+        with the first of the pass)."""
         if not self._due:
             self.loop.call_soon(self._run)
-        return self._due
+        self._due.append(websocket)
 
     def _run(self) -> None:
         due, self._due = self._due, []

@@ -372,13 +372,8 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         app/outgoing.py): written as it is when nothing is queued before it, and only
         otherwise made a packet, to wait in the queue."""
         socket = self._receiver(sid)
-        if socket is None:
-            return
-        queue = socket.queue
-        if queue.held >= self.send_queue_limit:
-            self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
-        elif not queue.send_now(text):
-            queue.put_behind(Assembled(text))  # unbounded: never waits
+        if socket is not None and self._has_room(socket) and not socket.queue.send_now(text):
+            socket.queue.put_behind(Assembled(text))  # unbounded: never waits
 
     def _receiver(self, sid: str) -> Any:
         """The connection `sid`'s socket, if a message may be queued on it: None if it is
@@ -392,10 +387,16 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         return socket
 
     def _deliver(self, socket: Any, pkt: Any) -> None:
+        if self._has_room(socket):
+            socket.queue.put_nowait(pkt)  # unbounded, written at once if it can be: never waits
+
+    def _has_room(self, socket: Any) -> bool:
+        """False, and the connection dropped in a task of its own, once it holds
+        send_queue_limit messages unwritten (a client that does not read)."""
         if socket.queue.held >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
-            return
-        socket.queue.put_nowait(pkt)  # unbounded, written at once if it can be: never waits
+            return False
+        return True
 
     def _drop_later(self, socket: Any, reason: str, why: str) -> None:
         if any(task.get_name() == socket.sid for task in self._drops):

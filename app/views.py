@@ -48,7 +48,7 @@ class Views:
         if self._head is None:
             self._head = f'{event_head(STATE)}{to_json(self.seen)[:-1]},"you":'
         you = to_json(_you(self.table, person, seat))
-        return Encoded.assembled(STATE, f"{self._head}{you}}}]")
+        return Encoded(STATE, f"{self._head}{you}}}]")
 
 
 def build_state(

@@ -27,9 +27,7 @@ def emitted(event: str, data: Any) -> Any:
 
 
 def on_the_wire(message: Encoded) -> str:
-    text = message.packet.encode()
-    assert isinstance(text, str)
-    return text
+    return message.text
 
 
 async def seated_four_and_a_spectator() -> tuple[Rooms, Recorder, Any]:
