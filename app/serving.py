@@ -20,12 +20,25 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
+
+try:  # the C version websockets itself uses, where it was built (always, on PyPI's wheels)
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 from app.config import Settings
 from app.logs import log_event
 from app.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
+
+# Who parses a websocket's incoming bytes (LeanWebSocket._reader).
+_WEBSOCKETS = 0  # websockets' parser, until the lean reader can take over at a frame's start
+_LEAN = 1  # LeanWebSocket's own, for the frames every message of ours is
+_WEBSOCKETS_FOR_GOOD = 2  # websockets' again, from a frame the lean reader leaves to it
+_TEXT_FIN = 0x81  # a frame's first byte: final, no extension bit, opcode TEXT
 
 
 class DeadlineHttp(HttpToolsProtocol):
@@ -85,6 +98,88 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # waiting in between, for every connection) and reading paused until it is taken.
         self.listener: Callable[[str], None] | None = None
         self._flush_due = False  # a `_flush` is on the loop for what send_now framed
+        self._reader = _WEBSOCKETS  # who parses incoming bytes (`data_received`)
+        self._partial = b""  # the lean reader's start of a frame not yet whole
+        self._read_limit: int | None = None  # the biggest frame websockets would take
+
+    def data_received(self, data: bytes) -> None:
+        """Incoming bytes. Once the app reads this websocket (its `listener`), each whole
+        text frame is parsed here and its text handed to the listener: websockets' parser
+        builds a Frame, runs a generator per read and an event list per frame, and uvicorn
+        then walks that list, which cost as much as everything the listener does with a
+        message. The frame must be what every message of ours is (final, masked, text, no
+        extension bit, no bigger than websockets would take, UTF-8); from the first that is
+        anything else (a ping, a close, a binary or fragmented frame, an oversized or
+        malformed one) the bytes go to websockets as before, for good, so what it answers
+        (a pong, a close with its code) is as ever. It only ever sees bytes from a frame's
+        start."""
+        if self._reader == _LEAN:
+            self._read_lean(data)
+        elif self._reader == _WEBSOCKETS and self._lean_from_here():
+            self._reader = _LEAN
+            self._read_lean(data)
+        else:
+            super().data_received(data)
+
+    def _lean_from_here(self) -> bool:
+        """Whether the lean reader can take over now: the app reads, the connection is open
+        with nothing negotiated, and websockets' parser holds no byte and waits for a
+        frame's first."""
+        conn = self.conn
+        if (
+            self.listener is None
+            or self.close_sent
+            or conn.state is not OPEN
+            or conn.extensions
+            or conn.debug
+            or conn.current_size is not None
+            or not waits_for_a_frame(conn)
+        ):
+            return False
+        limit, fragment = conn.max_message_size, conn.max_fragment_size
+        if fragment is not None:
+            limit = fragment if limit is None else min(limit, fragment)
+        self._read_limit = limit
+        return True
+
+    def _read_lean(self, data: bytes) -> None:
+        if self._partial:
+            data, self._partial = self._partial + data, b""
+        end, limit, at = len(data), self._read_limit, 0
+        while at < end:
+            listener = self.listener
+            if listener is None or self.close_sent or self.conn.state is not OPEN:
+                break  # the app stopped reading, or closing: as websockets and uvicorn decide
+            if end - at < 2:
+                self._partial = data[at:]
+                return
+            if data[at] != _TEXT_FIN or data[at + 1] < 0x80:
+                break  # no final text frame, or not masked (websockets closes then)
+            size = data[at + 1] & 0x7F
+            if size < 126:
+                start = at + 6
+            elif size == 126:
+                if end - at < 4:
+                    self._partial = data[at:]
+                    return
+                size, start = int.from_bytes(data[at + 2 : at + 4], "big"), at + 8
+            else:
+                break  # 64 KB or more: past any limit of ours, websockets refuses it
+            if limit is not None and size > limit:
+                break  # websockets closes with 1009
+            if end < start + size:
+                self._partial = data[at:]
+                return
+            try:
+                text = apply_mask(data[start : start + size], data[start - 4 : start]).decode()
+            except UnicodeDecodeError:
+                break  # uvicorn closes with 1007
+            at = start + size
+            listener(text)
+        else:
+            return
+        self._reader = _WEBSOCKETS_FOR_GOOD
+        super().data_received(data[at:] if at else data)
 
     def abort_if_stuck(self) -> None:
         """Cuts the connection if writing is paused (a client that stopped reading): a send
@@ -221,6 +316,25 @@ def _flushes(loop: asyncio.AbstractEventLoop) -> _Flushes:
     if flushes is None or flushes.loop is not loop:
         flushes = _flushes_of = _Flushes(loop)
     return flushes
+
+
+def waits_for_a_frame(conn: ServerProtocol) -> bool:
+    """Whether websockets' parser waits for a frame's first byte, with nothing read of it:
+    its generator is suspended in the reader's `at_eof` (between frames), not in
+    `Frame.parse` (within one), where the bytes read so far may have left the buffer
+    empty."""
+    parser: Any = conn.parser
+    while parser is not None:
+        inner = getattr(parser, "gi_yieldfrom", None)
+        if inner is None:
+            return False
+        if getattr(inner, "gi_code", None) is _AT_EOF:
+            return not conn.reader.buffer
+        parser = inner
+    return False
+
+
+_AT_EOF = StreamReader.at_eof.__code__
 
 
 def deadline_http(seconds: float) -> type[DeadlineHttp]:
