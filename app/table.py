@@ -157,11 +157,12 @@ class Table:
         return {occupant: seat for seat, occupant in enumerate(self.seats) if occupant is not None}
 
     def spectators(self) -> list[Person]:
-        seated = self.seat_by_id()
-        return [p for p in self.connected() if p.id not in seated]
+        """Who is here without a seat (one pass: every change's view asks)."""
+        seated = set(self.seats)
+        return [p for p in self.people.values() if p.connected and p.id not in seated]
 
     def seated(self) -> int:
-        return sum(occupant is not None for occupant in self.seats)
+        return len(self.seats) - self.seats.count(None)
 
     def anyone_can_play(self) -> bool:
         """A seat still in the game holds a bot or a connected person."""

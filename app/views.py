@@ -10,6 +10,7 @@ recipient one message.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,7 +48,7 @@ class Views:
         `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
         if self._head is None:
             self._head = f'{event_head(STATE)}{to_json(self.seen)[:-1]},"you":'
-        you = to_json(_you(self.table, person, seat))
+        you = _you_text(person.id, seat, person.id == self.table.host)
         return Encoded(STATE, f"{self._head}{you}}}]")
 
 
@@ -65,6 +66,13 @@ def _you(table: Table, person: Person | None, seat: int | None) -> You:
         "seat": seat,
         "host": person is not None and person.id == table.host,
     }
+
+
+@functools.lru_cache(maxsize=4096)
+def _you_text(player: str, seat: int | None, host: bool) -> str:
+    """`_you`'s JSON (the same keys in the same order), made once per person, seat and
+    hosting: the same text goes into every state they get until one of the three changes."""
+    return to_json({"player": player, "seat": seat, "host": host})
 
 
 def _seen_from(table: Table, events: list[EventDict]) -> Seen:

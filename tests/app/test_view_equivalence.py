@@ -8,8 +8,9 @@ from typing import Any
 
 from test_snapshot_equivalence import played_tables
 
+from app.outgoing import to_json
 from app.table import Person, Table, TableBot
-from app.views import _seats, _seen_from
+from app.views import Views, _seats, _seen_from
 
 
 def reference_seat(table: Table, seat: int, hand: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -67,3 +68,35 @@ def test_seats_and_match_score_are_what_the_replaced_code_built() -> None:
         )
         with_wins += bool(table.wins)
     assert steps > 2000 and with_lag > 100 and with_wins > 100
+
+
+def test_each_persons_message_is_their_state_encoded_whole_at_every_step() -> None:
+    """A `state` is the shared JSON with the person's `you` text spliced in (that text kept
+    per person, seat and hosting): for everyone, at every step, with the host moved now and
+    then, it is their state encoded whole. The spectators and the seated count, each made in
+    one pass, are what the people and the seats say."""
+    rng = random.Random(3)
+    steps = spectators = dropped = 0
+    for table, now in played_tables(25, seed=5):
+        steps += 1
+        if table.phase == "playing" and rng.random() < 0.05:  # someone comes to watch
+            table.join(f"Sé{steps}", None, now, new_id=f"s{steps}", new_token=f"t{steps}")
+        watchers = [i for i in table.people if i.startswith("s") and table.people[i].connected]
+        if watchers and rng.random() < 0.03:  # and one of them loses the connection
+            table.drop(rng.choice(watchers), now, left=False)
+            dropped += 1
+        seat_of = {o: s for s, o in enumerate(table.seats) if o is not None}
+        host = table.host
+        for someone in (host, rng.choice(list(table.people))):  # and now and then another
+            table.host = someone
+            views = Views(table)
+            for person in table.people.values():
+                seat = seat_of.get(person.id)
+                text = views.message(person, seat).text
+                assert text == f'42["state",{to_json(views.state(person, seat))}]'
+        table.host = host
+        watching = [p for p in table.people.values() if p.connected and p.id not in seat_of]
+        assert table.spectators() == watching
+        assert table.seated() == len(seat_of)
+        spectators += bool(watching)
+    assert steps > 1000 and spectators > 100 and dropped > 5
