@@ -588,7 +588,9 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._send_packet(eio_sid, pkt)
             return
         where = "" if namespace in (None, "/") else f"{namespace},"
-        await self.eio.send(eio_sid, f"{packet.ACK}{where}{id}{text}")
+        # python-engineio's `send` of it, without the Packet it would make and encode into
+        # this same text: an Engine.IO MESSAGE, then the Socket.IO ACK.
+        self.eio.queue_text(eio_sid, f"{engineio_packet.MESSAGE}{packet.ACK}{where}{id}{text}")
 
     async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
         self.metrics.refused(error.code.value)

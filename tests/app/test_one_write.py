@@ -164,10 +164,15 @@ async def test_an_ack_is_the_text_python_socketio_would_send() -> None:
     server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
     sent: list[str] = []
 
-    async def send(sid: str, text: str) -> None:
+    async def send(sid: str, text: str) -> None:  # python-engineio's: a MESSAGE's data
         sent.append(text)
 
+    def queue_text(sid: str, text: str) -> None:  # ours: the whole Engine.IO text
+        assert text[:1] == str(eio_packet.MESSAGE), text
+        sent.append(text[1:])
+
     server.eio.send = send  # type: ignore[method-assign]
+    server.eio.queue_text = queue_text  # type: ignore[method-assign]
     slow_way: list[Any] = []  # python-socketio's Packet and encoder, where orjson refuses
     send_packet = server._send_packet
 
