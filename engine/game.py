@@ -305,6 +305,11 @@ class Game:
         """`stats_summary` of every seat, in seat order."""
         return [stats.summary() for stats in self._stats]
 
+    def stats_by_seat(self) -> list[dict[str, int | None]]:
+        """`stats_summary` of every seat with the `seat` first, in seat order: what a view
+        shows, one new dict a seat (every view of every change holds them)."""
+        return [{"seat": seat, **stats._figures} for seat, stats in enumerate(self._stats)]
+
     @property
     def pile_id(self) -> int:
         return self._pile_id

@@ -52,7 +52,7 @@ def table_view(game: Game) -> dict[str, Any]:
         "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": [{"seat": seat, **s} for seat, s in enumerate(game.stats_summaries())],
+        "stats": game.stats_by_seat(),
         "rules": game.rules.to_dict(),
     }
 
