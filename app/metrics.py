@@ -5,22 +5,80 @@ Each app has its own registry, so two apps in one process (tests) count apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import math
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 LOCK_BUCKETS = (0.0001, 0.001, 0.01, 0.1, 0.5, 1.0, 5.0)
 SLAP_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
 
+_C = TypeVar("_C", bound=Collector)
+
+
+class CountBy(Collector):
+    """A counter by one label, bumped on every message: plain numbers, read by
+    prometheus_client when /metrics is scraped (a custom collector, its documented way to
+    export figures kept elsewhere). Its own Counter takes a lock for every increment. Only
+    the event loop's thread bumps it, and scrapes are answered there too."""
+
+    def __init__(self, name: str, documentation: str, label: str) -> None:
+        self.name, self.documentation, self.label = name, documentation, label
+        self.counts: dict[str, int] = {}
+
+    def inc(self, value: str) -> None:
+        counts = self.counts
+        counts[value] = counts.get(value, 0) + 1
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(self.name, self.documentation, labels=[self.label])
+        for value, count in sorted(self.counts.items()):
+            family.add_metric([value], count)
+        yield family
+
+
+class Timings(Collector):
+    """A histogram of seconds observed on every message, kept as a count per bucket (found
+    by bisection) and a sum, and exported as prometheus_client's Histogram would (buckets
+    counting what is at most their bound, cumulative, and +Inf): that one takes two locks
+    and walks its buckets on every observation. Event-loop thread only, as CountBy."""
+
+    def __init__(self, name: str, documentation: str, buckets: tuple[float, ...]) -> None:
+        self.name, self.documentation = name, documentation
+        self.bounds = tuple(sorted(buckets))
+        self.counts = [0] * (len(self.bounds) + 1)  # the last: above every bound
+        self.sum = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self.counts[bisect_left(self.bounds, seconds)] += 1
+        self.sum += seconds
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts)
+
+    def collect(self) -> Iterator[Metric]:
+        buckets, total = [], 0
+        for bound, count in zip((*self.bounds, math.inf), self.counts, strict=True):
+            total += count
+            buckets.append((floatToGoString(bound), total))  # type: ignore[no-untyped-call]
+        yield HistogramMetricFamily(
+            self.name, self.documentation, buckets=buckets, sum_value=self.sum
+        )
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.longest_hold = 0.0  # seconds: what lock_held_max shows
-        self._children: dict[tuple[Any, str], Any] = {}  # labelled counters, by label
         self.rooms = Gauge("slapjack_rooms", "Rooms open now", registry=self.registry)
         self.connected = Gauge(
             "slapjack_connected_players", "People connected to a room now", registry=self.registry
@@ -31,23 +89,19 @@ class Metrics:
         self.games_finished = Counter(
             "slapjack_games_finished", "Games played to a winner", registry=self.registry
         )
-        self.events = Counter(
-            "slapjack_events_handled",
-            "Client events handled, by event name",
-            ["event"],
-            registry=self.registry,
+        # Counted on every message: plain numbers, exported when scraped (CountBy, Timings).
+        self.events = self._collected(
+            CountBy("slapjack_events_handled", "Client events handled, by event name", "event")
         )
-        self.rejected = Counter(
-            "slapjack_events_rejected",
-            "Client events refused, by error code",
-            ["code"],
-            registry=self.registry,
+        self.rejected = self._collected(
+            CountBy("slapjack_events_rejected", "Client events refused, by error code", "code")
         )
-        self.slap_judging = Histogram(
-            "slapjack_slap_judging_seconds",
-            "From a slap's arrival to its judgement applied and sent, room lock wait included",
-            buckets=SLAP_BUCKETS,
-            registry=self.registry,
+        self.slap_judging = self._collected(
+            Timings(
+                "slapjack_slap_judging_seconds",
+                "From a slap's arrival to its judgement applied and sent, room lock wait included",
+                SLAP_BUCKETS,
+            )
         )
         # A cluster (app/ownership.py, app/cluster.py): this process's share of the tables.
         self.tables_owned = Gauge(
@@ -81,11 +135,12 @@ class Metrics:
             ["why"],
             registry=self.registry,
         )
-        self.lock_held = Histogram(
-            "slapjack_room_lock_held_seconds",
-            "How long a room's lock was held, each time",
-            buckets=LOCK_BUCKETS,
-            registry=self.registry,
+        self.lock_held = self._collected(
+            Timings(
+                "slapjack_room_lock_held_seconds",
+                "How long a room's lock was held, each time",
+                LOCK_BUCKETS,
+            )
         )
         self.lock_held_max = Gauge(
             "slapjack_room_lock_held_max_seconds",
@@ -98,22 +153,17 @@ class Metrics:
             registry=self.registry,
         )
 
+    def _collected(self, collector: _C) -> _C:
+        self.registry.register(collector)
+        return collector
+
     def handled(self, event: str) -> None:
         """A client event handled (`event`: a name of protocol.CLIENT_EVENTS, or unknown)."""
-        self._child(self.events, event).inc()
+        self.events.inc(event)
 
     def refused(self, code: str) -> None:
         """A client event refused with the error `code`."""
-        self._child(self.rejected, code).inc()
-
-    def _child(self, metric: Any, label: str) -> Any:
-        """`metric.labels(label)`, looked up once: prometheus_client takes a lock and
-        checks the label on every `labels` call, and these count every message."""
-        key = (metric, label)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = metric.labels(label)
-        return child
+        self.rejected.inc(code)
 
     def lock_released(self, held: float) -> None:
         """A room's lock was held `held` seconds."""
