@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.load                      # or: make bench
     .venv/bin/python -m bench.load --steps 100,200,400,1000 --seconds 20
     .venv/bin/python -m bench.load --steps 200,400 --rounds 3 --idle 0   # the ratio, steadier
+    .venv/bin/python -m bench.load --steps 200 --rounds 3 --idle 0 --together  # steadiest
 
 Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
 to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
@@ -29,8 +30,11 @@ tables at the same inbound rate per table, and the same figures are printed: the
 CPU ms per inbound message, app to relay, is what holds from one machine to another. With
 `--rounds N` the two ramps alternate N times and the ratio's median is printed too: on a
 shared machine one ramp's figures move by a fifth from one minute to the next, and a
-single pair can land on either side of a goal. No ratio is taken where the relay is
-saturated (its CPU per message then falls as messages queue).
+single pair can land on either side of a goal. With `--together` the two servers run at
+once on the server's core, each with the step's tables, measured over the same seconds:
+what slows the core slows both alike, and the ratio holds to a few percent (the two CPUs
+add up on one core, so keep to steps where both fit). No ratio is taken where the relay's
+core is saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
 """
 
@@ -540,7 +544,7 @@ class Run:
                 await open_all(new, server.port)
                 tables += new
                 await asyncio.sleep(self.args.warmup)
-                row = await self.measure(server, len(tables), tables)
+                (row,) = await self.measure([(server, tables)], self.args.seconds)
                 rows.append(row)
                 print(format_row(row), flush=True)
         finally:
@@ -551,25 +555,115 @@ class Run:
             server.stop()
         return rows
 
-    def rebind(self, table: Any) -> None:
-        table.stats = self.stats
-        for player in table.players:
-            player.stats = self.stats
+    async def together(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The app and the relay at once, both on the server's core, each with the step's
+        tables (the relay's at the app's inbound rate per table, measured over a warm-up),
+        measured over the same seconds: whatever else slows the core then slows both
+        alike, and their ratio holds to a few percent where two ramps one after the other
+        move by a fifth. Their CPU adds up on the one core: keep the steps where the two
+        together leave it well short of full."""
+        core, gc_watch = self.args.server_core, self.args.gc_watch
+        servers = [Server(kind, core, self.log, gc_watch=gc_watch) for kind in ("app", "relay")]
+        app_rows: list[dict[str, Any]] = []
+        relay_rows: list[dict[str, Any]] = []
+        mine: list[Any] = []
+        theirs: list[Any] = []
+        try:
+            for server in servers:
+                await server.ready()
+            print(
+                f"# app (pid {servers[0].process.pid}) and relay (pid {servers[1].process.pid})"
+                f" at once, on {'any core' if core is None else f'core {core}'}",
+                flush=True,
+            )
+            for count in self.args.steps:
+                new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
+                await open_all(new, servers[0].port)
+                mine += new
+                warm = await self.measure([(servers[0], mine)], self.args.warmup)
+                rate = warm[0]["in_per_s"] / count
+                for table in theirs:
+                    table.rate = rate
+                new = [
+                    RelayTable(f"R{len(theirs) + i}", self.stats, rate)
+                    for i in range(count - len(theirs))
+                ]
+                await open_all(new, servers[1].port)
+                theirs += new
+                await asyncio.sleep(self.args.warmup)
+                app, relay = await self.measure(
+                    [(servers[0], mine), (servers[1], theirs)], self.args.seconds
+                )
+                app_rows.append(app)
+                relay_rows.append(relay)
+                print(format_row(app), flush=True)
+                print(format_row(relay), flush=True)
+        finally:
+            for table in mine + theirs:
+                for player in table.players:
+                    if player.wire is not None:
+                        player.wire.close()
+            for server in servers:
+                server.stop()
+        return app_rows, relay_rows
 
-    async def measure(self, server: Server, count: int, tables: list[Any]) -> dict[str, Any]:
-        await server.gc_pauses()
-        stats = Stats()
-        self.stats = stats
-        for table in tables:  # every player counts into the step's own stats
-            self.rebind(table)
-        cpu, busy = server.cpu_seconds(), server.core_busy_seconds()
+    def rebind(self, table: Any, stats: Stats) -> None:
+        table.stats = stats
+        for player in table.players:
+            player.stats = stats
+
+    async def measure(
+        self, served: list[tuple[Server, list[Any]]], seconds: float
+    ) -> list[dict[str, Any]]:
+        """Each server's figures over the same `seconds` (its tables counted apart)."""
+        kept = []
+        for server, tables in served:
+            await server.gc_pauses()
+            stats = Stats()
+            for table in tables:  # every player counts into the step's own stats
+                self.rebind(table, stats)
+            kept.append((server, tables, stats))
+        self.stats = kept[0][2]  # the generator's loop lag goes into the first
+        start = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
         began, own, load = now(), time.process_time(), os.getloadavg()[0]
-        await asyncio.sleep(self.args.seconds)
+        await asyncio.sleep(seconds)
         took = now() - began
-        cpu = server.cpu_seconds() - cpu
-        busy = server.core_busy_seconds() - busy
         own = time.process_time() - own
-        pauses = await server.gc_pauses()
+        ends = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
+        rows = []
+        for (server, tables, stats), (cpu0, busy0), (cpu1, busy1) in zip(
+            kept, start, ends, strict=True
+        ):
+            pauses = await server.gc_pauses()
+            rows.append(
+                self.row(
+                    server,
+                    len(tables),
+                    stats,
+                    kept[0][2].lags,
+                    took,
+                    own,
+                    load,
+                    cpu1 - cpu0,
+                    busy1 - busy0,
+                    pauses,
+                )
+            )
+        return rows
+
+    def row(
+        self,
+        server: Server,
+        count: int,
+        stats: Stats,
+        lags: list[float],
+        took: float,
+        own: float,
+        load: float,
+        cpu: float,
+        busy: float,
+        pauses: dict[str, Any],
+    ) -> dict[str, Any]:
         return {
             "server": server.kind,
             "tables": count,
@@ -588,7 +682,7 @@ class Run:
             "gc_total_ms": sum(pauses["total_ms"]),
             "gc_full": pauses["count"][2],
             "gen_cpu_pct": 100 * own / took,
-            "lag_ms": percentiles(stats.lags),
+            "lag_ms": percentiles(lags),
             # Others' work on the server's core: the noise in this step's figures.
             "others_pct": 100 * max(0.0, busy - cpu) / took,
             "load": load,
@@ -650,15 +744,16 @@ def markdown_row(row: dict[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-# A relay this busy is saturated: its messages wait in queues and each wake-up serves many,
-# so its CPU per message is no longer what a message costs it. No ratio is taken there.
+# A relay on a core this busy (its own CPU and others', the app's too with --together) is
+# saturated: its messages wait in queues and each wake-up serves many, so its CPU per message
+# is no longer what a message costs it. No ratio is taken there.
 SATURATED_PCT = 95.0
 
 
 def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> str:
     """Server CPU ms per inbound message, app / relay, for each step of each round (an app
-    ramp, then the relay's at the same rates) and, over several rounds, their median: the
-    two servers never run at once, and alternating them spreads the machine's drift over
+    ramp, then the relay's at the same rates; or both at once, `--together`) and, over
+    several rounds, their median: alternating the ramps spreads the machine's drift over
     both."""
     lines = ["server CPU ms per inbound message, app / relay:"]
     by_step: dict[int, list[float]] = {}
@@ -670,8 +765,8 @@ def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]
                 f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
                 f"{theirs['cpu_ms_per_in']:.3f}"
             )
-            if theirs["cpu_pct"] >= SATURATED_PCT:
-                lines.append(f"{text}: the relay is saturated, no ratio")
+            if theirs["cpu_pct"] + theirs["others_pct"] >= SATURATED_PCT:
+                lines.append(f"{text}: the relay's core is saturated, no ratio")
                 continue
             ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]
             by_step.setdefault(mine["tables"], []).append(ratio)
@@ -718,6 +813,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         print(HEADER, flush=True)
         rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
         for _ in range(args.rounds):
+            if args.together:
+                app, relay = await bench.together()
+                results.setdefault("app", []).extend(app)
+                results.setdefault("relay", []).extend(relay)
+                rounds.append((app, relay))
+                continue
             app = await bench.ramp("app", {})
             results.setdefault("app", []).extend(app)
             if args.relay:
@@ -750,6 +851,12 @@ def main() -> None:
         type=positive,
         default=1,
         help="ramps of each server, alternating app and relay (the ratio's median over them)",
+    )
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="run the app and the relay at once on the server's core (a steadier ratio; "
+        "keep steps where both fit: 200 tables each on this machine)",
     )
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     parser.add_argument("--json", help="also write every figure to this file")

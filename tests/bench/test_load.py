@@ -146,8 +146,8 @@ def test_a_fanout_waits_for_players_still_behind_when_the_ack_comes() -> None:
     assert table.stats.fanouts == [1.7]
 
 
-def _row(tables: int, ms_per_in: float, cpu_pct: float) -> dict[str, float]:
-    return {"tables": tables, "cpu_ms_per_in": ms_per_in, "cpu_pct": cpu_pct}
+def _row(tables: int, ms_per_in: float, cpu_pct: float, others: float = 0) -> dict[str, float]:
+    return {"tables": tables, "cpu_ms_per_in": ms_per_in, "cpu_pct": cpu_pct, "others_pct": others}
 
 
 def test_the_ratio_report_takes_the_median_over_rounds_and_skips_a_saturated_relay() -> None:
@@ -158,7 +158,7 @@ def test_the_ratio_report_takes_the_median_over_rounds_and_skips_a_saturated_rel
     ]
     report = ratio_report(rounds)  # type: ignore[arg-type]
     assert "  round 2:" in report
-    assert "  1000 tables: 0.300 / 0.400: the relay is saturated, no ratio" in report
+    assert "  1000 tables: 0.300 / 0.400: the relay's core is saturated, no ratio" in report
     assert "   200 tables: 0.450 / 0.500 = 0.90" in report
     # the median of 0.80, 0.90 and 1.20; at 1,000 tables one unsaturated round
     assert "   200 tables: 0.90 (0.80-1.20, 3 rounds)" in report
@@ -171,3 +171,11 @@ def test_one_round_prints_its_ratios_without_a_median() -> None:
         "server CPU ms per inbound message, app / relay:",
         "    200 tables: 0.400 / 0.500 = 0.80",
     ]
+
+
+def test_a_relay_sharing_a_full_core_is_saturated_too() -> None:
+    """With --together the app's CPU is on the relay's core: the two add up."""
+    together = [([_row(400, 0.45, 45, 55)], [_row(400, 0.55, 50, 46)])]
+    assert "the relay's core is saturated" in ratio_report(together)  # type: ignore[arg-type]
+    fits = [([_row(200, 0.55, 28, 33)], [_row(200, 0.62, 33, 28)])]
+    assert ratio_report(fits).endswith("= 0.89")  # type: ignore[arg-type]
