@@ -557,7 +557,8 @@ class Run:
 
     async def together(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
-        tables (the relay's at the app's inbound rate per table, measured over a warm-up),
+        tables (the relay's at the app's inbound rate per table, measured over a warm-up
+        with both running),
         measured over the same seconds: whatever else slows the core then slows both
         alike, and their ratio holds to a few percent where two ramps one after the other
         move by a fifth. Their CPU adds up on the one core: keep the steps where the two
@@ -590,7 +591,12 @@ class Run:
                 ]
                 await open_all(new, servers[1].port)
                 theirs += new
-                await asyncio.sleep(self.args.warmup)
+                # The app's rate with both running (its tables' first minute is busier): the
+                # relay's tables play at it from here on, so the two count the same traffic.
+                warm = await self.measure([(servers[0], mine)], self.args.warmup)
+                for table in theirs:
+                    table.rate = warm[0]["in_per_s"] / count
+                await asyncio.sleep(2)
                 app, relay = await self.measure(
                     [(servers[0], mine), (servers[1], theirs)], self.args.seconds
                 )
