@@ -99,7 +99,9 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         self.listener: Callable[[str], None] | None = None
         self._flush_due = False  # a `_flush` is on the loop for what send_now framed
         self._reader = _WEBSOCKETS  # who parses incoming bytes (`data_received`)
-        self._partial = b""  # the lean reader's start of a frame not yet whole
+        # The lean reader's start of a frame not yet whole: no bigger than the read limit
+        # allows (a bigger frame goes to websockets as soon as its length is read).
+        self._partial = b""
         self._read_limit: int | None = None  # the biggest frame websockets would take
 
     def data_received(self, data: bytes) -> None:
@@ -164,7 +166,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                     return
                 size, start = int.from_bytes(data[at + 2 : at + 4], "big"), at + 8
             else:
-                break  # 64 KB or more: past any limit of ours, websockets refuses it
+                break  # an 8-byte length: never a message of ours (websockets reads it)
             if limit is not None and size > limit:
                 break  # websockets closes with 1009
             if end < start + size:

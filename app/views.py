@@ -19,6 +19,10 @@ from app.outgoing import Encoded, event_head, to_json
 from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
 from app.table import Person, Table
 
+# `you` texts kept (about 150 bytes each): several for every person of a few thousand
+# tables, who each hold one at a time. Past that, the oldest are made again when needed.
+YOU_TEXTS = 32768
+
 
 class Views:
     """One change's view of a table, built and encoded at most once, shared by every
@@ -68,7 +72,7 @@ def _you(table: Table, person: Person | None, seat: int | None) -> You:
     }
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=YOU_TEXTS)
 def _you_text(player: str, seat: int | None, host: bool) -> str:
     """`_you`'s JSON (the same keys in the same order), made once per person, seat and
     hosting: the same text goes into every state they get until one of the three changes."""

@@ -564,14 +564,15 @@ class Run:
         move by a fifth. Their CPU adds up on the one core: keep the steps where the two
         together leave it well short of full."""
         core, gc_watch = self.args.server_core, self.args.gc_watch
-        servers = [Server(kind, core, self.log, gc_watch=gc_watch) for kind in ("app", "relay")]
+        servers: list[Server] = []
         app_rows: list[dict[str, Any]] = []
         relay_rows: list[dict[str, Any]] = []
         mine: list[Any] = []
         theirs: list[Any] = []
         try:
-            for server in servers:
-                await server.ready()
+            for kind in ("app", "relay"):
+                servers.append(Server(kind, core, self.log, gc_watch=gc_watch))
+                await servers[-1].ready()
             print(
                 f"# app (pid {servers[0].process.pid}) and relay (pid {servers[1].process.pid})"
                 f" at once, on {'any core' if core is None else f'core {core}'}",
@@ -582,7 +583,7 @@ class Run:
                 await open_all(new, servers[0].port)
                 mine += new
                 warm = await self.measure([(servers[0], mine)], self.args.warmup)
-                rate = warm[0]["in_per_s"] / count
+                rate = warm[0]["in_per_s"] / count or 2.8  # (an app that sent nothing yet)
                 for table in theirs:
                     table.rate = rate
                 new = [
@@ -595,7 +596,7 @@ class Run:
                 # relay's tables play at it from here on, so the two count the same traffic.
                 warm = await self.measure([(servers[0], mine)], self.args.warmup)
                 for table in theirs:
-                    table.rate = warm[0]["in_per_s"] / count
+                    table.rate = warm[0]["in_per_s"] / count or rate
                 await asyncio.sleep(2)
                 app, relay = await self.measure(
                     [(servers[0], mine), (servers[1], theirs)], self.args.seconds
@@ -622,9 +623,10 @@ class Run:
         self, served: list[tuple[Server, list[Any]]], seconds: float
     ) -> list[dict[str, Any]]:
         """Each server's figures over the same `seconds` (its tables counted apart)."""
+        for server, _ in served:
+            await server.gc_pauses()  # (each a round trip: all of them before the clock starts)
         kept = []
         for server, tables in served:
-            await server.gc_pauses()
             stats = Stats()
             for table in tables:  # every player counts into the step's own stats
                 self.rebind(table, stats)
@@ -636,6 +638,11 @@ class Run:
         took = now() - began
         own = time.process_time() - own
         ends = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
+        after = Stats()  # what comes in from now on counts nowhere: the step is over
+        self.stats = after
+        for _, tables in served:
+            for table in tables:
+                self.rebind(table, after)
         rows = []
         for (server, tables, stats), (cpu0, busy0), (cpu1, busy1) in zip(
             kept, start, ends, strict=True
@@ -691,6 +698,9 @@ class Run:
             "lag_ms": percentiles(lags),
             # Others' work on the server's core: the noise in this step's figures.
             "others_pct": 100 * max(0.0, busy - cpu) / took,
+            # Pinned: the core is the server's alone but for others'; else every core's work,
+            # the generator's own included, is in `others_pct`.
+            "pinned": server.core is not None,
             "load": load,
         }
 
@@ -771,7 +781,8 @@ def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]
                 f"  {mine['tables']:>5} tables: {mine['cpu_ms_per_in']:.3f} / "
                 f"{theirs['cpu_ms_per_in']:.3f}"
             )
-            if theirs["cpu_pct"] + theirs["others_pct"] >= SATURATED_PCT:
+            busy = theirs["cpu_pct"] + (theirs["others_pct"] if theirs.get("pinned") else 0.0)
+            if busy >= SATURATED_PCT:
                 lines.append(f"{text}: the relay's core is saturated, no ratio")
                 continue
             ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import socket
 from typing import Any
 
@@ -18,7 +19,8 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from app.serving import _LEAN, _WEBSOCKETS_FOR_GOOD, LeanWebSocket, waits_for_a_frame
+from app.queues import LeanQueue
+from app.serving import _LEAN, _WEBSOCKETS, _WEBSOCKETS_FOR_GOOD, LeanWebSocket, waits_for_a_frame
 
 
 def client_frame(payload: bytes, head: int = 0x81, *, masked: bool = True) -> bytes:
@@ -162,3 +164,122 @@ def test_websockets_parser_is_between_frames_only_with_nothing_of_one_read() -> 
     conn.receive_data(b"\x81")  # a frame's first byte, left in the buffer
     assert not waits_for_a_frame(conn)
     assert not waits_for_a_frame(ServerProtocol())  # still reading the handshake
+
+
+# ---- the reader alone: every cut, deterministically ---------------------------------------
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.paused = self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def reader(limit: int = 1024) -> tuple[LeanWebSocket, list[str]]:
+    """A LeanWebSocket past its handshake whose app reads (its listener records each text),
+    with uvicorn's own path behind it for what the lean reader leaves (no server)."""
+    ws = LeanWebSocket.__new__(LeanWebSocket)
+    ws.conn = ServerProtocol(state=State.OPEN, max_size=limit)
+    ws.transport = FakeTransport()  # type: ignore[assignment]
+    ws.queue = LeanQueue()  # type: ignore[assignment]
+    ws.close_sent = ws.read_paused = False
+    ws.frames = []
+    ws._reader, ws._partial, ws._read_limit = _WEBSOCKETS, b"", None
+    heard: list[str] = []
+    ws.listener = heard.append
+    return ws, heard
+
+
+def fed(ws: LeanWebSocket, data: bytes, cuts: list[int]) -> None:
+    start = 0
+    for cut in [*cuts, len(data)]:
+        if cut > start:
+            ws.data_received(data[start:cut])
+        start = max(start, cut)
+
+
+TEXTS = ["", "2", "x" * 120, "é" * 62, "y" * 126, "z" * 300, '42["flip",{}]']
+
+
+def test_every_cut_of_frames_is_heard_whole_in_order_by_the_lean_reader() -> None:
+    stream = b"".join(client_frame(text.encode()) for text in TEXTS)
+    rng = random.Random(8)
+    cuttings = [[cut] for cut in range(len(stream))]  # one cut anywhere
+    cuttings += [list(range(len(stream)))]  # a byte at a time
+    cuttings += [sorted(rng.sample(range(len(stream)), 12)) for _ in range(200)]
+    for cuts in cuttings:
+        ws, heard = reader()
+        fed(ws, stream, cuts)
+        assert heard == TEXTS, cuts
+        assert ws._reader == _LEAN and ws._partial == b""
+        assert ws.queue.empty() and not ws.transport.writes  # type: ignore[attr-defined]
+
+
+def test_from_the_first_frame_it_does_not_take_websockets_reads_on_at_every_cut() -> None:
+    """A binary frame and a ping amid texts: every text still reaches the listener in order,
+    the binary message goes to uvicorn's queue, the ping is answered, whatever the cuts."""
+    stream = (
+        client_frame(b"one")
+        + client_frame(b"\x00\x01", head=0x82)
+        + client_frame(b"two")
+        + client_frame(b"hi", head=0x89)
+        + client_frame(b"three")
+    )
+    for cut in range(len(stream)):
+        ws, heard = reader()
+        fed(ws, stream, [cut])
+        assert heard == ["one", "two", "three"], cut
+        assert ws._reader == _WEBSOCKETS_FOR_GOOD
+        assert ws.queue.get_nowait() == {"type": "websocket.receive", "bytes": b"\x00\x01"}
+        writes = b"".join(ws.transport.writes)  # type: ignore[attr-defined]
+        assert writes == b"\x8a\x02hi"  # the pong
+
+
+def test_a_frame_held_when_the_app_stops_reading_goes_whole_to_uvicorns_queue() -> None:
+    first, second = client_frame(b"first"), client_frame(b"second message")
+    for cut in range(1, len(second)):
+        ws, heard = reader()
+        ws.data_received(first + second[:cut])
+        ws.listener = None  # the app's reader ended (app/transport.py)
+        ws.data_received(second[cut:])
+        assert heard == ["first"]
+        assert ws.queue.get_nowait() == {"type": "websocket.receive", "text": "second message"}
+
+
+def test_the_lean_reader_takes_over_only_between_frames() -> None:
+    """Bytes websockets read before the app listened (a frame's header, or all of it) stay
+    websockets' until its parser is between frames; the frame after is the lean reader's."""
+    frame = client_frame(b"hello")
+    for cut in range(1, len(frame)):
+        ws, heard = reader()
+        listener, ws.listener = ws.listener, None
+        ws.data_received(frame[:cut])  # read by websockets: nobody listens yet
+        ws.listener = listener
+        ws.data_received(frame[cut:])
+        assert heard == ["hello"] and ws._reader == _WEBSOCKETS  # websockets finished it
+        ws.data_received(client_frame(b"next"))
+        assert heard == ["hello", "next"] and ws._reader == _LEAN
+
+
+def test_the_read_limit_is_websockets_own() -> None:
+    """A frame one byte past the limit goes to websockets, which closes with 1009; one at it
+    is read."""
+    ws, heard = reader(limit=200)
+    ws.data_received(client_frame(b"a" * 200))
+    assert heard == ["a" * 200] and ws._reader == _LEAN
+    ws.data_received(client_frame(b"a" * 201))
+    assert heard == ["a" * 200] and ws._reader == _WEBSOCKETS_FOR_GOOD
+    assert ws.conn.close_sent is not None and ws.conn.close_sent.code == 1009
+    assert ws.transport.closed  # type: ignore[attr-defined]

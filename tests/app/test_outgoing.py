@@ -91,6 +91,7 @@ async def test_a_change_with_no_events_says_so() -> None:
 async def test_a_change_builds_the_table_once_for_every_recipient(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    app.views._you_text.cache_clear()  # each person's `you` made as they sit, below
     rooms, recorder, room = await seated_four_and_a_spectator()
     built = []
     seen_from = app.views._seen_from

@@ -146,8 +146,16 @@ def test_a_fanout_waits_for_players_still_behind_when_the_ack_comes() -> None:
     assert table.stats.fanouts == [1.7]
 
 
-def _row(tables: int, ms_per_in: float, cpu_pct: float, others: float = 0) -> dict[str, float]:
-    return {"tables": tables, "cpu_ms_per_in": ms_per_in, "cpu_pct": cpu_pct, "others_pct": others}
+def _row(
+    tables: int, ms_per_in: float, cpu_pct: float, others: float = 0, pinned: bool = True
+) -> dict[str, float]:
+    return {
+        "tables": tables,
+        "cpu_ms_per_in": ms_per_in,
+        "cpu_pct": cpu_pct,
+        "others_pct": others,
+        "pinned": pinned,
+    }
 
 
 def test_the_ratio_report_takes_the_median_over_rounds_and_skips_a_saturated_relay() -> None:
@@ -179,3 +187,7 @@ def test_a_relay_sharing_a_full_core_is_saturated_too() -> None:
     assert "the relay's core is saturated" in ratio_report(together)  # type: ignore[arg-type]
     fits = [([_row(200, 0.55, 28, 33)], [_row(200, 0.62, 33, 28)])]
     assert ratio_report(fits).endswith("= 0.89")  # type: ignore[arg-type]
+    # Not pinned (--no-pin, or one core): "others" is every core's work, the generator's
+    # own included, and says nothing of the relay's core.
+    unpinned = [([_row(200, 0.55, 28, 80, False)], [_row(200, 0.62, 33, 75, False)])]
+    assert ratio_report(unpinned).endswith("= 0.89")  # type: ignore[arg-type]
