@@ -61,10 +61,6 @@ class Timings(Collector):
         self.counts[bisect_left(self.bounds, seconds)] += 1
         self.sum += seconds
 
-    @property
-    def count(self) -> int:
-        return sum(self.counts)
-
     def collect(self) -> Iterator[Metric]:
         buckets, total = [], 0
         for bound, count in zip((*self.bounds, math.inf), self.counts, strict=True):

@@ -65,18 +65,20 @@ def build_state(
 
 
 def _you(table: Table, person: Person | None, seat: int | None) -> You:
-    return {
-        "player": person.id if person is not None else None,
-        "seat": seat,
-        "host": person is not None and person.id == table.host,
-    }
+    if person is None:
+        return _you_of(None, seat, False)
+    return _you_of(person.id, seat, person.id == table.host)
+
+
+def _you_of(player: str | None, seat: int | None, host: bool) -> You:
+    return {"player": player, "seat": seat, "host": host}
 
 
 @functools.lru_cache(maxsize=YOU_TEXTS)
 def _you_text(player: str, seat: int | None, host: bool) -> str:
-    """`_you`'s JSON (the same keys in the same order), made once per person, seat and
-    hosting: the same text goes into every state they get until one of the three changes."""
-    return to_json({"player": player, "seat": seat, "host": host})
+    """`_you`'s JSON, made once per person, seat and hosting: the same text goes into every
+    state they get until one of the three changes."""
+    return to_json(_you_of(player, seat, host))
 
 
 def _seen_from(table: Table, events: list[EventDict]) -> Seen:

@@ -483,6 +483,14 @@ async def watch_lag(stats_of: Callable[[], Stats]) -> None:
         stats_of().lags.append(now() - began - 0.02)
 
 
+def hang_up(tables: list[Any]) -> None:
+    """Closes every player's connection (the end of a ramp)."""
+    for table in tables:
+        for player in table.players:
+            if player.wire is not None:
+                player.wire.close()
+
+
 async def open_all(tables: list[Any], port: int, at_once: int = 16) -> None:
     gate = asyncio.Semaphore(at_once)
 
@@ -548,21 +556,17 @@ class Run:
                 rows.append(row)
                 print(format_row(row), flush=True)
         finally:
-            for table in tables:
-                for player in table.players:
-                    if player.wire is not None:
-                        player.wire.close()
+            hang_up(tables)
             server.stop()
         return rows
 
     async def together(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
         tables (the relay's at the app's inbound rate per table, measured over a warm-up
-        with both running),
-        measured over the same seconds: whatever else slows the core then slows both
-        alike, and their ratio holds to a few percent where two ramps one after the other
-        move by a fifth. Their CPU adds up on the one core: keep the steps where the two
-        together leave it well short of full."""
+        with both running), measured over the same seconds: whatever else slows the core
+        then slows both alike, and their ratio holds to a few percent where two ramps one
+        after the other move by a fifth. Their CPU adds up on the one core: keep the steps
+        where the two together leave it well short of full."""
         core, gc_watch = self.args.server_core, self.args.gc_watch
         servers: list[Server] = []
         app_rows: list[dict[str, Any]] = []
@@ -584,8 +588,6 @@ class Run:
                 mine += new
                 warm = await self.measure([(servers[0], mine)], self.args.warmup)
                 rate = warm[0]["in_per_s"] / count or 2.8  # (an app that sent nothing yet)
-                for table in theirs:
-                    table.rate = rate
                 new = [
                     RelayTable(f"R{len(theirs) + i}", self.stats, rate)
                     for i in range(count - len(theirs))
@@ -606,10 +608,7 @@ class Run:
                 print(format_row(app), flush=True)
                 print(format_row(relay), flush=True)
         finally:
-            for table in mine + theirs:
-                for player in table.players:
-                    if player.wire is not None:
-                        player.wire.close()
+            hang_up(mine + theirs)
             for server in servers:
                 server.stop()
         return app_rows, relay_rows

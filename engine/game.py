@@ -301,10 +301,6 @@ class Game:
         each, read at once (`hand_sizes`, `is_out`, `frozen_until` check a seat each)."""
         return list(zip([len(hand) for hand in self._hands], self._out, self._frozen, strict=True))
 
-    def stats_summaries(self) -> list[dict[str, int | None]]:
-        """`stats_summary` of every seat, in seat order."""
-        return [stats.summary() for stats in self._stats]
-
     def stats_by_seat(self) -> list[dict[str, int | None]]:
         """`stats_summary` of every seat with the `seat` first, in seat order: what a view
         shows, one new dict a seat (every view of every change holds them)."""
