@@ -51,8 +51,11 @@ CODE_LENGTH = 6
 # is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
 FIRST_SAVE_SECONDS = 2.0
 # The phases of a save's beat that rooms are spread over (app/stores/saver.py): each slot's
-# tables in one store batch, SAVE_SLOTS batches a beat (SQLite: that many commits).
-SAVE_SLOTS = 20
+# tables in one store batch, SAVE_SLOTS batches a beat (SQLite: that many commits). Few:
+# a commit costs about as much as ten rows, and 20 slots (40 commits a second) cost 200
+# busy tables 8% more CPU than 4 do (README, eleventh round); a slot's snapshots are
+# taken a few dozen at a time (saver.py), so a big slot never holds the loop long.
+SAVE_SLOTS = 4
 
 
 class Transport(Protocol):

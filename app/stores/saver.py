@@ -8,9 +8,10 @@ A burst of changes costs one write: the first change is written on the room's ne
 multiple of `delay`, SLAPJACK_SAVE_SECONDS, on the monotonic clock, plus the room's `phase`)
 and the write takes the snapshot as it is *then*, so the latest state wins and at most
 `delay` of play is unsaved. app/rooms.py gives each room one of SAVE_SLOTS phases spread
-over the beat: the rooms of a slot are written together, and a busy server's snapshots come
-in twenty small batches a beat, not one burst that holds up every flip and slap behind it
-(1,000 tables: 50 ms of snapshots at once, every half second).
+over the beat: the rooms of a slot are written together (one SQLite commit), and a slot's
+snapshots are taken SNAPSHOTS_AT_ONCE at a time with the loop let go between, so a busy
+server's saving never holds up every flip and slap behind it (1,000 tables: 50 ms of
+snapshots at once, every half second, if they were taken in one go).
 
 A beat is one timer and one task for all its rooms (`_Beat`): their snapshots are taken
 one after another and handed to the store in one call (`save_many`: one SQLite
@@ -43,6 +44,9 @@ LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down
 # The loop may wake a timer a hair before its time: that close, a beat has come (so every
 # room on it is written in the same batch, not some on the next loop turn).
 EARLY_SECONDS = 0.002
+# A beat's snapshots are taken this many at a time, the loop let go between (each is tens
+# of µs on a busy server: a slot of 250 tables would hold every flip for 10 ms at once).
+SNAPSHOTS_AT_ONCE = 25
 
 
 class SavingStore(Protocol):
@@ -317,19 +321,22 @@ class _Beat:
 
 
 async def _write(beat: _Beat, savers: list[Saver]) -> None:
-    """One beat's rooms: each one's snapshot as it is now, then one write per store. Every
-    room taken is told how its write went, whatever happens to the others."""
+    """One beat's rooms: each one's snapshot as it is now (SNAPSHOTS_AT_ONCE at a time, the
+    loop let go between), then one write per store. Every room taken is told how its write
+    went, whatever happens to the others."""
     by_store: dict[int, list[tuple[Saver, Savable, float | None]]] = {}
-    for saver in savers:
-        if saver._beat is not beat or saver._stopped:
-            continue  # it left the beat (urgent, closed) after it joined
-        try:
-            snapshot, seen_at = saver._taken()
-        except Exception as error:  # a snapshot that cannot be taken: retried, logged
-            _land(saver, error)
-            continue
-        by_store.setdefault(id(saver.store), []).append((saver, snapshot, seen_at))
     try:
+        for index, saver in enumerate(savers):
+            if index and not index % SNAPSHOTS_AT_ONCE:
+                await asyncio.sleep(0)  # flips and slaps waiting go first
+            if saver._beat is not beat or saver._stopped:
+                continue  # it left the beat (urgent, closed) after it joined
+            try:
+                snapshot, seen_at = saver._taken()
+            except Exception as error:  # a snapshot that cannot be taken: retried, logged
+                _land(saver, error)
+                continue
+            by_store.setdefault(id(saver.store), []).append((saver, snapshot, seen_at))
         for batch in by_store.values():
             try:
                 outcomes = await _save_all(batch)

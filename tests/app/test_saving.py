@@ -39,7 +39,7 @@ from app.config import Settings
 from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
 from app.stores.memory import MemoryStore
-from app.stores.saver import EARLY_SECONDS, Saver, next_beat
+from app.stores.saver import EARLY_SECONDS, SNAPSHOTS_AT_ONCE, Saver, next_beat
 from app.stores.sqlite import SqliteStore
 from app.table import SCHEMA_VERSION, Table
 
@@ -326,7 +326,7 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
 
     store._run = counted  # type: ignore[method-assign]
     slot = delay / SAVE_SLOTS
-    codes = {f"A{i}": 0.0 for i in range(5)} | {f"B{i}": 5 * slot for i in range(5)}
+    codes = {f"A{i}": 0.0 for i in range(5)} | {f"B{i}": (SAVE_SLOTS - 1) * slot for i in range(5)}
     savers = [
         Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=delay, phase=phase)
         for code, phase in codes.items()
@@ -341,6 +341,55 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
         offset = (when - phase) % delay
         assert min(offset, delay - offset) < 0.02 + 0.01, (batch, offset)
     await store.close()
+
+
+async def test_a_big_beat_takes_its_snapshots_a_few_at_a_time_and_writes_them_once() -> None:
+    """A slot of many rooms lets the loop go between every SNAPSHOTS_AT_ONCE snapshots (a
+    flip waiting runs in between, and a room that changes meanwhile is written as it is
+    then), and still hands all of them to its store in one call."""
+    calls: list[list[str]] = []
+
+    class Batched(MemoryStore):
+        async def save_many(self, items: Any) -> list[BaseException | None]:
+            calls.append([code for code, _, _ in items])
+            return await super().save_many(items)
+
+    store = Batched()
+    rooms = 3 * SNAPSHOTS_AT_ONCE
+    taken: list[int] = []  # the snapshots taken, in order, as the loop sees them
+    seen: list[int] = []  # how many were taken when the loop's other work ran
+    moves = {"R0": 0}  # what the first room's table holds
+
+    def snapshot_of(index: int) -> Any:
+        def snapshot() -> dict[str, Any]:
+            taken.append(index)
+            return {SCHEMA_KEY: 1, "code": f"R{index}", "moves": moves["R0"]}
+
+        return snapshot
+
+    savers = [Saver(store, f"R{i}", snapshot_of(i), delay=0.05, phase=0.0) for i in range(rooms)]
+    # The room taken last: its table changes while the beat is under way.
+    savers.reverse()
+    for saver in savers:
+        saver.changed()
+    loop = asyncio.get_running_loop()
+
+    def other_work() -> None:  # a flip on the loop while the beat is taking snapshots
+        seen.append(len(taken))
+        if 0 < len(taken) < rooms:
+            moves["R0"] += 1
+        if len(taken) < rooms:
+            loop.call_soon(other_work)
+
+    # A callback that keeps itself queued, at every turn of the loop until the beat is over.
+    loop.call_soon(other_work)
+    await until(lambda: not any(saver.pending for saver in savers), "the beat's write")
+    assert calls == [[f"R{i}" for i in reversed(range(rooms))]]  # one call, every room
+    between = [n for n in seen if 0 < n < rooms]
+    assert between and all(n % SNAPSHOTS_AT_ONCE == 0 for n in between), seen
+    assert (await store.load("R0"))["moves"] > 0  # taken after the loop's work went on
+    for saver in savers:
+        await saver.close()
 
 
 async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_together() -> None:
