@@ -8,13 +8,24 @@ import asyncio
 import socket
 import time
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 import uvicorn
 from app_harness import serving
 
-from bench.load import Fanout, RelayTable, Stats, Table, open_all, percentiles, ratio_report
+from bench.load import (
+    Fanout,
+    RelayTable,
+    Stats,
+    Table,
+    open_all,
+    percentiles,
+    ratio_report,
+    run,
+)
 from bench.relay import create_relay
 from bench.wire import PONG, Wire, text_frame
 
@@ -191,3 +202,34 @@ def test_a_relay_sharing_a_full_core_is_saturated_too() -> None:
     # own included, and says nothing of the relay's core.
     unpinned = [([_row(200, 0.55, 28, 80, False)], [_row(200, 0.62, 33, 75, False)])]
     assert ratio_report(unpinned).endswith("= 0.89")  # type: ignore[arg-type]
+
+
+async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--together`, end to end on real servers: both measured over the same seconds, the
+    relay's tables at the rate the app's played, and the ratio printed."""
+    args = SimpleNamespace(
+        steps=[3],
+        warmup=1.5,
+        seconds=3.0,
+        idle=0,
+        relay=True,
+        rounds=1,
+        together=True,
+        markdown=False,
+        gc_watch=True,
+        server_core=None,
+        log=str(tmp_path / "bench.log"),
+    )
+    results = await run(args)  # type: ignore[arg-type]
+    (app,), (relay,) = results["app"], results["relay"]
+    assert app["server"] == "app" and relay["server"] == "relay"
+    assert app["tables"] == relay["tables"] == 3 and app["players"] == relay["players"] == 12
+    assert app["in_per_s"] > 0 and relay["in_per_s"] > 0
+    # The relay's tables play at the app's rate (a few seconds' counts: within a half).
+    assert 0.5 < relay["in_per_s"] / app["in_per_s"] < 1.5, (app, relay)
+    assert app["cpu_ms_per_in"] > 0 and relay["cpu_ms_per_in"] > 0
+    printed = capsys.readouterr().out
+    assert "at once, on any core" in printed
+    assert "      3 tables: " in printed.split("app / relay:")[1]
