@@ -326,6 +326,10 @@ class Table:
             host.send(REMATCH)
 
 
+# How often `keep_pace` sets the relay's rate.
+PACE_SECONDS = 0.5
+
+
 class RelayTable:
     """Four clients in one room of the bare relay, sending `rate` messages a second between
     them (Poisson), each re-sent to all four: the fan-out is a message's trip to the last."""
@@ -483,6 +487,31 @@ async def watch_lag(stats_of: Callable[[], Stats]) -> None:
         stats_of().lags.append(now() - began - 0.02)
 
 
+async def keep_pace(
+    tables: list[Any], following: Stats, leading: Stats, began: float, seconds: float
+) -> None:
+    """For `seconds` from `began`: every half second, sets the rate of `tables` (relay
+    tables) so that the messages they send (`following.inbound`) catch up with the app's
+    (`leading.inbound`) by the end. A rate measured over the warm-up would not hold: the
+    app's tables slow down as their first games end and rematches wait, and the relay's
+    then sent 6-14% more than the app's, which flattered the relay (a server's CPU per
+    message falls as its rate rises)."""
+    end = began + seconds
+    while (left := end - now()) > 0:
+        await asyncio.sleep(min(PACE_SECONDS, left))
+        took, left = now() - began, end - now()
+        if took <= 0 or not leading.inbound:
+            continue
+        pace = leading.inbound / took / len(tables)  # the app's, a table, so far
+        behind = (leading.inbound - following.inbound) / len(tables)
+        # Plus the difference spread over what is left (a second at least, so the last
+        # turns do not swing), and never below a quarter of the app's: a table's next send
+        # is drawn at its rate when it sends, and one drawn too slow would be long late.
+        rate = max(pace + behind / max(left, 1.0), pace / 4)
+        for table in tables:
+            table.rate = rate
+
+
 def hang_up(tables: list[Any]) -> None:
     """Closes every player's connection (the end of a ramp)."""
     for table in tables:
@@ -601,7 +630,7 @@ class Run:
                     table.rate = warm[0]["in_per_s"] / count or rate
                 await asyncio.sleep(2)
                 app, relay = await self.measure(
-                    [(servers[0], mine), (servers[1], theirs)], self.args.seconds
+                    [(servers[0], mine), (servers[1], theirs)], self.args.seconds, follow=True
                 )
                 app_rows.append(app)
                 relay_rows.append(relay)
@@ -619,9 +648,11 @@ class Run:
             player.stats = stats
 
     async def measure(
-        self, served: list[tuple[Server, list[Any]]], seconds: float
+        self, served: list[tuple[Server, list[Any]]], seconds: float, *, follow: bool = False
     ) -> list[dict[str, Any]]:
-        """Each server's figures over the same `seconds` (its tables counted apart)."""
+        """Each server's figures over the same `seconds` (its tables counted apart). With
+        `follow`, the second server's tables (the relay's) keep to the first's inbound
+        count over these seconds (`keep_pace`)."""
         for server, _ in served:
             await server.gc_pauses()  # (each a round trip: all of them before the clock starts)
         kept = []
@@ -633,7 +664,11 @@ class Run:
         self.stats = kept[0][2]  # the generator's loop lag goes into the first
         start = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
         began, own, load = now(), time.process_time(), os.getloadavg()[0]
-        await asyncio.sleep(seconds)
+        if follow:
+            (_, _, leading), (_, relay_tables, following) = kept
+            await keep_pace(relay_tables, following, leading, began, seconds)
+        else:
+            await asyncio.sleep(seconds)
         took = now() - began
         own = time.process_time() - own
         ends = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]

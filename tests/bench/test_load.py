@@ -21,6 +21,8 @@ from bench.load import (
     RelayTable,
     Stats,
     Table,
+    keep_pace,
+    now,
     open_all,
     percentiles,
     ratio_report,
@@ -233,3 +235,32 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     printed = capsys.readouterr().out
     assert "at once, on any core" in printed
     assert "      3 tables: " in printed.split("app / relay:")[1]
+
+
+async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> None:
+    """`keep_pace` steers the relay's tables so that they send, over the measured seconds,
+    as many messages as the app's did, though the rate set at the warm-up was twice the
+    app's and the app slows down halfway (as its first games end)."""
+    leading, following = Stats(), Stats()
+    tables = [SimpleNamespace(rate=2.0) for _ in range(10)]  # the app sends 1.0 a table
+    began, seconds, step = now(), 4.0, 0.02
+    owed = {"app": 0.0, "relay": 0.0}
+
+    async def play() -> None:  # both sides' sends, a step at a time
+        while (took := now() - began) < seconds:
+            owed["app"] += (10.0 if took < seconds / 2 else 6.0) * step
+            owed["relay"] += sum(table.rate for table in tables) * step
+            for side, stats in (("app", leading), ("relay", following)):
+                whole = int(owed[side])
+                stats.inbound += whole
+                owed[side] -= whole
+            await asyncio.sleep(step)
+
+    player = asyncio.create_task(play())
+    await keep_pace(tables, following, leading, began, seconds)
+    await player
+    assert leading.inbound > 20
+    assert abs(following.inbound - leading.inbound) <= 0.1 * leading.inbound, (
+        following.inbound,
+        leading.inbound,
+    )
