@@ -31,8 +31,9 @@ CPU ms per inbound message, app to relay, is what holds from one machine to anot
 `--rounds N` the two ramps alternate N times and the ratio's median is printed too: on a
 shared machine one ramp's figures move by a fifth from one minute to the next, and a
 single pair can land on either side of a goal. With `--together` the two servers run at
-once on the server's core, each with the step's tables, measured over the same seconds:
-what slows the core slows both alike, and the ratio holds to a few percent (the two CPUs
+once on the server's core, each with the step's tables, measured over the same seconds
+(the relay's tables kept to the app's count of messages): what slows the core slows both
+alike, and the ratio holds to a few percent (the two CPUs
 add up on one core, so keep to steps where both fit). No ratio is taken where the relay's
 core is saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
@@ -591,8 +592,8 @@ class Run:
 
     async def together(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
-        tables (the relay's at the app's inbound rate per table, measured over a warm-up
-        with both running), measured over the same seconds: whatever else slows the core
+        tables (the relay's kept to the app's inbound count over the measured seconds by
+        `keep_pace`), measured over the same seconds: whatever else slows the core
         then slows both alike, and their ratio holds to a few percent where two ramps one
         after the other move by a fifth. Their CPU adds up on the one core: keep the steps
         where the two together leave it well short of full."""
