@@ -8,10 +8,11 @@ docs/protocol.md lists every kind; tests/app/test_protocol_doc.py reads them fro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine import Event, FalseSlap, Flip
+from engine.events import field_names
 
 EventDict = dict[str, Any]  # {"kind", "version", ...}
 
@@ -24,8 +25,8 @@ class RoomEvent:
 
     def to_dict(self) -> EventDict:
         data: EventDict = {"kind": self.kind}
-        for f in fields(self):
-            data[f.name] = getattr(self, f.name)
+        for name in field_names(type(self)):
+            data[name] = getattr(self, name)
         return data
 
 

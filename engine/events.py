@@ -12,15 +12,27 @@ from typing import Any, ClassVar, Literal
 from engine.cards import Card
 
 
+def field_names(kind: type) -> tuple[str, ...]:
+    """The names of a dataclass's fields, in order: `fields()` builds them anew on every
+    call, and every event of every change is turned into a dict."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(kind))
+    return names
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # by event class (a fixed set of them)
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            data[f.name] = str(value) if isinstance(value, Card) else value
+        for name in field_names(type(self)):
+            value = getattr(self, name)
+            data[name] = str(value) if isinstance(value, Card) else value
         return data
 
 

@@ -1,10 +1,12 @@
 """Default rules 2 to 9 from literal hands and literal times."""
 
+import dataclasses
 from collections import Counter
 
 import pytest
 from engine_helpers import all_cards, evs, hands, kinds, new, pile, refused
 
+import engine.events as events
 from engine import Card, Game
 
 # --- rule 2: only next_to_play flips; the turn passes up the seats, wrapping, skipping outs
@@ -506,3 +508,26 @@ def test_from_hands_takes_cards_or_text_alike():
     assert hands(g) == [["2H", "3H"], ["10C", "JD"]]
     assert pile(g) == ["10D"]
     assert all(isinstance(c, Card) for c in g.hand(0) + g.pile)
+
+
+def test_every_event_kind_turns_into_its_fields_as_a_dict() -> None:
+    """Each kind's dict holds its `kind` and every field, cards as text, in field order
+    (`field_names` is kept per class: a subclass never gets its parent's names)."""
+    kinds_seen = 0
+    for kind in vars(events).values():
+        if not (isinstance(kind, type) and issubclass(kind, events.Event)):
+            continue
+        if kind is events.Event:
+            continue
+        names = [f.name for f in dataclasses.fields(kind)]
+        values = {
+            name: Card.parse("JH") if f.type in ("Card", "Card | None") else index
+            for index, (name, f) in enumerate(zip(names, dataclasses.fields(kind), strict=True))
+        }
+        data = kind(**values).to_dict()
+        assert list(data) == ["kind", *names] and data["kind"] == kind.kind
+        for name, value in values.items():
+            assert data[name] == (str(value) if isinstance(value, Card) else value)
+        assert events.field_names(kind) is events.field_names(kind)  # made once
+        kinds_seen += 1
+    assert kinds_seen >= 5
