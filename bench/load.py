@@ -492,8 +492,9 @@ async def keep_pace(
     tables: list[Any], following: Stats, leading: Stats, began: float, seconds: float
 ) -> None:
     """For `seconds` from `began`: every half second, sets the rate of `tables` (relay
-    tables) so that the messages they send (`following.inbound`) catch up with the app's
-    (`leading.inbound`) by the end. A rate measured over the warm-up would not hold: the
+    tables) to the app's rate so far plus the gap between the messages they sent
+    (`following.inbound`) and the app's (`leading.inbound`) spread over the seconds left,
+    so the two counts meet to within a few messages a table. A rate measured over the warm-up would not hold: the
     app's tables slow down as their first games end and rematches wait, and the relay's
     then sent 6-14% more than the app's, which flattered the relay (a server's CPU per
     message falls as its rate rises)."""

@@ -351,6 +351,10 @@ async def _write(beat: _Beat, savers: list[Saver]) -> None:
             for saver, _, _ in batch:
                 if saver._in_batch:
                     _land(saver, asyncio.CancelledError())
+        for saver in savers:  # and those whose snapshot was not taken yet (cancelled
+            if saver._beat is beat:  # between two chunks): else they wait for a beat gone
+                saver._leave_beat()
+                _land(saver, asyncio.CancelledError())
 
 
 def _land(saver: Saver, outcome: BaseException | None) -> None:

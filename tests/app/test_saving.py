@@ -38,6 +38,7 @@ from app import rooms as rooms_module
 from app.config import Settings
 from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
+from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
 from app.stores.saver import EARLY_SECONDS, SNAPSHOTS_AT_ONCE, Saver, next_beat
 from app.stores.sqlite import SqliteStore
@@ -388,6 +389,42 @@ async def test_a_big_beat_takes_its_snapshots_a_few_at_a_time_and_writes_them_on
     between = [n for n in seen if 0 < n < rooms]
     assert between and all(n % SNAPSHOTS_AT_ONCE == 0 for n in between), seen
     assert (await store.load("R0"))["moves"] > 0  # taken after the loop's work went on
+    for saver in savers:
+        await saver.close()
+
+
+async def test_a_beat_cancelled_between_two_chunks_lets_every_room_go() -> None:
+    """The process ending while a beat is letting the loop go between its snapshots: the
+    rooms taken and those not reached yet alike are let go (nothing pending for ever), and
+    a room changed after that is saved on a beat of its own."""
+    store = MemoryStore()
+    loop = asyncio.get_running_loop()
+    rooms = 3 * SNAPSHOTS_AT_ONCE
+    cancelled: list[asyncio.Task[Any]] = []
+
+    def cancel_the_beat() -> None:
+        for task in list(saver_module._HELD):
+            task.cancel()
+            cancelled.append(task)
+
+    def snapshot_of(index: int) -> Any:
+        def snapshot() -> dict[str, Any]:
+            if index == 0 and not cancelled:
+                loop.call_soon(cancel_the_beat)  # runs at the beat's first yield
+            return {SCHEMA_KEY: 1, "code": f"R{index}"}
+
+        return snapshot
+
+    savers = [Saver(store, f"R{i}", snapshot_of(i), delay=0.05) for i in range(rooms)]
+    for saver in savers:
+        saver.changed()
+    await until(lambda: bool(cancelled), "the beat to begin")
+    await until(lambda: not any(saver.pending for saver in savers), "every room let go")
+    assert await store.codes() == []  # the beat's write never happened
+    last = savers[-1]  # never reached by the cancelled beat
+    last.changed()
+    await until(lambda: not last.pending, "its own next beat")
+    assert await store.codes() == [last.code]
     for saver in savers:
         await saver.close()
 

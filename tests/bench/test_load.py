@@ -16,6 +16,7 @@ import pytest
 import uvicorn
 from app_harness import serving
 
+from bench import load
 from bench.load import (
     Fanout,
     RelayTable,
@@ -207,7 +208,7 @@ def test_a_relay_sharing_a_full_core_is_saturated_too() -> None:
 
 
 async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`--together`, end to end on real servers: both measured over the same seconds, the
     relay's tables at the rate the app's played, and the ratio printed."""
@@ -224,7 +225,18 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
         server_core=None,
         log=str(tmp_path / "bench.log"),
     )
+    paced: list[list[Any]] = []
+    real_pace = load.keep_pace
+
+    async def spied(tables: list[Any], *rest: Any) -> None:
+        paced.append(tables)
+        await real_pace(tables, *rest)
+
+    monkeypatch.setattr(load, "keep_pace", spied)
     results = await run(args)  # type: ignore[arg-type]
+    # The relay's tables, and only they, kept pace over the measured seconds.
+    assert len(paced) == 1 and {type(t).__name__ for t in paced[0]} == {"RelayTable"}
+    assert len(paced[0]) == 3
     (app,), (relay,) = results["app"], results["relay"]
     assert app["server"] == "app" and relay["server"] == "relay"
     assert app["tables"] == relay["tables"] == 3 and app["players"] == relay["players"] == 12
@@ -240,26 +252,30 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
 async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> None:
     """`keep_pace` steers the relay's tables so that they send, over the measured seconds,
     as many messages as the app's did, though the rate set at the warm-up was twice the
-    app's and the app slows down halfway (as its first games end)."""
+    app's and the app slows down halfway (as its first games end). Both sides send by the
+    clock (a slow machine makes fewer turns, not fewer messages)."""
     leading, following = Stats(), Stats()
-    tables = [SimpleNamespace(rate=2.0) for _ in range(10)]  # the app sends 1.0 a table
-    began, seconds, step = now(), 4.0, 0.02
+    tables = [SimpleNamespace(rate=2.0) for _ in range(100)]  # the app sends 1.0 a table
+    began, seconds = now(), 4.0
     owed = {"app": 0.0, "relay": 0.0}
 
-    async def play() -> None:  # both sides' sends, a step at a time
-        while (took := now() - began) < seconds:
-            owed["app"] += (10.0 if took < seconds / 2 else 6.0) * step
-            owed["relay"] += sum(table.rate for table in tables) * step
+    async def play() -> None:  # both sides' sends since the last turn
+        last = began
+        while (at := now()) < began + seconds:
+            gap, last = at - last, at
+            app_rate = 100.0 if at - began < seconds / 2 else 60.0
+            owed["app"] += app_rate * gap
+            owed["relay"] += sum(table.rate for table in tables) * gap
             for side, stats in (("app", leading), ("relay", following)):
                 whole = int(owed[side])
                 stats.inbound += whole
                 owed[side] -= whole
-            await asyncio.sleep(step)
+            await asyncio.sleep(0.02)
 
     player = asyncio.create_task(play())
     await keep_pace(tables, following, leading, began, seconds)
     await player
-    assert leading.inbound > 20
+    assert leading.inbound > 200  # about 320
     assert abs(following.inbound - leading.inbound) <= 0.1 * leading.inbound, (
         following.inbound,
         leading.inbound,
