@@ -344,18 +344,24 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
     await store.close()
 
 
+class Batched(MemoryStore):
+    """A memory store that keeps the room codes of each `save_many` call, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    async def save_many(self, items: Any) -> list[BaseException | None]:
+        self.calls.append([code for code, _, _ in items])
+        return await super().save_many(items)
+
+
 async def test_a_big_beat_takes_its_snapshots_a_few_at_a_time_and_writes_them_once() -> None:
     """A slot of many rooms lets the loop go between every SNAPSHOTS_AT_ONCE snapshots (a
     flip waiting runs in between, and a room that changes meanwhile is written as it is
     then), and still hands all of them to its store in one call."""
-    calls: list[list[str]] = []
-
-    class Batched(MemoryStore):
-        async def save_many(self, items: Any) -> list[BaseException | None]:
-            calls.append([code for code, _, _ in items])
-            return await super().save_many(items)
-
     store = Batched()
+    calls = store.calls
     rooms = 3 * SNAPSHOTS_AT_ONCE
     taken: list[int] = []  # the snapshots taken, in order, as the loop sees them
     seen: list[int] = []  # how many were taken when the loop's other work ran
@@ -432,14 +438,8 @@ async def test_a_beat_cancelled_between_two_chunks_lets_every_room_go() -> None:
 async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_together() -> None:
     """A change waits for its beat with the other rooms of its phase: no task of its own;
     the beat takes their snapshots and makes one store call (`save_many`) for them."""
-    calls: list[list[str]] = []
-
-    class Batched(MemoryStore):
-        async def save_many(self, items: Any) -> list[BaseException | None]:
-            calls.append([code for code, _, _ in items])
-            return await super().save_many(items)
-
     store = Batched()
+    calls = store.calls
     savers = [
         Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=0.2)
         for code in ("ROOM", "MORE", "LAST")
