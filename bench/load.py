@@ -494,10 +494,10 @@ async def keep_pace(
     """For `seconds` from `began`: every half second, sets the rate of `tables` (relay
     tables) to the app's rate so far plus the gap between the messages they sent
     (`following.inbound`) and the app's (`leading.inbound`) spread over the seconds left,
-    so the two counts meet to within a few messages a table. A rate measured over the warm-up would not hold: the
-    app's tables slow down as their first games end and rematches wait, and the relay's
-    then sent 6-14% more than the app's, which flattered the relay (a server's CPU per
-    message falls as its rate rises)."""
+    so the two counts meet to within a few messages a table. A rate measured over the
+    warm-up would not hold: the app's tables slow down as their first games end and
+    rematches wait, and the relay's then sent 6-14% more than the app's, which flattered
+    the relay (a server's CPU per message falls as its rate rises)."""
     end = began + seconds
     while (left := end - now()) > 0:
         await asyncio.sleep(min(PACE_SECONDS, left))
