@@ -402,7 +402,9 @@ class Server:
                 SLAPJACK_LOG_LEVEL="warning",
                 # The default store (SQLite), in a file of this run's own: a store left by an
                 # earlier run would bring its tables back, and their autopilots would play.
-                SLAPJACK_STORE=f"sqlite:///{self.gc_file.parent / 'tables.db'}",
+                # BENCH_STORE=memory (or a Redis URL) measures another store.
+                SLAPJACK_STORE=os.environ.get("BENCH_STORE")
+                or f"sqlite:///{self.gc_file.parent / 'tables.db'}",
                 # Every player comes from 127.0.0.1: lift the per-address limits.
                 SLAPJACK_ROOMS_PER_MINUTE="1000000",
                 SLAPJACK_CONNECTS_PER_MINUTE="1000000",
