@@ -327,10 +327,6 @@ class Table:
             host.send(REMATCH)
 
 
-# How often `keep_pace` sets the relay's rate.
-PACE_SECONDS = 0.5
-
-
 class RelayTable:
     """Four clients in one room of the bare relay, sending `rate` messages a second between
     them (Poisson), each re-sent to all four: the fan-out is a message's trip to the last."""
@@ -490,10 +486,13 @@ async def watch_lag(stats_of: Callable[[], Stats]) -> None:
         stats_of().lags.append(now() - began - 0.02)
 
 
+PACE_SECONDS = 0.5  # how often `keep_pace` sets the relay's rate
+
+
 async def keep_pace(
     tables: list[Any], following: Stats, leading: Stats, began: float, seconds: float
 ) -> None:
-    """For `seconds` from `began`: every half second, sets the rate of `tables` (relay
+    """For `seconds` from `began`: every PACE_SECONDS, sets the rate of `tables` (relay
     tables) to the app's rate so far plus the gap between the messages they sent
     (`following.inbound`) and the app's (`leading.inbound`) spread over the seconds left,
     so the two counts meet to within a few messages a table. A rate measured over the
