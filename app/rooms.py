@@ -22,7 +22,6 @@ import contextlib
 import logging
 import secrets
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -50,12 +49,12 @@ CODE_LENGTH = 6
 # POST /api/rooms answers once the new table is written, or after this long while the store
 # is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
 FIRST_SAVE_SECONDS = 2.0
-# The phases of a save's beat that rooms are spread over (app/stores/saver.py): each slot's
-# tables in one store batch, SAVE_SLOTS batches a beat (SQLite: that many commits). Few:
-# a commit costs about as much as ten rows, and 20 slots (40 commits a second) cost 200
-# busy tables 8% more CPU than 4 do (README, eleventh round); a slot's snapshots are
-# taken a few dozen at a time (saver.py), so a big slot never holds the loop long.
-SAVE_SLOTS = 4
+# The beats rooms are saved on, per SLAPJACK_SAVE_SECONDS (app/stores/saver.py): the tables
+# due on a beat go in one store batch, so SAVE_BEATS batches per delay (SQLite: that many
+# commits). Few: a commit costs about as much as ten rows, and 40 commits a second cost 200
+# busy tables 8% more CPU than 8 do (README, eleventh round); a beat's snapshots are taken
+# a few dozen at a time (saver.py), so a big beat never holds the loop long.
+SAVE_BEATS = 4
 
 
 class Transport(Protocol):
@@ -836,7 +835,7 @@ class Rooms:
             room.code,
             room.snapshot_now,
             delay=delay,
-            phase=save_phase(room.code, delay),
+            beat=delay / SAVE_BEATS,
             seen_at=room.seen_at,
         )
         self._rooms[room.code] = room
@@ -888,12 +887,6 @@ class Rooms:
         except StoreError as error:
             # Left in the store: purged at the next start, when it will have expired.
             log_event("delete_failed", level=logging.WARNING, room=saver.code, reason=str(error))
-
-
-def save_phase(code: str, delay: float) -> float:
-    """Where in each beat of `delay` a room's table is saved: one of SAVE_SLOTS phases,
-    fixed by its code (app/stores/saver.py)."""
-    return zlib.crc32(code.encode()) % SAVE_SLOTS * delay / SAVE_SLOTS
 
 
 def new_code() -> str:

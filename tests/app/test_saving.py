@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import itertools
 import json
 import math
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -36,11 +36,11 @@ from redis_server import RedisServer
 
 from app import rooms as rooms_module
 from app.config import Settings
-from app.rooms import SAVE_SLOTS, Rooms, new_code, save_phase
+from app.rooms import SAVE_BEATS, Rooms
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
 from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
-from app.stores.saver import EARLY_SECONDS, SNAPSHOTS_AT_ONCE, Saver, next_beat
+from app.stores.saver import EARLY_SECONDS, SNAPSHOTS_AT_ONCE, Saver, beat_due
 from app.stores.sqlite import SqliteStore
 from app.table import SCHEMA_VERSION, Table
 
@@ -287,34 +287,61 @@ async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transacti
     await store.close()
 
 
-def test_a_save_falls_on_its_rooms_beat_at_most_a_delay_after_the_change() -> None:
-    for phase in (0.0, 0.025, 0.3, 0.475):
+def test_a_save_falls_on_the_last_beat_no_later_than_a_delay_after_the_change() -> None:
+    for beat in (0.5, 0.125, 0.1, 0.03):
         for step in range(2000):
             now = 1000.0 + step * 0.00037  # changes all through several beats
-            due = next_beat(now, 0.5, phase)
-            assert now < due <= now + 0.5 + 1e-9, (phase, now, due)
-            assert abs((due - phase) / 0.5 - round((due - phase) / 0.5)) < 1e-6  # on the beat
-    with pytest.raises(ValueError):
-        Saver(MemoryStore(), "ROOM", dict, delay=0.5, phase=0.5)
+            due = beat_due(now, 0.5, beat)
+            assert now < due <= now + 0.5 + 1e-9, (beat, now, due)
+            assert due > now + 0.5 - beat - 1e-9, (beat, now, due)  # as late as allowed
+            assert abs(due / beat - round(due / beat)) < 1e-6  # on a beat
+    # On a beat exactly: that beat, not one early for a float's rounding.
+    assert beat_due(1000.0, 0.5, 0.125) == 1000.5
+    for beat in (0.0, -0.1, 0.6):
+        with pytest.raises(ValueError):
+            Saver(MemoryStore(), "ROOM", dict, delay=0.5, beat=beat)
 
 
-async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
-    tmp_path: Path,
-) -> None:
-    """A busy server's snapshots come in SAVE_SLOTS small batches a beat, each room always
-    in the same one, instead of every room's at once."""
+async def test_a_room_is_written_as_late_as_the_delay_allows_so_changes_share_writes() -> None:
+    """Changes at uneven moments: each write comes no later than `delay` after the first
+    change it carries, and no sooner than a beat before that (so the changes of the
+    meantime ride along: before, a change just before its room's beat was written at once
+    and the next one waited a whole delay)."""
+    delay, beat = 0.2, 0.05
+    changes: list[float] = []
+    writes: list[tuple[float, int]] = []  # when each snapshot was taken, and its changes
+
+    def snapshot() -> dict[str, Any]:
+        writes.append((time.monotonic(), len(changes)))
+        return {SCHEMA_KEY: 1, "code": "ROOM", "changes": len(changes)}
+
+    saver = Saver(MemoryStore(), "ROOM", snapshot, delay=delay, beat=beat)
+    rng = random.Random(7)
+    ends = time.monotonic() + 1.5
+    while time.monotonic() < ends:
+        changes.append(time.monotonic())
+        saver.changed()
+        await asyncio.sleep(rng.expovariate(1 / (delay / 2)))
+    await until(lambda: not saver.pending, "the last write")
+    assert writes[-1][1] == len(changes)  # the last change is written
+    carried = 0
+    for taken, upto in writes:
+        first = changes[carried]  # the first change this write carries
+        assert first + delay - beat - EARLY_SECONDS < taken, (first, taken)
+        assert taken < first + delay + 0.15, (first, taken)  # a busy test machine's lag
+        carried = upto
+
+
+async def test_rooms_due_on_the_same_beat_are_one_batch(tmp_path: Path) -> None:
+    """A busy server's snapshots come in SAVE_BEATS small batches per delay, the rooms due
+    on each beat together, instead of every room's at once."""
     delay = 0.5
-    phases = {save_phase(new_code(), delay) for _ in range(2000)}
-    assert len(phases) == SAVE_SLOTS
-    assert min(phases) == 0 and max(phases) < delay
-    gaps = sorted(phases)
-    assert all(abs(b - a - delay / SAVE_SLOTS) < 1e-9 for a, b in itertools.pairwise(gaps))
     rooms = Rooms(Settings(allowed_origins=["http://127.0.0.1"], save_seconds=delay), Recorder())
     room = rooms.create()
-    assert room.saver is not None and room.saver.phase == save_phase(room.code, delay)
+    assert room.saver is not None and room.saver.beat == delay / SAVE_BEATS
     rooms.close_all()
-    # Through SQLite: rooms of two slots changed in the same beat are written in two
-    # batches, each when its slot comes.
+    # Through SQLite: rooms changed between the same two beats are written in one batch,
+    # those changed a beat later in another, each on its beat.
     store = SqliteStore(tmp_path / "tables.db")
     await store.open()
     written: list[tuple[float, list[str]]] = []
@@ -326,21 +353,26 @@ async def test_rooms_are_spread_over_the_beat_and_each_slot_is_one_batch(
         return await run(work)
 
     store._run = counted  # type: ignore[method-assign]
-    slot = delay / SAVE_SLOTS
-    codes = {f"A{i}": 0.0 for i in range(5)} | {f"B{i}": (SAVE_SLOTS - 1) * slot for i in range(5)}
-    savers = [
-        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=delay, phase=phase)
-        for code, phase in codes.items()
-    ]
-    for saver in savers:
-        saver.changed()
-    await until(lambda: not any(saver.pending for saver in savers), "the beat's writes")
+    beat = delay / SAVE_BEATS
+
+    def saver(code: str) -> Saver:
+        return Saver(store, code, lambda: {SCHEMA_KEY: 1, "code": code}, delay=delay, beat=beat)
+
+    first = [saver(f"A{i}") for i in range(5)]
+    for one in first:
+        one.changed()
+    due = beat_due(time.monotonic(), delay, beat)
+    # Into the next beat's changes: its rooms are due one beat later.
+    await asyncio.sleep(max(0.0, due - delay + beat - time.monotonic()) + 0.01)
+    later = [saver(f"B{i}") for i in range(5)]
+    for one in later:
+        one.changed()
+    everyone = first + later
+    await until(lambda: not any(one.pending for one in everyone), "the beats' writes")
     batches = [names for _, names in written]
-    assert sorted(batches) == [[f"A{i}" for i in range(5)], [f"B{i}" for i in range(5)]]
-    for when, batch in written:  # each on its own slot's beat (give or take the gather)
-        phase = codes[batch[0]]
-        offset = (when - phase) % delay
-        assert min(offset, delay - offset) < 0.02 + 0.01, (batch, offset)
+    assert batches == [[f"A{i}" for i in range(5)], [f"B{i}" for i in range(5)]]
+    for (when, _), on in zip(written, (due, due + beat), strict=True):
+        assert on - EARLY_SECONDS <= when < on + 0.02 + 0.01  # its beat (and the gather)
     await store.close()
 
 
@@ -374,7 +406,7 @@ async def test_a_big_beat_takes_its_snapshots_a_few_at_a_time_and_writes_them_on
 
         return snapshot
 
-    savers = [Saver(store, f"R{i}", snapshot_of(i), delay=0.05, phase=0.0) for i in range(rooms)]
+    savers = [Saver(store, f"R{i}", snapshot_of(i), delay=0.05) for i in range(rooms)]
     # The room taken last: its table changes while the beat is under way.
     savers.reverse()
     for saver in savers:
@@ -496,7 +528,7 @@ async def test_a_change_during_a_beats_write_waits_for_the_next_beat_or_goes_at_
     saver.changed()
     await until(lambda: saver._in_batch, "the beat's write")
     current["n"] = 2
-    its_beat = next_beat(time.monotonic(), 0.1, 0.0)
+    its_beat = beat_due(time.monotonic(), 0.1, 0.1)
     saver.changed()  # during the write: not a second writer, the next beat
     assert saver._task is None and saver._beat is None
     gate.set()
