@@ -14,7 +14,8 @@ after its change (README, twelfth round). app/rooms.py sets `beat` to a quarter 
 the rooms due on a beat are written together (one SQLite commit), rooms' changes spread
 them over the beats, and a beat's snapshots are taken SNAPSHOTS_AT_ONCE at a time with the
 loop let go between, so a busy server's saving never holds up every flip and slap behind it
-(at 1,000 busy tables a beat takes about 160 snapshots: 7 ms of the loop in one go).
+(at 1,000 busy tables a beat takes about 160 snapshots, which in one go would hold the
+loop for 7 ms).
 
 A beat is one timer and one task for all its rooms (`_Beat`): their snapshots are taken
 one after another and handed to the store in one call (`save_many`: one SQLite
@@ -48,11 +49,8 @@ LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down
 # room on it is written in the same batch, not some on the next loop turn).
 EARLY_SECONDS = 0.002
 # A beat's snapshots are taken this many at a time, the loop let go between (each is tens
-# of µs on a busy server: a slot of 250 tables would hold every flip for 10 ms at once).
+# of µs on a busy server: a beat of 250 tables would hold every flip for 10 ms at once).
 SNAPSHOTS_AT_ONCE = 25
-# A time this close below a beat (in beats) is on it: a float's rounding must not put a
-# write one whole beat early.
-ON_THE_BEAT = 1e-9
 
 
 class SavingStore(Protocol):
@@ -145,7 +143,7 @@ class Saver:
         then, should `_due` fall between two)."""
         assert self._due is not None
         loop = asyncio.get_running_loop()
-        index = math.floor(self._due / self.beat + ON_THE_BEAT)
+        index = beat_at_or_before(self._due, self.beat)
         key = (id(loop), self.beat, index)
         beat = _BEATS.get(key)
         if beat is None or beat.loop is not loop:
@@ -399,7 +397,21 @@ def beat_due(now: float, delay: float, beat: float) -> float:
     (as `beat` <= `delay`), as late as the promise of at most `delay` allows, and the same
     for every room whose change fell between the same two beats (so they are written in
     one batch)."""
-    return math.floor((now + delay) / beat + ON_THE_BEAT) * beat
+    return beat_at_or_before(now + delay, beat) * beat
+
+
+def beat_at_or_before(at: float, beat: float) -> int:
+    """The number of the last beat at or before `at`: the largest k with k * beat <= at, as
+    floats compare. A division alone can round across a beat (more often the bigger the
+    clock, which counts from boot), which would put a write one beat early, or one beat past
+    its promise; and a beat's own time, k * beat, gives k back, so a room joining the beat
+    it is due on finds that beat."""
+    index = math.floor(at / beat)
+    if (index + 1) * beat <= at:
+        return index + 1
+    if index * beat > at:
+        return index - 1
+    return index
 
 
 def _wake(waiter: asyncio.Future[None] | None) -> None:

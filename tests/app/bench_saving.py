@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app_harness import Client, close_all
 
+from app.rooms import SAVE_BEATS
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.stores.sqlite import SqliteStore
@@ -42,6 +43,7 @@ from app.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 TICKS = os.sysconf("SC_CLK_TCK")
+BEAT = 0.5 / SAVE_BEATS  # the server's beats at its default SLAPJACK_SAVE_SECONDS
 
 
 def free_port() -> int:
@@ -169,7 +171,8 @@ async def saving_alone(args: argparse.Namespace, workdir: Path) -> float:
     await store.open()
     tables = [a_table_in_play(f"ROOM{i:02d}") for i in range(args.rooms)]
     savers = [
-        Saver(store, t.code, lambda t=t: t.to_dict(time.monotonic()), delay=0.5) for t in tables
+        Saver(store, t.code, lambda t=t: t.to_dict(time.monotonic()), delay=0.5, beat=BEAT)
+        for t in tables
     ]
 
     async def changes(changed: Callable[[], None], until: float) -> None:

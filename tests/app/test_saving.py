@@ -40,7 +40,13 @@ from app.rooms import SAVE_BEATS, Rooms
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
 from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
-from app.stores.saver import EARLY_SECONDS, SNAPSHOTS_AT_ONCE, Saver, beat_due
+from app.stores.saver import (
+    EARLY_SECONDS,
+    SNAPSHOTS_AT_ONCE,
+    Saver,
+    beat_at_or_before,
+    beat_due,
+)
 from app.stores.sqlite import SqliteStore
 from app.table import SCHEMA_VERSION, Table
 
@@ -295,8 +301,17 @@ def test_a_save_falls_on_the_last_beat_no_later_than_a_delay_after_the_change() 
             assert now < due <= now + 0.5 + 1e-9, (beat, now, due)
             assert due > now + 0.5 - beat - 1e-9, (beat, now, due)  # as late as allowed
             assert abs(due / beat - round(due / beat)) < 1e-6  # on a beat
-    # On a beat exactly: that beat, not one early for a float's rounding.
-    assert beat_due(1000.0, 0.5, 0.125) == 1000.5
+    # A clock that has counted for months (it counts from boot) and beats no float holds
+    # exactly: a division alone rounds across a beat now and then.
+    rng = random.Random(3)
+    for beat, delay in ((0.075, 0.3), (0.05, 0.2), (0.025, 0.1), (0.125, 0.5)):
+        for _ in range(20000):
+            k = rng.randrange(10**7, 10**9)
+            assert beat_at_or_before(k * beat, beat) == k  # a beat's own time is that beat
+            now = k * beat + rng.uniform(-2 * beat, 2 * beat)
+            due = beat_due(now, delay, beat)
+            assert due <= now + delay  # never past the promise
+            assert (round(due / beat) + 1) * beat > now + delay  # the last beat before it
     for beat in (0.0, -0.1, 0.6):
         with pytest.raises(ValueError):
             Saver(MemoryStore(), "ROOM", dict, delay=0.5, beat=beat)
@@ -389,7 +404,7 @@ class Batched(MemoryStore):
 
 
 async def test_a_big_beat_takes_its_snapshots_a_few_at_a_time_and_writes_them_once() -> None:
-    """A slot of many rooms lets the loop go between every SNAPSHOTS_AT_ONCE snapshots (a
+    """A beat of many rooms lets the loop go between every SNAPSHOTS_AT_ONCE snapshots (a
     flip waiting runs in between, and a room that changes meanwhile is written as it is
     then), and still hands all of them to its store in one call."""
     store = Batched()
