@@ -268,10 +268,10 @@ async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most
         assert honest_lag is not None and honest_lag < 0.15
         for client in (honest, faker):
             await client.ok("sit", {"seat": None})  # a change: the state shows the badge values
-        seats = faker.state["seats"]
-        assert {s["name"]: s["lag_ms"] for s in seats if s} == {
-            "Honest": round(honest_lag * 1000),
-            "Faker": 150,
-        }
+        shown = {s["name"]: s["lag_ms"] for s in faker.state["seats"] if s}
+        assert shown["Faker"] == 150
+        # The honest client's estimate as the state was built: pings go on every 0.5 s, so
+        # a pong may have moved it since it was read above (a newcomer run saw 1 ms, then 2).
+        assert isinstance(shown["Honest"], int) and 0 <= shown["Honest"] < 150
         assert faker.state["rules"]["lag_fair"] is True
         await close_all([honest, faker])
