@@ -14,6 +14,7 @@ import os
 import resource
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -55,10 +56,11 @@ class Pauses:
         }
 
 
-def install() -> None:
+def install(saving: Callable[[], dict[str, Any]] | None = None) -> None:
     """Start timing pauses; answer SIGUSR1 if BENCH_GC_FILE is set; apply the thresholds in
     BENCH_GC_THRESHOLD ("700,10,10"), if set. Also lifts the open-file limit to its hard
-    maximum: the benchmark holds thousands of connections."""
+    maximum: the benchmark holds thousands of connections. `saving` (bench/savewatch.py,
+    the app's): its report goes in each dump too, under "saving"."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -74,6 +76,8 @@ def install() -> None:
     def dump(signum: int, frame: object) -> None:
         report = pauses.report()
         pauses.reset()
+        if saving is not None:
+            report["saving"] = saving()
         temporary = f"{path}.tmp"
         with open(temporary, "w") as out:
             json.dump(report, out)

@@ -739,7 +739,22 @@ class Run:
             # the generator's own included, is in `others_pct`.
             "pinned": server.core is not None,
             "load": load,
+            **saving_figures(pauses.get("saving"), took),
         }
+
+
+def saving_figures(saving: dict[str, Any] | None, took: float) -> dict[str, Any]:
+    """The app's saving in the step (bench/savewatch.py; none for the relay): tables
+    written a second, beats a second, and when a beat's write started and landed after its
+    time, p50/p95/p99/max ms (what a kill -9 can lose is SLAPJACK_SAVE_SECONDS plus that)."""
+    if saving is None:
+        return {}
+    return {
+        "saved_per_s": saving["tables"] / took,
+        "beats_per_s": len(saving["landed_s"]) / took,
+        "save_started_ms": percentiles(saving["late_s"]),
+        "save_landed_ms": percentiles(saving["landed_s"]),
+    }
 
 
 def ms(values: tuple[float, ...]) -> str:
@@ -755,16 +770,25 @@ HEADER = (
 
 
 def format_row(row: dict[str, Any]) -> str:
+    """The step's line, and for the app a second one: its saving."""
     gc_cell = (
         f"{row['gc_max_ms']:.1f}/{row['gc_max_cpu_ms']:.1f}, {row['gc_total_ms']:.0f} "
         f"({row['gc_full']})"
     )
-    return (
+    line = (
         f"{row['server']:6} {row['tables']:>6} {row['players']:>7} {row['in_per_s']:>7.0f} "
         f"{row['out_per_s']:>7.0f} {row['cpu_pct']:>5.0f} {row['cpu_ms_per_in']:>6.3f} "
         f"{ms(row['ack_ms']):>26} {ms(row['fan_ms']):>26} {row['rss_mb']:>6.0f} "
         f"{gc_cell:>38} {row['gen_cpu_pct']:>8.0f} {ms(row['lag_ms'][2:]):>15} "
         f"{row['others_pct']:>7.0f}"
+    )
+    if "saved_per_s" not in row:
+        return line
+    return (
+        f"{line}\n{'':6} saving: {row['saved_per_s']:.0f} tables written/s in "
+        f"{row['beats_per_s']:.1f} beats/s; a beat's write started "
+        f"{ms(row['save_started_ms'])} ms and landed {ms(row['save_landed_ms'])} ms "
+        "(p50/95/99/max) after the beat's time"
     )
 
 

@@ -1,4 +1,5 @@
-"""Runs the app exactly as `python -m app` does, with bench/gcwatch.py's pause timing on.
+"""Runs the app exactly as `python -m app` does, with bench/gcwatch.py's pause timing and
+bench/savewatch.py's timing of the saving beats on.
 
     BENCH_GC_FILE=/tmp/gc.json python -m bench.serve
 
@@ -11,10 +12,10 @@ generation (gc.freeze), so full collections no longer walk it.
 import gc
 import os
 
-from bench import gcwatch
+from bench import gcwatch, savewatch
 
 if __name__ == "__main__":
-    gcwatch.install()
+    gcwatch.install(saving=savewatch.install())
     if os.environ.get("BENCH_GC_FREEZE"):
         import app.main  # noqa: F401  # the app, built: what start-up leaves alive
 

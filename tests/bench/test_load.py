@@ -244,7 +244,14 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     # The relay's tables play at the app's rate (a few seconds' counts: within a half).
     assert 0.5 < relay["in_per_s"] / app["in_per_s"] < 1.5, (app, relay)
     assert app["cpu_ms_per_in"] > 0 and relay["cpu_ms_per_in"] > 0
+    # The app's saving (bench/savewatch.py): its tables written on beats, a quarter of
+    # SLAPJACK_SAVE_SECONDS apart (8 a second at most), each write landing after its beat's
+    # time; the relay saves nothing.
+    assert app["saved_per_s"] > 0 and 0 < app["beats_per_s"] <= 8 + 1
+    assert 0 <= app["save_started_ms"][0] <= app["save_landed_ms"][0] < 1000
+    assert "saved_per_s" not in relay
     printed = capsys.readouterr().out
+    assert printed.count("saving: ") == 1  # under the app's line
     assert "at once, on any core" in printed
     assert "      3 tables: " in printed.split("app / relay:")[1]
 
