@@ -752,7 +752,7 @@ def saving_figures(saving: dict[str, Any] | None, took: float) -> dict[str, Any]
     return {
         "saved_per_s": saving["tables"] / took,
         "beats_per_s": len(saving["landed_s"]) / took,
-        "save_started_ms": percentiles(saving["late_s"]),
+        "save_started_ms": percentiles(saving["started_s"]),
         "save_landed_ms": percentiles(saving["landed_s"]),
     }
 

@@ -22,13 +22,13 @@ class Beats:
 
     def reset(self) -> None:
         self.tables = 0  # rooms on the beats whose writes landed (left ones included)
-        self.late: list[float] = []  # seconds from each beat's time to its write's start
+        self.started: list[float] = []  # seconds from each beat's time to its write's start
         self.landed: list[float] = []  # and to its landing
 
     def report(self) -> dict[str, Any]:
         return {
             "tables": self.tables,
-            "late_s": [round(t, 6) for t in self.late],
+            "started_s": [round(t, 6) for t in self.started],
             "landed_s": [round(t, 6) for t in self.landed],
         }
 
@@ -47,7 +47,7 @@ def install() -> Callable[[], dict[str, Any]]:
             await write(beat, savers)
         finally:
             beats.tables += len(savers)
-            beats.late.append(began - due)
+            beats.started.append(began - due)
             beats.landed.append(time.monotonic() - due)
 
     saver._write = timed  # `_Beat._come` looks it up when the beat comes

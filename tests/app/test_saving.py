@@ -320,8 +320,8 @@ def test_a_save_falls_on_the_last_beat_no_later_than_a_delay_after_the_change() 
 async def test_a_room_is_written_as_late_as_the_delay_allows_so_changes_share_writes() -> None:
     """Changes at uneven moments: each write comes no later than `delay` after the first
     change it carries, and no sooner than a beat before that (so the changes of the
-    meantime ride along: before, a change just before its room's beat was written at once
-    and the next one waited a whole delay)."""
+    meantime ride along: before, a change just before its room's beat was written moments
+    later, alone, and the next one waited a whole delay)."""
     delay, beat = 0.2, 0.05
     changes: list[float] = []
     writes: list[tuple[float, int]] = []  # when each snapshot was taken, and its changes
@@ -483,7 +483,7 @@ async def test_a_beat_cancelled_between_two_chunks_lets_every_room_go() -> None:
 
 
 async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_together() -> None:
-    """A change waits for its beat with the other rooms of its phase: no task of its own;
+    """A change waits for its beat with the other rooms due on it: no task of its own;
     the beat takes their snapshots and makes one store call (`save_many`) for them."""
     store = Batched()
     calls = store.calls
