@@ -42,7 +42,7 @@ from app.limits import SharedPerAddress
 from app.logs import log_event
 from app.metrics import Metrics
 from app.ownership import Ownership
-from app.rooms import Room, Rooms, new_code, policy
+from app.rooms import Room, Rooms, new_code, policy, table_from_snapshot
 from app.stores import LeaseLost, Savable, Snapshot, StoreError, snapshot_version
 from app.stores.redis import RedisStore
 from app.table import Table
@@ -334,7 +334,7 @@ class ClusterNode:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
         if snapshot is None:
             return None
-        table = Table.from_dict(snapshot, time.monotonic(), policy(self.settings))
+        table = table_from_snapshot(snapshot, time.monotonic(), policy(self.settings))
         return {
             "code": code,
             "phase": table.phase,

@@ -21,7 +21,7 @@ from app.origins import origin_check
 from app.outgoing import SocketTransport
 from app.rooms import Rooms
 from app.stores import StoreError, open_store
-from app.table import SCHEMA_VERSION
+from app.table import NEWEST_SCHEMA
 from app.transport import GameServer
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -41,7 +41,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         ping_timeout=settings.ping_timeout_seconds,
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
-    store = open_store(settings.store, newest_schema=SCHEMA_VERSION)
+    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA)
     # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
     cluster = cluster_node(store, settings, sio, metrics)
     rooms = Rooms(

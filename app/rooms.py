@@ -35,10 +35,31 @@ from app.logs import log_event
 from app.metrics import Metrics
 from app.outgoing import Encoded
 from app.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
-from app.stores import Savable, Snapshot, Store, StoreError, restore_all, vouched, wall_clock
+from app.stores import (
+    Savable,
+    Snapshot,
+    SnapshotText,
+    Store,
+    StoreError,
+    restore_all,
+    vouched,
+    wall_clock,
+)
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
-from app.table import Action, Person, Phase, Policy, Table, TableBot, clean_avatar, times_are_finite
+from app.table import (
+    JOURNAL_SCHEMA,
+    Action,
+    Person,
+    Phase,
+    Policy,
+    Table,
+    TableBot,
+    clean_avatar,
+    encode_move,
+    journal,
+    times_are_finite,
+)
 from app.timers import Timers, WatchedLock
 from app.views import Views
 from engine import ErrorCode as EngineCode
@@ -55,6 +76,10 @@ FIRST_SAVE_SECONDS = 2.0
 # busy tables 8% more CPU than 8 do (README, eleventh round); a beat's snapshots are taken
 # a few dozen at a time (saver.py), so a big beat never holds the loop long.
 SAVE_BEATS = 4
+# A busy room's save is its last whole snapshot plus the moves since (`app/table.py` `journal`),
+# until this many moves have gathered: then a whole snapshot again. A journal's moves are
+# replayed at a restore, and each write carries them all (about 40 bytes a move).
+JOURNAL_MOVES = 32
 
 
 class Transport(Protocol):
@@ -97,6 +122,29 @@ def policy(settings: Settings) -> Policy:
     )
 
 
+def table_from_snapshot(snapshot: Snapshot, now: float, rules_policy: Policy) -> Table:
+    """`Table.from_dict`, except that a journal whose moves do not replay (a release with
+    other rules reading a crashed one's journal) gives its whole snapshot, a few seconds
+    back, logged, rather than no table at all."""
+    try:
+        return Table.from_dict(snapshot, now, rules_policy)
+    except ValueError as error:
+        base = snapshot.get("base")
+        if (
+            snapshot.get("schema") != JOURNAL_SCHEMA
+            or not isinstance(base, dict)
+            or base.get("code") != snapshot.get("code")
+        ):
+            raise
+        log_event(
+            "journal_not_replayed",
+            level=logging.WARNING,
+            room=snapshot.get("code"),
+            reason=str(error)[:200],
+        )
+        return Table.from_dict(base, now, rules_policy)
+
+
 class Room:
     def __init__(
         self,
@@ -120,6 +168,14 @@ class Room:
         self.suspended = False
         self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
+        # The journal (`snapshot_now`): the last whole snapshot written (None: the next
+        # write is whole), its moment, how many of the table's moves the commits since it
+        # numbered, and those encoded so far.
+        self._whole: SnapshotText | None = None
+        self._whole_at = 0.0
+        self._whole_clock = 0.0  # the game's clock in that snapshot (`encode_move`)
+        self._journaled = 0
+        self._moves_text: list[str] = []
         # Wall-clock time the last person left (None while someone is here): the store's
         # expiry counts from it, across restarts.
         self._seen_at: float | None = wall_clock()
@@ -149,7 +205,7 @@ class Room:
         """The room `Room.snapshot` wrote down, continuing at `now` on this clock. Nobody's
         connection survives a move between processes: each person is disconnected now and
         comes back with their token; the timers are rebuilt from the state."""
-        table = Table.from_dict(snapshot, now, policy(settings))
+        table = table_from_snapshot(snapshot, now, policy(settings))
         # The engine's clock catches up to the moment the table was written (a state then
         # shows each freeze with the time it had left), and nobody is connected any more.
         if table.disconnect_everyone(now) + table.tick(now):
@@ -168,8 +224,44 @@ class Room:
         suspended table is written as of the moment it stopped: the seconds a process takes
         to close do not eat into a freeze or a turn. Encoded here once its times are seen
         to be finite (else the store's checked encoding refuses it)."""
-        snapshot = self.table.to_dict(self._held_at if self.suspended else time.monotonic())
-        return vouched(self.code, snapshot) if times_are_finite(snapshot) else snapshot
+        now = self._held_at if self.suspended else time.monotonic()
+        table, whole = self.table, self._whole
+        if (
+            whole is not None
+            and not self.closed  # the last save before a restart or a move is whole
+            and len(table.moves) == self._journaled <= JOURNAL_MOVES
+            and now >= self._whole_at
+        ):
+            # Nothing but moves, each committed, since the last whole snapshot: that
+            # snapshot's text and the moves (`app/table.py` `journal`), no snapshot built.
+            moves_text, clock = self._moves_text, self._whole_clock
+            for move in table.moves[len(moves_text) :]:
+                encoded = encode_move(move, clock)
+                if encoded is None:
+                    break  # a move no journal holds: written whole
+                moves_text.append(encoded)
+            else:
+                text = journal(
+                    self.code, table.version, whole.text, moves_text, self._whole_at, now
+                )
+                return SnapshotText(text, JOURNAL_SCHEMA, table.version)
+        snapshot = table.to_dict(now)
+        table.moves.clear()
+        self._journaled = 0
+        self._moves_text.clear()
+        if not times_are_finite(snapshot):
+            self._whole = None
+            return snapshot
+        saved = vouched(self.code, snapshot)
+        # Moves are played only in a game: a lobby's table keeps no text for journals.
+        game = table.game
+        self._whole = saved if table.phase == "playing" and game is not None else None
+        self._whole_at, self._whole_clock = now, (game.now if game is not None else 0.0)
+        return saved
+
+    def write_whole(self) -> None:
+        """The next save is a whole snapshot, not a journal."""
+        self._whole = None
 
     def seen_at(self) -> float | None:
         """For the store's expiry: None while someone is connected, else when the last left."""
@@ -306,10 +398,13 @@ class Room:
     async def _host_timeout(self, now: float) -> None:
         if self.closed:
             return
+        host = self.table.host
         happened = self.table.hand_over_if_gone(now)
         if happened:
             await self._apply(happened, now)
         else:
+            if self.table.host != host:  # nobody to hand over to: no change is sent, but
+                self.write_whole()  # the table is not what its journal says any more
             self._schedule_host()  # fired too early for the table: wait the rest
 
     # ---- what people do ----------------------------------------------------------------
@@ -505,6 +600,18 @@ class Room:
     async def _commit(self, sent: list[EventDict], now: float) -> None:
         """Numbers the change (in each event too), sends it, sets the timers."""
         phase_before = self._phase_seen
+        moves = self.table.moves
+        if (
+            self._whole is not None
+            and len(moves) == self._journaled + 1
+            and self.table.phase == phase_before
+        ):
+            self._journaled += 1  # one move, one change: the journal goes on
+        else:  # a change that is not one move: the next save is whole, with no moves
+            self._whole = None
+            moves.clear()
+            self._journaled = 0
+            self._moves_text.clear()
         version = self.table.new_version()
         for event in sent:
             event["version"] = version

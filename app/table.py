@@ -8,7 +8,9 @@ calls these methods under its lock, then broadcasts and sets timers.
 
 `to_dict(now)` / `from_dict(data, now)` write the table down as JSON-able data and bring it
 back under another monotonic clock: every time is stored relative to the snapshot's moment,
-and a token only as its SHA-256, so a snapshot never holds a usable token.
+and a token only as its SHA-256, so a snapshot never holds a usable token. Between two
+whole snapshots a busy table is written as a `journal`: the last one's text and the moves
+(`Table.moves`) played since, which `from_dict` plays again.
 """
 
 from __future__ import annotations
@@ -20,14 +22,20 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+import orjson
+
 from app import events
 from app.errors import ErrorCode, ProtocolError
 from app.events import AppEvent, GameEvent
 from app.lag import LagMeter
-from engine import Game, Rules
+from engine import Game, IllegalAction, Rules
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
+# A table written as a whole snapshot (SCHEMA_VERSION) plus the moves played since it
+# (`journal`, read by `Table.from_dict`): what a busy room's saves are between two wholes.
+JOURNAL_SCHEMA = 2
+NEWEST_SCHEMA = JOURNAL_SCHEMA  # the newest a server of this code reads
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 # A seat's lag badge is sent again once its estimate moves this much (ms), not on every pong.
 LAG_SHOWN_STEP_MS = 5
@@ -41,6 +49,9 @@ BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clan
 Phase = Literal["lobby", "playing", "over"]
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
+# One play of the game as `Table.play` and `Table.tick` took it, in order: ("flip" or
+# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False).
+Move = tuple[str, int | None, int | None, float, bool]
 Who = Literal["anyone", "seated", "host"]
 PHASES: frozenset[Phase] = frozenset(("lobby", "playing", "over"))
 BETWEEN_GAMES: frozenset[Phase] = frozenset(("lobby", "over"))
@@ -125,6 +136,10 @@ class Table:
         self.out_order: list[int] = []
         self._next_bot = 1
         self._by_token: dict[str, str] = {}  # token hash -> person id
+        # Every play and tick the game took, in order, until the owner clears it: with the
+        # snapshot taken before the first, it is the table (`journal`), saved for a fraction
+        # of a whole snapshot's cost. Not in snapshots; the owner keeps it short.
+        self.moves: list[Move] = []
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -493,6 +508,7 @@ class Table:
             raise ProtocolError(ErrorCode.WRONG_PHASE, "no game is on")
         # Judged and applied in one synchronous engine call: a refusal changes nothing.
         happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
+        self.moves.append((action, seat, pile_id, now, auto))
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
@@ -504,6 +520,7 @@ class Table:
         if self.phase != "playing" or self.game is None:
             return []
         happened = self.game.tick(now)
+        self.moves.append(("tick", None, None, now, False))
         self._note_outs(happened)
         self._end_if_over()
         return [GameEvent(e, now) for e in happened]
@@ -596,7 +613,10 @@ class Table:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], now: float, policy: Policy | None = None) -> Table:
-        """The table `to_dict` wrote down, continuing at `now` on this process's clock."""
+        """The table `to_dict` wrote down, continuing at `now` on this process's clock; or
+        the one a `journal` wrote down: its whole snapshot, then every move since."""
+        if data.get("schema") == JOURNAL_SCHEMA:
+            return cls._from_journal(data, now, policy)
         if data.get("schema") != SCHEMA_VERSION:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
@@ -646,6 +666,89 @@ class Table:
         if (table.game is None) != (phase == "lobby"):
             raise ValueError("a game is on in the playing and over phases only")
         return table
+
+    @classmethod
+    def _from_journal(cls, data: dict[str, Any], now: float, policy: Policy | None) -> Table:
+        """The whole snapshot, then its moves played again through `play` and `tick`, each
+        numbered as its commit was, all on the writer's own clock: every time comes back as
+        the very float it was, so the engine, deterministic with time and seed coming in,
+        makes the very table that was written. That table, as of the write, then continues
+        at `now` as a whole snapshot taken at the write would. A move it refuses means the
+        journal is not this table's (ValueError: skipped like any bad snapshot)."""
+        base_at, written_at = float(data["base_at"]), float(data["written_at"])
+        if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
+            raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
+        base = data["base"]
+        if not isinstance(base, dict) or base.get("schema") != SCHEMA_VERSION:
+            raise ValueError("a journal's base is a whole table snapshot")
+        table = cls.from_dict(base, base_at, policy)
+        if table.code != data["code"]:
+            raise ValueError(f"a journal of {data['code']!r} holds table {table.code!r}")
+        for number, move in enumerate(data["moves"]):
+            try:
+                table._replay(move, number)
+            except (TypeError, KeyError, IndexError) as error:  # a move of the wrong shape
+                raise ValueError(f"move {number}: {error}") from error
+        if table.version != data["version"]:
+            raise ValueError(f"a journal of version {data['version']} replays to {table.version}")
+        return cls.from_dict(table.to_dict(written_at), now, policy)
+
+    def _replay(self, move: Any, number: int) -> None:
+        if not isinstance(move, list) or len(move) != 5:
+            raise ValueError(f"move {number}: not a move")
+        kind, seat, pile_id, at, auto = move
+        at = float(at)
+        if not math.isfinite(at):
+            raise ValueError(f"move {number}: at {at}")
+        try:
+            if kind == "tick" and seat is None and pile_id is None:
+                if self.phase != "playing":
+                    raise ValueError(f"move {number}: a tick with no game on")
+                self.tick(at)
+            elif kind in ("flip", "slap") and type(seat) is int and type(auto) is bool:
+                if pile_id is not None and type(pile_id) is not int:
+                    raise ValueError(f"move {number}: pile {pile_id!r}")
+                self.play(seat, kind, pile_id, at, auto=auto)
+            else:
+                raise ValueError(f"move {number}: {kind!r} by {seat!r}")
+        except (ProtocolError, IllegalAction) as refused:
+            raise ValueError(f"move {number} ({kind}) refused: {refused}") from refused
+        self.version += 1
+
+
+def encode_move(move: Move, clock: float) -> str | None:
+    """One move of `Table.moves` as the JSON a journal holds, its time as it was. None,
+    and the room saves whole, for a move no journal can hold: one timed before `clock`,
+    the game's clock when the whole snapshot was taken (a message timed as it arrived and
+    played after a timer's tick, a lag-fair slap judged at its counted time: the snapshot
+    writes a freeze or collect pause that ended before its clock as ending at it, so such a
+    move could replay differently), a time that is no finite number, or anything else
+    orjson will not write."""
+    if not (move[3] >= clock and math.isfinite(move[3])):
+        return None
+    try:
+        return orjson.dumps(move).decode()
+    except TypeError:  # orjson.JSONEncodeError: a value no move holds
+        return None
+
+
+def journal(
+    code: str, version: int, whole: str, moves: list[str], base_at: float, written_at: float
+) -> str:
+    """A table's save as its last whole snapshot (`whole`: the JSON `to_dict(base_at)`
+    gave, unchanged) and the moves played since (`encode_move`), written at `written_at`:
+    what `from_dict` reads back as the table at version `version`. Both times are on the
+    writer's monotonic clock, which means nothing to another process: a restore uses them
+    only to play the moves again at the very times they had. A busy room writes this
+    between two whole snapshots: the snapshot's text is kept, and a move is encoded once,
+    so a save builds no snapshot."""
+    if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
+        raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
+    return (
+        f'{{"schema":{JOURNAL_SCHEMA},"code":{orjson.dumps(code).decode()},"version":{version},'
+        f'"base_at":{base_at!r},"written_at":{written_at!r},"moves":[{",".join(moves)}],'
+        f'"base":{whole}}}'
+    )
 
 
 # The engine's snapshot times (`now` of its clock), each moved by the same offset.

@@ -33,7 +33,7 @@ Snapshot = dict[str, Any]
 # code can read. A snapshot written by a newer release (a rollback after a deploy) is skipped
 # rather than misread.
 SCHEMA_KEY = "schema"
-NEWEST_SCHEMA = 1
+NEWEST_SCHEMA = 2  # 1: a whole table; 2: a whole table and the moves since (app/table.py)
 
 
 class RoomStore(Protocol):

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS tables (
     schema   INTEGER NOT NULL,  -- the snapshot's schema version
     saved_at REAL NOT NULL,     -- wall clock, seconds since the epoch
     seen_at  REAL NOT NULL,     -- wall clock: someone was last connected then (expiry)
-    snapshot TEXT NOT NULL      -- Table.to_dict() as JSON
+    snapshot TEXT NOT NULL      -- Table.to_dict() as JSON, or a journal (docs/table.md)
 )
 """
 

@@ -36,6 +36,7 @@ from app_harness import (
     until,
 )
 
+from app.table import Table
 from deploy.cluster import Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
@@ -133,9 +134,10 @@ def lease_holder(cluster: Cluster, code: str) -> str | None:
 
 
 def stored(cluster: Cluster, code: str) -> dict[str, Any]:
+    """The table stored for `code`, as a whole snapshot (a journal's moves played again)."""
     with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
         snapshot: dict[str, Any] = json.loads(redis.hget(f"slapjack:table:{code}", "snapshot"))
-        return snapshot
+    return Table.from_dict(snapshot, 0.0).to_dict(0.0)
 
 
 def index_of(node: str | None) -> int:

@@ -16,7 +16,8 @@ from app.outgoing import Encoded
 from app.rooms import Rooms
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
 from app.stores.memory import MemoryStore
-from app.table import SCHEMA_VERSION, Table
+from app.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, journal
+from app.table import NEWEST_SCHEMA as table_reads
 
 WAIT = 10.0  # seconds: generous, the machine is shared
 
@@ -65,9 +66,11 @@ async def test_the_memory_store_keeps_copies_of_json_only() -> None:
     assert await store.codes() == [] and await store.load("ABCDEF") is None
 
 
-def test_the_stores_read_the_schema_the_table_writes() -> None:
+def test_the_stores_read_the_schemas_the_table_writes() -> None:
     snapshot = Table("ABCDEF").to_dict(0.0)
-    assert snapshot[SCHEMA_KEY] == SCHEMA_VERSION == NEWEST_SCHEMA
+    assert snapshot[SCHEMA_KEY] == SCHEMA_VERSION < JOURNAL_SCHEMA == NEWEST_SCHEMA
+    written = journal("ABCDEF", 0, json.dumps(snapshot), [], 0.0, 0.5)
+    assert json.loads(written)[SCHEMA_KEY] == JOURNAL_SCHEMA == table_reads
 
 
 async def a_game_saved(store: MemoryStore, **options: Any) -> tuple[str, str, int]:

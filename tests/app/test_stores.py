@@ -132,7 +132,7 @@ async def test_the_latest_save_wins_and_a_saved_dict_is_not_shared(store: Store)
 async def test_a_snapshot_its_maker_encoded_is_written_as_it_is(store: Store) -> None:
     snapshot = table(1)
     text = vouched("ANNS", snapshot)
-    assert (text.schema, text.version) == (1, snapshot["version"])
+    assert (text.schema, text.version) == (NEWEST_SCHEMA, snapshot["version"])
     await store.save("ANNS", text)
     assert await store.load("ANNS") == snapshot
 
