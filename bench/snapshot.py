@@ -13,6 +13,9 @@ a photo finish with late slaps), then each step of a save is timed on it many ti
 - a save: the snapshot, the check and `vouched`, what the Saver pays per write before the
   store's own I/O (`Room.snapshot_now`), and the same with `encode_snapshot` for comparison,
 - `decode_snapshot` + `Table.from_dict`: a restore, for comparison (paid once per start),
+- a journal's save (what most of a busy room's saves are since issue 16's thirteenth round:
+  its whole snapshot's text kept, two new moves encoded, the text put together) and its
+  restore (the whole snapshot, then the moves played again),
 - `Saver.changed()` while a write is pending: what every change of a busy table pays,
 - the Saver's own cost per write (its task, timer and wake-ups; a store that does nothing),
   with 200 rooms changing on every beat, on uvloop as `python -m app` runs.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import statistics
 import time
@@ -34,9 +38,9 @@ from typing import Any
 
 import uvloop
 
-from app.stores import Savable, decode_snapshot, encode_snapshot, vouched
+from app.stores import NEWEST_SCHEMA, Savable, decode_snapshot, encode_snapshot, vouched
 from app.stores.saver import Saver
-from app.table import Table, times_are_finite
+from app.table import Table, encode_move, journal, times_are_finite
 from engine import Rules
 
 PLAYERS = 4
@@ -153,6 +157,30 @@ def main() -> None:
         assert stored is not None
         Table.from_dict(stored, now)
 
+    # A journal (app/table.py `journal`): the whole snapshot taken some moves back, and the
+    # moves since, about half of JOURNAL_MOVES (the table above is the one 12 actions on).
+    before = mid_game_table(actions=ACTIONS - 12)
+    assert before.game is not None
+    clock = before.game.now  # the game's clock in the whole snapshot
+    base_at = clock + 0.25
+    base_text = vouched(before.code, before.to_dict(base_at)).text
+    moves = table.moves[len(before.moves) :]
+    encoded = [encode_move(move, clock) or "" for move in moves]
+    version = before.version + len(moves)
+    journal_text = journal(table.code, version, base_text, encoded, base_at, now)
+    replayed = Table.from_dict(json.loads(journal_text), now).to_dict(now)
+    assert replayed["game"]["hands"] == snapshot["game"]["hands"], "the journal is the table"
+    print(f"a journal of {len(moves)} moves: {len(journal_text)} bytes of JSON")
+
+    def journal_save() -> None:  # a journal's write: two new moves encoded, and the text
+        fresh = [encode_move(move, clock) or "" for move in moves[-2:]]
+        journal(table.code, version, base_text, encoded[:-2] + fresh, base_at, now)
+
+    def journal_restore() -> None:
+        stored = decode_snapshot(table.code, journal_text, NEWEST_SCHEMA)
+        assert stored is not None
+        Table.from_dict(stored, now)
+
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("Table.to_dict", lambda: table.to_dict(now)),
         ("encode_snapshot", lambda: encode_snapshot(table.code, snapshot)),
@@ -163,6 +191,8 @@ def main() -> None:
         ("a save (snapshot, vouched)", save),
         ("snapshot + encode_snapshot", checked_save),
         ("decode + Table.from_dict", restore),
+        ("a journal save (2 new moves)", journal_save),
+        ("a journal's restore", journal_restore),
     ]
     print(f"µs per call, best / median of {args.repeats} runs of {args.number}:")
     for name, call in steps:
