@@ -128,7 +128,7 @@ def table_from_snapshot(snapshot: Snapshot, now: float, rules_policy: Policy) ->
     back, logged, rather than no table at all."""
     try:
         return Table.from_dict(snapshot, now, rules_policy)
-    except ValueError as error:
+    except (ValueError, KeyError, TypeError) as error:  # a journal's own fields spoiled too
         base = snapshot.get("base")
         if (
             snapshot.get("schema") != JOURNAL_SCHEMA
