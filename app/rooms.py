@@ -50,6 +50,7 @@ from app.stores.saver import Saver
 from app.table import (
     JOURNAL_SCHEMA,
     Action,
+    Move,
     Person,
     Phase,
     Policy,
@@ -95,6 +96,29 @@ class Transport(Protocol):
         was queued there before; nothing if it is gone. Never waits: a room sends under
         its lock, to every person at the table in one pass."""
         ...
+
+
+@dataclass(slots=True)
+class Journal:
+    """A room's saves since its last whole snapshot (`Room.snapshot_now`): that snapshot,
+    its moment and its game's clock (`encode_move`), how many of the table's moves commits
+    have numbered since, and those encoded so far (each once)."""
+
+    whole: SnapshotText
+    at: float
+    clock: float
+    committed: int = 0
+    encoded: list[str] = field(default_factory=list)
+
+    def text(self, code: str, moves: list[Move], version: int, now: float) -> str | None:
+        """The journal of `moves` written at `now`; None if a move is one no journal holds."""
+        encoded = self.encoded
+        for move in moves[len(encoded) :]:
+            text = encode_move(move, self.clock)
+            if text is None:
+                return None
+            encoded.append(text)
+        return journal(code, version, self.whole.text, encoded, self.at, now)
 
 
 @dataclass
@@ -168,14 +192,7 @@ class Room:
         self.suspended = False
         self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
-        # The journal (`snapshot_now`): the last whole snapshot written (None: the next
-        # write is whole), its moment, how many of the table's moves the commits since it
-        # numbered, and those encoded so far.
-        self._whole: SnapshotText | None = None
-        self._whole_at = 0.0
-        self._whole_clock = 0.0  # the game's clock in that snapshot (`encode_move`)
-        self._journaled = 0
-        self._moves_text: list[str] = []
+        self._journal: Journal | None = None  # None: the next save is whole
         # Wall-clock time the last person left (None while someone is here): the store's
         # expiry counts from it, across restarts.
         self._seen_at: float | None = wall_clock()
@@ -225,43 +242,33 @@ class Room:
         to close do not eat into a freeze or a turn. Encoded here once its times are seen
         to be finite (else the store's checked encoding refuses it)."""
         now = self._held_at if self.suspended else time.monotonic()
-        table, whole = self.table, self._whole
+        table, kept = self.table, self._journal
         if (
-            whole is not None
+            kept is not None
             and not self.closed  # the last save before a restart or a move is whole
-            and len(table.moves) == self._journaled <= JOURNAL_MOVES
-            and now >= self._whole_at
+            and len(table.moves) == kept.committed <= JOURNAL_MOVES
+            and now >= kept.at
         ):
             # Nothing but moves, each committed, since the last whole snapshot: that
             # snapshot's text and the moves (`app/table.py` `journal`), no snapshot built.
-            moves_text, clock = self._moves_text, self._whole_clock
-            for move in table.moves[len(moves_text) :]:
-                encoded = encode_move(move, clock)
-                if encoded is None:
-                    break  # a move no journal holds: written whole
-                moves_text.append(encoded)
-            else:
-                text = journal(
-                    self.code, table.version, whole.text, moves_text, self._whole_at, now
-                )
+            text = kept.text(self.code, table.moves, table.version, now)
+            if text is not None:
                 return SnapshotText(text, JOURNAL_SCHEMA, table.version)
         snapshot = table.to_dict(now)
         table.moves.clear()
-        self._journaled = 0
-        self._moves_text.clear()
+        self._journal = None
         if not times_are_finite(snapshot):
-            self._whole = None
             return snapshot
         saved = vouched(self.code, snapshot)
         # Moves are played only in a game: a lobby's table keeps no text for journals.
         game = table.game
-        self._whole = saved if table.phase == "playing" and game is not None else None
-        self._whole_at, self._whole_clock = now, (game.now if game is not None else 0.0)
+        if table.phase == "playing" and game is not None:
+            self._journal = Journal(saved, now, game.now)
         return saved
 
     def write_whole(self) -> None:
         """The next save is a whole snapshot, not a journal."""
-        self._whole = None
+        self._journal = None
 
     def seen_at(self) -> float | None:
         """For the store's expiry: None while someone is connected, else when the last left."""
@@ -600,18 +607,16 @@ class Room:
     async def _commit(self, sent: list[EventDict], now: float) -> None:
         """Numbers the change (in each event too), sends it, sets the timers."""
         phase_before = self._phase_seen
-        moves = self.table.moves
+        moves, kept = self.table.moves, self._journal
         if (
-            self._whole is not None
-            and len(moves) == self._journaled + 1
+            kept is not None
+            and len(moves) == kept.committed + 1
             and self.table.phase == phase_before
         ):
-            self._journaled += 1  # one move, one change: the journal goes on
+            kept.committed += 1  # one move, one change: the journal goes on
         else:  # a change that is not one move: the next save is whole, with no moves
-            self._whole = None
+            self._journal = None
             moves.clear()
-            self._journaled = 0
-            self._moves_text.clear()
         version = self.table.new_version()
         for event in sent:
             event["version"] = version
