@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -41,7 +42,7 @@ from app.stores import (
 from app.stores.memory import MemoryStore
 from app.stores.redis import RedisStore
 from app.stores.saver import Saver
-from app.stores.sqlite import SqliteStore
+from app.stores.sqlite import STORE_THREAD_NICE, SqliteStore
 from engine import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,6 +246,29 @@ async def test_sqlite_saves_never_block_the_event_loop(tmp_path: Path) -> None:
     await asyncio.wait_for(saving, WAIT_SECONDS)
     assert await store.load("ANNS") == table(1)
     await store.close()
+
+
+def thread_nice() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="only Linux gives a thread its own priority")
+async def test_sqlite_writes_on_a_thread_that_gives_way_to_the_event_loop(tmp_path: Path) -> None:
+    """Where the loop and the store's thread share a core, a commit must not hold up the
+    flips and slaps waiting on the loop: the store's thread runs at nice 19, and the loop's
+    own priority is left as it was."""
+    loop_nice, loop_thread = thread_nice(), threading.get_native_id()
+    store = SqliteStore(tmp_path / "tables.db")
+    await store.open()
+    try:
+        where = await store._call(lambda: (threading.get_native_id(), thread_nice()))
+        await store.save("ANNS", table(1))
+        assert await store.load("ANNS") == table(1)
+    finally:
+        await store.close()
+    assert where[0] != loop_thread
+    assert where[1] == STORE_THREAD_NICE > loop_nice
+    assert thread_nice() == loop_nice
 
 
 WRITER = """
