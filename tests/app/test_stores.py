@@ -255,9 +255,11 @@ def thread_nice() -> int:
 @pytest.mark.skipif(sys.platform != "linux", reason="only Linux gives a thread its own priority")
 async def test_sqlite_writes_on_a_thread_that_gives_way_to_the_event_loop(tmp_path: Path) -> None:
     """Where the loop and the store's thread share a core, a commit must not hold up the
-    flips and slaps waiting on the loop: the store's thread runs at nice 19, and the loop's
+    flips and slaps waiting on the loop: the store's thread runs at nice 10, and the loop's
     own priority is left as it was."""
     loop_nice, loop_thread = thread_nice(), threading.get_native_id()
+    if loop_nice >= STORE_THREAD_NICE:
+        pytest.skip(f"the tests run at nice {loop_nice}: the store's thread has nothing to give")
     store = SqliteStore(tmp_path / "tables.db")
     await store.open()
     try:
@@ -267,7 +269,7 @@ async def test_sqlite_writes_on_a_thread_that_gives_way_to_the_event_loop(tmp_pa
     finally:
         await store.close()
     assert where[0] != loop_thread
-    assert where[1] == STORE_THREAD_NICE > loop_nice
+    assert where[1] == STORE_THREAD_NICE
     assert thread_nice() == loop_nice
 
 
