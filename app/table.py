@@ -676,8 +676,7 @@ class Table:
         at `now` as a whole snapshot taken at the write would. A move it refuses means the
         journal is not this table's (ValueError: skipped like any bad snapshot)."""
         base_at, written_at = float(data["base_at"]), float(data["written_at"])
-        if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
-            raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
+        _check_journal_times(base_at, written_at)
         base = data["base"]
         if not isinstance(base, dict) or base.get("schema") != SCHEMA_VERSION:
             raise ValueError("a journal's base is a whole table snapshot")
@@ -732,6 +731,12 @@ def encode_move(move: Move, clock: float) -> str | None:
         return None
 
 
+def _check_journal_times(base_at: float, written_at: float) -> None:
+    """A journal is written at or after its whole snapshot, both at finite times."""
+    if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
+        raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
+
+
 def journal(
     code: str, version: int, whole: str, moves: list[str], base_at: float, written_at: float
 ) -> str:
@@ -742,8 +747,7 @@ def journal(
     only to play the moves again at the very times they had. A busy room writes this
     between two whole snapshots: the snapshot's text is kept, and a move is encoded once,
     so a save builds no snapshot."""
-    if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
-        raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
+    _check_journal_times(base_at, written_at)
     return (
         f'{{"schema":{JOURNAL_SCHEMA},"code":{orjson.dumps(code).decode()},"version":{version},'
         f'"base_at":{base_at!r},"written_at":{written_at!r},"moves":[{",".join(moves)}],'
