@@ -551,13 +551,37 @@ async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> N
         await raw.close()
 
 
+class CatchLog:
+    """The app's JSON log lines (their event names and tracebacks) while in a `with`."""
+
+    def __enter__(self) -> CatchLog:
+        import logging
+
+        from app.logs import logger
+
+        self.seen: list[str] = []
+        self.errors: list[str] = []
+        outer = self
+
+        class Catch(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                outer.seen.append(record.getMessage())
+                exc_info = record.exc_info or (None, None, None)
+                outer.errors.append(logging.Formatter().formatException(exc_info))
+
+        self.handler = Catch()
+        logger.addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from app.logs import logger
+
+        logger.removeHandler(self.handler)
+
+
 async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> None:
     """A message runs as a task of its own, straight into python-socketio's handler: a
     failure there is one JSON line (`message_failed`), never an unretrieved exception."""
-    import logging
-
-    from app.logs import logger
-
     eio = GameEngineIO(async_mode="asgi")
     handled: list[tuple[str, Any]] = []
 
@@ -567,27 +591,127 @@ async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> N
             raise RuntimeError("a bug of ours")
 
     eio.on("message", handler)
-    seen: list[str] = []
-    errors: list[str] = []
-
-    class Catch(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            seen.append(record.getMessage())
-            errors.append(logging.Formatter().formatException(record.exc_info or (None,) * 3))
-
-    catch = Catch()
-    logger.addHandler(catch)
-    try:
+    with CatchLog() as log:
         eio.on_message("s1", "good")
         eio.on_message("s1", "bad")
         for _ in range(5):
             await asyncio.sleep(0)
-    finally:
-        logger.removeHandler(catch)
     assert handled == [("s1", "good"), ("s1", "bad")]  # in arrival order
-    assert seen == ["message_failed"]
-    assert "RuntimeError: a bug of ours" in errors[0] and "in handler" in errors[0]  # traceback
+    assert log.seen == ["message_failed"]
+    error = log.errors[0]
+    assert "RuntimeError: a bug of ours" in error and "in handler" in error  # traceback
     assert not eio._handling
+
+
+FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._heard hands it over
+
+
+async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> None:
+    """A Socket.IO EVENT (a flip, a slap) runs to its end inside `on_message` when it
+    never waits, as the frame is read: no task, no loop pass. Anything else is a task."""
+    eio = GameEngineIO(async_mode="asgi")
+    handled: list[tuple[str, Any]] = []
+
+    async def handler(sid: str, data: Any) -> str:
+        handled.append((sid, data))
+        await asyncio.sleep(0) if data == "0" else None  # only a connect waits here
+        return "answered"
+
+    eio.on("message", handler)
+    eio.on_message("s1", FLIP)
+    assert handled == [("s1", FLIP)]  # before this test gave the loop a pass
+    assert not eio._handling and not eio._to_begin
+    eio.on_message("s1", "0")  # a connect: a task, which has not begun yet
+    assert handled == [("s1", FLIP)] and len(eio._handling) == 1
+    await until(lambda: not eio._handling)
+    assert handled == [("s1", FLIP), ("s1", "0")]
+    assert not eio._to_begin
+
+
+async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -> None:
+    """An EVENT that waits (a room's lock held, a lag-fair slap's judging) has begun at
+    once and goes on in a task: what it waited for is handed back into it, its end is
+    let go, and a failure before or after the wait is one `message_failed` line."""
+    eio = GameEngineIO(async_mode="asgi")
+    loop = asyncio.get_running_loop()
+    waits: dict[str, asyncio.Future[str]] = {}
+    steps: list[str] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        name = data.split('"')[1][-1]  # the last letter of the event name
+        steps.append(f"{name} begins")
+        if data.startswith('2["bad'):
+            raise RuntimeError("a bug of ours, before any wait")
+        waits[name] = loop.create_future()
+        got = await waits[name]
+        steps.append(f"{name} got {got}")
+        if got == "fail":
+            raise ValueError("a bug of ours, after the wait")
+
+    eio.on("message", handler)
+    with CatchLog() as log:
+        eio.on_message("s1", '2["a",{}]')
+        eio.on_message("s2", '2["b",{}]')
+        eio.on_message("s3", '2["bad",{}]')
+        assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
+        assert log.seen == ["message_failed"] and "before any wait" in log.errors[0]
+        assert len(eio._handling) == 2 and not eio._to_begin  # a and b, already begun
+        await asyncio.sleep(0)  # their tasks take up their waits
+        waits["b"].set_result("fail")
+        waits["a"].set_result("a card")
+        await until(lambda: not eio._handling)
+    assert steps[3:] == ["b got fail", "a got a card"]
+    assert log.seen == ["message_failed", "message_failed"]
+    assert "ValueError: a bug of ours, after the wait" in log.errors[1]
+
+
+async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits() -> None:
+    """Shutting down cancels what still runs: an event that began at once and waits gets
+    the CancelledError at its wait, as a task's coroutine would, and cleans up."""
+    eio = GameEngineIO(async_mode="asgi")
+    cleaned: list[str] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        try:
+            await asyncio.get_running_loop().create_future()  # never done
+        except asyncio.CancelledError:
+            cleaned.append("cancelled at the wait")
+            raise
+
+    eio.on("message", handler)
+    eio.on_message("s1", FLIP)
+    [task] = eio._handling
+    await asyncio.sleep(0)
+    task.cancel()
+    await until(lambda: not eio._handling)
+    assert cleaned == ["cancelled at the wait"] and task.cancelled()
+
+
+async def test_messages_begin_in_the_order_they_arrive() -> None:
+    """A message that is a task (a connect, a hang-up) and has not begun yet keeps every
+    message read after it behind it, from any connection: an event read next is a task
+    too, and begins after it. Once nothing waits to begin, events run at once again."""
+    eio = GameEngineIO(async_mode="asgi")
+    begun: list[Any] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        begun.append(data)
+
+    async def hang_up(sid: str, reason: str | None = None) -> None:
+        begun.append(f"hang up {sid}")
+
+    eio.on("message", handler)
+    eio.hang_up = hang_up  # type: ignore[method-assign]
+    eio.on_message("s1", '0{"token":"x"}')  # s1 connects
+    eio.on_message("s1", FLIP)  # and flips at once
+    eio.hang_up_later("s2")  # s2 says goodbye (a CLOSE)
+    eio.on_message("s3", FLIP)  # s3 flips
+    assert begun == []  # all behind the connect, which has not begun
+    await until(lambda: not eio._handling)
+    assert begun == ['0{"token":"x"}', FLIP, "hang up s2", FLIP]
+    assert not eio._to_begin
+    eio.on_message("s1", '2["slap",{}]')
+    assert begun[-1] == '2["slap",{}]'  # at once again
 
 
 async def test_a_socketio_frame_reaches_the_handler_as_python_engineio_decodes_it() -> None:
