@@ -33,7 +33,7 @@ import logging
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,7 @@ from engineio import packet as engineio_packet
 from socketio import packet
 
 from app.config import Settings
+from app.eager import Resumed, first_step
 from app.limits import TokenBucket
 from app.logs import log_event
 from app.metrics import Metrics
@@ -242,54 +243,6 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             outbox.put_nowait(None)  # our writer waits without a timer: end it now
 
 
-def first_step(work: Coroutine[Any, Any, Any]) -> Coroutine[Any, Any, Any] | None:
-    """Runs `work` up to its first wait, now, outside any task (asyncio.current_task() is
-    None there): None if it ended (a failure is logged as `message_failed`), or else a
-    coroutine that goes on from that wait, for a task to run. What Python 3.12's
-    `asyncio.Task(..., eager_start=True)` does, on 3.11 too, and without a Task at all
-    for work that never waits."""
-    try:
-        waits_on = work.send(None)
-    except StopIteration:
-        return None
-    except Exception as error:  # a bug of ours: what the task's end would have logged
-        log_event("message_failed", level=logging.ERROR, exc_info=error)
-        return None
-    return _go_on(_Begun(work, waits_on))
-
-
-async def _go_on(begun: _Begun) -> Any:
-    return await begun
-
-
-class _Begun:
-    """A coroutine that has run to its first wait, awaited from there: what it waits on
-    (a future, or None for a bare yield) goes to the task first, then every value or
-    exception the task sends (a result, a cancellation) goes on into the coroutine, as
-    `await` would have passed them."""
-
-    __slots__ = ("waits_on", "work")
-
-    def __init__(self, work: Coroutine[Any, Any, Any], waits_on: Any) -> None:
-        self.work, self.waits_on = work, waits_on
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        work, waits_on = self.work, self.waits_on
-        while True:
-            try:
-                sent = yield waits_on
-            except BaseException as thrown:  # a cancellation goes on into the coroutine
-                try:
-                    waits_on = work.throw(thrown)
-                except StopIteration as end:
-                    return end.value
-            else:
-                try:
-                    waits_on = work.send(sent)
-                except StopIteration as end:
-                    return end.value
-
-
 def packet_from(data: str | bytes) -> Any:
     return engineio_packet.Packet(encoded_packet=data)
 
@@ -303,9 +256,9 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
         self._handling: set[asyncio.Task[Any]] = set()  # the same, for messages and hang-ups
-        # Those of them whose first step has not run yet, in the loop's queue: a message
-        # read after any of them waits its turn (`on_message`).
-        self._to_begin: set[asyncio.Task[Any]] = set()
+        # The messages and hang-ups read whose task has not taken its first step yet (each
+        # leaves as it does: app/eager.py): a message read after any of them waits its turn.
+        self._to_begin: set[Resumed] = set()
         # The sweep's two lines, each in the order it is due (every entry waits the same
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
         self._pings: deque[tuple[float, GameSocket]] = deque()
@@ -320,52 +273,52 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
 
     def on_message(self, sid: str, data: Any) -> None:
         """A message for the app's handler (python-socketio's): what python-engineio's
-        `_trigger_event` with run_async does, which a socket's `receive` uses, without its
-        wrapper coroutine and checks per message (the handler is a coroutine function; a
-        failure is logged, as it logs one).
+        `_trigger_event` with run_async does (a socket's `receive` calls it: see below),
+        without its wrapper coroutine and checks per message (the handler is a coroutine
+        function; a failure is logged, as it logs one).
 
-        A Socket.IO EVENT (a flip, a slap: almost every message) starts at once, here, as
-        Python 3.12's eager tasks start, when nothing read before it still waits to begin:
-        most run to their end without ever waiting (the room's lock is free, the answer
-        and the states are queued), and then no task is made at all (its creation, a loop
-        pass and its callbacks were a fortieth of a message's cost). One that waits (a
-        held lock, a lag-fair slap's judging) goes on from there as a task. Anything else
-        (a connect, which may wait on the store or Redis under `asyncio.timeout`, which
-        needs a task) is a task, and the messages read after it wait their turn behind
-        it: every message still begins in the order it arrived."""
+        A Socket.IO EVENT (a flip, a slap: almost every message) starts at once, here
+        (app/eager.py), when no message read before it still waits to begin: most run to
+        their end without waiting, and then no task is made at all. One that waits goes
+        on from there as a task. Anything else (a connect, which may wait on the store or
+        on Redis under `asyncio.timeout`, which needs a task) is a task from its start,
+        and every message read while such a task waits to begin queues behind it: each
+        message begins in the order it was read. (What the server itself starts, a timer's
+        job or a drop, is not in that line: it is not something a client sent.)"""
         handler = self.handlers.get("message")
         if handler is None:
             return
         work = handler(sid, data)
         if not self._to_begin and isinstance(data, str) and data[:1] == EVENT_TYPE:
-            rest = first_step(work)
+            try:
+                rest = first_step(work)
+            except Exception as error:  # a bug of ours: what the task's end would log
+                log_event("message_failed", level=logging.ERROR, exc_info=error)
+                return
             if rest is not None:  # it waits: the rest runs as a task, already begun
-                self._hold(rest, self._message_settled, begun=True)
+                self._hold(rest, self._message_settled)
             return
-        self._hold(work, self._message_settled)
+        self._hold(Resumed(work, line=self._to_begin), self._message_settled)
+
+    async def _trigger_event(self, event: str, *args: Any, **kwargs: Any) -> Any:
+        """python-engineio's, but a message its own sockets read (long-polling, a socket
+        upgraded from it, a frame GameSocket._read reads) takes `on_message`'s way, in the
+        same line as every websocket's."""
+        if event == "message" and kwargs.get("run_async"):
+            self.on_message(*args)
+            return None
+        return await super()._trigger_event(event, *args, **kwargs)
 
     def hang_up_later(self, sid: str, reason: str | None = None) -> None:
-        self._hold(self.hang_up(sid, reason), self._hang_up_settled)
+        """Closes `sid` in a task, in the line of the messages read (a client's CLOSE)."""
+        self._hold(Resumed(self.hang_up(sid, reason), line=self._to_begin), self._hang_up_settled)
 
     def _hold(
-        self,
-        work: Coroutine[Any, Any, Any],
-        settled: Callable[[asyncio.Task[Any]], None],
-        *,
-        begun: bool = False,
+        self, work: Coroutine[Any, Any, Any], settled: Callable[[asyncio.Task[Any]], None]
     ) -> None:
-        if not begun:
-            work = self._in_turn(work)
         task = asyncio.get_running_loop().create_task(work)
         self._handling.add(task)
-        if not begun:
-            self._to_begin.add(task)
         task.add_done_callback(settled)
-
-    async def _in_turn(self, work: Coroutine[Any, Any, Any]) -> Any:
-        """`work`, once its task begins: no longer in the way of a message read after it."""
-        self._to_begin.discard(asyncio.current_task())
-        return await work
 
     def _message_settled(self, task: asyncio.Task[Any]) -> None:
         self._settled(task, "message_failed")
@@ -377,7 +330,6 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         """A message's or hang-up's task is done: let go of it, and log its failure (one
         JSON line with the traceback, never an exception nobody retrieved)."""
         self._handling.discard(task)
-        self._to_begin.discard(task)  # cancelled before it began
         error = None if task.cancelled() else task.exception()
         if error is not None:
             log_event(failed, level=logging.ERROR, exc_info=error)

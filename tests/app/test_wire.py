@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from socket import SO_SNDBUF, SOL_SOCKET
 from typing import Any
@@ -25,6 +26,7 @@ from app_harness import (
 from engineio import packet as eio_packet
 from raw_client import RawClient
 
+from app.eager import Resumed, first_step
 from app.queues import Outbox
 from app.serving import LeanWebSocket
 from app.transport import NOOP, PING, GameEngineIO, GameSocket
@@ -685,6 +687,135 @@ async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits()
     task.cancel()
     await until(lambda: not eio._handling)
     assert cleaned == ["cancelled at the wait"] and task.cancelled()
+
+
+async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() -> None:
+    """The room's lock handed to a waiting event, and its task cancelled in that same loop
+    pass (a shutdown): the cancellation reaches the event at its wait, so the lock passes
+    on to the next waiter instead of staying taken by nobody."""
+    eio = GameEngineIO(async_mode="asgi")
+    lock = asyncio.Lock()
+    ran: list[str] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        async with lock:
+            ran.append(sid)
+
+    eio.on("message", handler)
+    await lock.acquire()
+    eio.on_message("s1", FLIP)  # waits for the lock: a task from that wait
+    [task] = eio._handling
+    lock.release()  # hands the lock to s1's wait...
+    task.cancel()  # ...and s1's task is cancelled before it has taken a step
+    await until(lambda: not eio._handling)
+    assert task.cancelled() and ran == []
+    eio.on_message("s2", FLIP)
+    await until(lambda: ran == ["s2"])  # the lock is free for the next one
+    assert not lock.locked()
+
+
+async def test_an_event_that_survives_a_cancellation_sees_no_leftover_exception() -> None:
+    """A handler that catches the cancellation and goes on sees what it would see in a
+    task's coroutine: no exception being handled any more once its `except` is done."""
+    eio = GameEngineIO(async_mode="asgi")
+    seen: list[Any] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        try:
+            await asyncio.get_running_loop().create_future()
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+        seen.append(sys.exc_info()[1])
+
+    eio.on("message", handler)
+    eio.on_message("s1", FLIP)
+    [task] = eio._handling
+    await asyncio.sleep(0)
+    task.cancel()
+    await until(lambda: not eio._handling)
+    assert seen == ["cancelled", None]
+
+
+async def test_a_message_task_cancelled_before_it_began_leaves_the_line_quietly() -> None:
+    """A connect still waiting to begin when the server cancels it: out of the line (the
+    next event runs at once again) and no 'never awaited' warning for its handler."""
+    import gc
+    import warnings
+
+    eio = GameEngineIO(async_mode="asgi")
+    handled: list[Any] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        handled.append(data)
+
+    eio.on("message", handler)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        eio.on_message("s1", "0")
+        [task] = eio._handling
+        task.cancel()
+        await until(lambda: not eio._handling)
+        cancelled = task.cancelled()
+        del task  # and with it the handler's coroutine, warned about then if never awaited
+        gc.collect()
+    assert cancelled and handled == [] and not eio._to_begin
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    eio.on_message("s1", FLIP)
+    assert handled == [FLIP]
+
+
+async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
+    """app.eager.Resumed is a coroutine: awaited (not only run by a task), it hands over
+    its wait, then the values and the exceptions that come back, as the work would."""
+    loop = asyncio.get_running_loop()
+    first, second = loop.create_future(), loop.create_future()
+
+    async def work() -> str:
+        got = await first
+        try:
+            await second
+        except KeyError as error:
+            return f"{got}, then {error.args[0]}"
+        return "no error"
+
+    coro = work()
+    rest = first_step(coro)
+    assert isinstance(rest, Resumed)
+    waiting = asyncio.ensure_future(_await(rest))
+    await asyncio.sleep(0)
+    first.set_result("a card")
+    await asyncio.sleep(0)
+    second.set_exception(KeyError("a Jack"))
+    assert await waiting == "a card, then a Jack"
+    assert first_step(_done("at once")) is None
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+async def _done(value: str) -> str:
+    return value
+
+
+async def test_messages_polling_reads_take_the_same_line() -> None:
+    """python-engineio's own sockets (long-polling) hand a message to `_trigger_event`
+    with run_async: it goes to on_message, so it begins in the same order as a
+    websocket's, and an event among them runs at once when nothing waits before it."""
+    eio = GameEngineIO(async_mode="asgi")
+    handled: list[Any] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        handled.append(data)
+
+    eio.on("message", handler)
+    assert await eio._trigger_event("message", "s1", FLIP, run_async=True) is None
+    assert handled == [FLIP]
+    await eio._trigger_event("message", "s1", "0", run_async=True)
+    eio.on_message("s2", FLIP)
+    assert handled == [FLIP]
+    await until(lambda: not eio._handling)
+    assert handled == [FLIP, "0", FLIP]
 
 
 async def test_messages_begin_in_the_order_they_arrive() -> None:

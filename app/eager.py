@@ -1,0 +1,100 @@
+"""Starting a coroutine at once, as Python 3.12's eager tasks do, on 3.11 too, and without a
+Task at all for one that never waits.
+
+A client's message used to cost a Task: its creation, a loop pass, its step and its
+done-callback, about a fortieth of what a flip costs the server. Almost every message
+runs to its end without waiting (its room's lock is free; its answer and the states it
+causes are queued, not awaited), so `first_step` runs it right away, where its frame is
+read; only one that waits (a held lock, a lag-fair slap's judging) becomes a task, which
+goes on from that wait.
+
+`Resumed` is what such a task runs: a `collections.abc.Coroutine` that hands the task
+what the work waits on first, then passes each value and exception the task sends (a
+result, a cancellation) into the work, exactly as if the task had run it from its start.
+Made with a `line` (a set), it also leaves that set when its task takes its first step,
+however that step comes (a cancellation included): app/transport.py keeps there the
+messages still waiting to begin, so that none read later begins before them.
+
+The first step runs outside any task (`asyncio.current_task()` is None) and in the
+caller's context: code that needs a task before its first wait (`asyncio.timeout`, and
+`asyncio.wait_for` on 3.12) must not be started this way. app/transport.py starts only
+a client's events so, whose handlers use neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Generator
+from typing import Any
+
+_FROM_ITS_START = object()  # a Resumed whose work has not begun: its first send starts it
+
+
+class Resumed(Coroutine[Any, Any, Any]):
+    """`work` for a task to run: from the wait its first step reached (`waits_on`, what
+    `first_step` got), or from its start."""
+
+    __slots__ = ("_line", "_waits_on", "work")
+
+    def __init__(
+        self,
+        work: Coroutine[Any, Any, Any],
+        waits_on: Any = _FROM_ITS_START,
+        line: set[Resumed] | None = None,
+    ) -> None:
+        self.work, self._waits_on, self._line = work, waits_on, line
+        if line is not None:
+            line.add(self)
+
+    def _begins(self) -> Any:
+        """The task's first step is here: out of the line, and what the work waits on (or
+        _FROM_ITS_START), no longer held here."""
+        if self._line is not None:
+            self._line.discard(self)
+            self._line = None
+        waits_on, self._waits_on = self._waits_on, _FROM_ITS_START
+        return waits_on
+
+    def send(self, value: Any) -> Any:
+        waits_on = self._begins()
+        if waits_on is not _FROM_ITS_START:
+            return waits_on  # the task now waits on it, as the work does
+        return self.work.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        self._begins()  # a cancellation before the first step goes into the work too
+        if val is None and tb is None:
+            return self.work.throw(typ)
+        return self.work.throw(typ, val, tb)  # pragma: no cover (asyncio throws one)
+
+    def close(self) -> None:
+        self._begins()
+        self.work.close()
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        """Awaited as a coroutine is (a task only sends and throws): the same steps."""
+        sent: Any = None
+        thrown: BaseException | None = None
+        while True:
+            try:
+                waits_on = self.send(sent) if thrown is None else self.throw(thrown)
+            except StopIteration as end:
+                return end.value
+            sent = thrown = None
+            try:
+                sent = yield waits_on
+            except BaseException as error:  # into the work at the next step, outside here
+                thrown = error
+
+
+def first_step(work: Coroutine[Any, Any, Any]) -> Resumed | None:
+    """Runs `work` now, up to its first wait: None if it ended there, or else the rest of
+    it for a task to run. An exception it ends with is raised here (a cancellation ends
+    it quietly, as it ends a task)."""
+    try:
+        waits_on = work.send(None)
+    except StopIteration:
+        return None
+    except asyncio.CancelledError:
+        return None
+    return Resumed(work, waits_on)
