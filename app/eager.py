@@ -15,10 +15,12 @@ Made with a `line` (a set), it also leaves that set when its task takes its firs
 however that step comes (a cancellation included): app/transport.py keeps there the
 messages still waiting to begin, so that none read later begins before them.
 
-The first step runs outside any task (`asyncio.current_task()` is None) and in the
-caller's context: code that needs a task before its first wait (`asyncio.timeout`, and
-`asyncio.wait_for` on 3.12) must not be started this way. app/transport.py starts only
-a client's events so, whose handlers use neither.
+The first step runs in the caller's task and context: outside any task for a frame a
+websocket reads (`asyncio.current_task()` is None), inside the HTTP request's task for
+one a long-polling POST carries. Code that needs its own task before its first wait
+(`asyncio.timeout`, and `asyncio.wait_for` on 3.12) must not be started this way: on a
+websocket it would fail, and on long-polling it would time out the request instead.
+app/transport.py starts only a client's events so, whose handlers use neither.
 """
 
 from __future__ import annotations
@@ -70,6 +72,23 @@ class Resumed(Coroutine[Any, Any, Any]):
     def close(self) -> None:
         self._begins()
         self.work.close()
+
+    # What asyncio's task repr, `get_stack` and debug mode read of a coroutine: the work's.
+    @property
+    def __name__(self) -> str:
+        return str(getattr(self.work, "__qualname__", type(self.work).__name__))
+
+    @property
+    def cr_frame(self) -> Any:
+        return getattr(self.work, "cr_frame", None)
+
+    @property
+    def cr_code(self) -> Any:
+        return getattr(self.work, "cr_code", None)
+
+    @property
+    def cr_running(self) -> bool:
+        return bool(getattr(self.work, "cr_running", False))
 
     def __await__(self) -> Generator[Any, Any, Any]:
         """Awaited as a coroutine is (a task only sends and throws): the same steps."""

@@ -186,8 +186,8 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
 
     def _heard(self, text: str) -> None:
         """A text frame, handed over as uvicorn reads it (LeanWebSocket's listener): what
-        python-engineio's `receive` does with it, without a coroutine. A message runs as a
-        task of its own, as python-engineio's `async_handlers` runs it, in arrival order."""
+        python-engineio's `receive` does with it, without a coroutine. A message goes to
+        GameEngineIO.on_message: at once, or as a task, in arrival order."""
         server: GameEngineIO = self.server
         if self.closing or self.closed:
             return  # what is still in flight from a connection that is ending
@@ -473,11 +473,11 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
-        # One task per message, made where the message is read: by GameSocket._heard, or
-        # by python-engineio's own sockets (long-polling, upgraded) with its async_handlers.
-        # python-socketio then runs the handler in that task, not in a second one of its
-        # own (a task's creation and loop pass per message, for nothing: each message still
-        # waits for no other but at its room's lock, in arrival order).
+        # Each message is started where it is read (GameEngineIO.on_message, for
+        # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
+        # of its own). python-socketio then runs the handler right there, not in a second
+        # task of its own (a task's creation and loop pass per message, for nothing: each
+        # message still waits for no other but at its room's lock, in arrival order).
         super().__init__(**{**options, "async_handlers": False})
         self.eio.async_handlers = True
         self.eio.send_queue_limit = settings.send_queue_limit

@@ -789,6 +789,16 @@ async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
     assert await waiting == "a card, then a Jack"
     assert first_step(_done("at once")) is None
 
+    async def waits() -> None:
+        await loop.create_future()
+
+    named = first_step(waits())
+    assert named is not None and named.__name__ == waits.__qualname__  # what a task shows
+    assert named.cr_frame is not None and named.cr_code is waits.__code__
+    task = loop.create_task(named)
+    assert "waits" in repr(task) and task.get_stack()  # where it waits, for debugging
+    task.cancel()
+
 
 async def _await(awaitable: Any) -> Any:
     return await awaitable
