@@ -553,6 +553,13 @@ async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> N
         await raw.close()
 
 
+def engine_with(handler: Any) -> GameEngineIO:
+    """A bare GameEngineIO whose message handler is `handler`."""
+    eio = GameEngineIO(async_mode="asgi")
+    eio.on("message", handler)
+    return eio
+
+
 class CatchLog:
     """The app's JSON log lines (their event names and tracebacks) while in a `with`."""
 
@@ -584,7 +591,6 @@ class CatchLog:
 async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> None:
     """A message runs as a task of its own, straight into python-socketio's handler: a
     failure there is one JSON line (`message_failed`), never an unretrieved exception."""
-    eio = GameEngineIO(async_mode="asgi")
     handled: list[tuple[str, Any]] = []
 
     async def handler(sid: str, data: Any) -> None:
@@ -592,7 +598,7 @@ async def test_a_message_handler_that_fails_is_logged_and_its_task_let_go() -> N
         if data == "bad":
             raise RuntimeError("a bug of ours")
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     with CatchLog() as log:
         eio.on_message("s1", "good")
         eio.on_message("s1", "bad")
@@ -611,7 +617,6 @@ FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._heard hands it over
 async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> None:
     """A Socket.IO EVENT (a flip, a slap) runs to its end inside `on_message` when it
     never waits, as the frame is read: no task, no loop pass. Anything else is a task."""
-    eio = GameEngineIO(async_mode="asgi")
     handled: list[tuple[str, Any]] = []
 
     async def handler(sid: str, data: Any) -> str:
@@ -619,7 +624,7 @@ async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> 
         await asyncio.sleep(0) if data == "0" else None  # only a connect waits here
         return "answered"
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     eio.on_message("s1", FLIP)
     assert handled == [("s1", FLIP)]  # before this test gave the loop a pass
     assert not eio._handling and not eio._to_begin
@@ -634,7 +639,6 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -
     """An EVENT that waits (a room's lock held, a lag-fair slap's judging) has begun at
     once and goes on in a task: what it waited for is handed back into it, its end is
     let go, and a failure before or after the wait is one `message_failed` line."""
-    eio = GameEngineIO(async_mode="asgi")
     loop = asyncio.get_running_loop()
     waits: dict[str, asyncio.Future[str]] = {}
     steps: list[str] = []
@@ -650,7 +654,7 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -
         if got == "fail":
             raise ValueError("a bug of ours, after the wait")
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     with CatchLog() as log:
         eio.on_message("s1", '2["a",{}]')
         eio.on_message("s2", '2["b",{}]')
@@ -670,7 +674,6 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -
 async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits() -> None:
     """Shutting down cancels what still runs: an event that began at once and waits gets
     the CancelledError at its wait, as a task's coroutine would, and cleans up."""
-    eio = GameEngineIO(async_mode="asgi")
     cleaned: list[str] = []
 
     async def handler(sid: str, data: Any) -> None:
@@ -680,7 +683,7 @@ async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits()
             cleaned.append("cancelled at the wait")
             raise
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     eio.on_message("s1", FLIP)
     [task] = eio._handling
     await asyncio.sleep(0)
@@ -693,7 +696,6 @@ async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() 
     """The room's lock handed to a waiting event, and its task cancelled in that same loop
     pass (a shutdown): the cancellation reaches the event at its wait, so the lock passes
     on to the next waiter instead of staying taken by nobody."""
-    eio = GameEngineIO(async_mode="asgi")
     lock = asyncio.Lock()
     ran: list[str] = []
 
@@ -701,7 +703,7 @@ async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() 
         async with lock:
             ran.append(sid)
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     await lock.acquire()
     eio.on_message("s1", FLIP)  # waits for the lock: a task from that wait
     [task] = eio._handling
@@ -717,7 +719,6 @@ async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() 
 async def test_an_event_that_survives_a_cancellation_sees_no_leftover_exception() -> None:
     """A handler that catches the cancellation and goes on sees what it would see in a
     task's coroutine: no exception being handled any more once its `except` is done."""
-    eio = GameEngineIO(async_mode="asgi")
     seen: list[Any] = []
 
     async def handler(sid: str, data: Any) -> None:
@@ -727,7 +728,7 @@ async def test_an_event_that_survives_a_cancellation_sees_no_leftover_exception(
             seen.append("cancelled")
         seen.append(sys.exc_info()[1])
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     eio.on_message("s1", FLIP)
     [task] = eio._handling
     await asyncio.sleep(0)
@@ -742,13 +743,12 @@ async def test_a_message_task_cancelled_before_it_began_leaves_the_line_quietly(
     import gc
     import warnings
 
-    eio = GameEngineIO(async_mode="asgi")
     handled: list[Any] = []
 
     async def handler(sid: str, data: Any) -> None:
         handled.append(data)
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         eio.on_message("s1", "0")
@@ -812,13 +812,12 @@ async def test_messages_polling_reads_take_the_same_line() -> None:
     """python-engineio's own sockets (long-polling) hand a message to `_trigger_event`
     with run_async: it goes to on_message, so it begins in the same order as a
     websocket's, and an event among them runs at once when nothing waits before it."""
-    eio = GameEngineIO(async_mode="asgi")
     handled: list[Any] = []
 
     async def handler(sid: str, data: Any) -> None:
         handled.append(data)
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     assert await eio._trigger_event("message", "s1", FLIP, run_async=True) is None
     assert handled == [FLIP]
     await eio._trigger_event("message", "s1", "0", run_async=True)
@@ -832,7 +831,6 @@ async def test_messages_begin_in_the_order_they_arrive() -> None:
     """A message that is a task (a connect, a hang-up) and has not begun yet keeps every
     message read after it behind it, from any connection: an event read next is a task
     too, and begins after it. Once nothing waits to begin, events run at once again."""
-    eio = GameEngineIO(async_mode="asgi")
     begun: list[Any] = []
 
     async def handler(sid: str, data: Any) -> None:
@@ -841,7 +839,7 @@ async def test_messages_begin_in_the_order_they_arrive() -> None:
     async def hang_up(sid: str, reason: str | None = None) -> None:
         begun.append(f"hang up {sid}")
 
-    eio.on("message", handler)
+    eio = engine_with(handler)
     eio.hang_up = hang_up  # type: ignore[method-assign]
     eio.on_message("s1", '0{"token":"x"}')  # s1 connects
     eio.on_message("s1", FLIP)  # and flips at once
