@@ -126,7 +126,7 @@ async def test_the_host_passes_on_when_the_host_stays_disconnected() -> None:
     async with serving(host_handover_seconds=0.3) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")
-        await ann.sio.eio.disconnect(abort=True)  # a dropped connection, not a goodbye
+        await ann.drop()  # a dropped connection, not a goodbye
         gone = await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "disconnect"])
         assert bob.state["host"] in (ann.player, bob.player)
         state = await bob.wait_state(lambda s: s["host"] == bob.player)
@@ -169,10 +169,10 @@ async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_does_not()
     async with serving(host_handover_seconds=0.4) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")
-        await ann.sio.eio.disconnect(abort=True)
+        await ann.drop()
         back = await Client(server, code, "Ann", token=ann.token).connect()
         assert back.state["you"]["host"] is True
-        await back.sio.eio.disconnect(abort=True)
+        await back.drop()
         await bob.wait_state(lambda s: s["host"] == bob.player)
         late = await Client(server, code, "Ann", token=ann.token).connect()
         assert late.state["you"]["host"] is False

@@ -43,7 +43,7 @@ async def test_idle_seats_are_flipped_for_but_nobody_is_slapped_for() -> None:
 async def test_a_disconnected_seat_is_flipped_for_and_gets_its_seat_back() -> None:
     async with serving(disconnected_autoflip_seconds=0.2) as server:
         ann, bob = await seated_game(server, "Ann", "Bob")
-        await ann.sio.eio.disconnect(abort=True)  # the network drops; Ann (seat 0) is first
+        await ann.drop()  # the network drops; Ann (seat 0) is first
         flip = await bob.wait_for(lambda: auto_flips(bob))
         assert flip[0]["seat"] == 0
         state = await bob.wait_state(lambda s: s["next"] == 1 or s["slap_open"])
@@ -76,7 +76,7 @@ async def test_a_room_with_only_bots_and_a_gone_person_still_ends() -> None:
         await ann.ok("sit", {"seat": None})
         await ann.ok("add_bot", {"level": "hard"})
         await ann.ok("start")
-        await ann.sio.eio.disconnect(abort=True)
+        await ann.drop()
         room = server.room(code)
         async with asyncio.timeout(60):
             while room.phase != "over":

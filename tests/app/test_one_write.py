@@ -206,10 +206,10 @@ async def test_an_ack_is_the_text_python_socketio_would_send() -> None:
 
 
 async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
-    """Each message runs in one task of its own, made where it is read: by GameSocket (a
-    websocket) or by python-engineio's socket (long-polling, upgraded), and python-socketio
-    runs the handler in it. A handler that waits (at its room's lock) never stops the
-    connection's later messages from being read and handled."""
+    """Each message begins where it is read: by GameSocket (a websocket) or by
+    python-engineio's socket (long-polling, upgraded), at once or in a task of its own, and
+    python-socketio runs the handler right there. A handler that waits (at its room's lock)
+    never stops the connection's later messages from being read and handled."""
     server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
     order: list[str] = []
     release = asyncio.Event()
@@ -243,7 +243,9 @@ async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
             if reading is not None:
                 await asyncio.wait_for(reading, 1)  # python-engineio's read returns at once
         await asyncio.wait_for(release.wait(), 1)
-        await asyncio.sleep(0)
+        async with asyncio.timeout(1):  # the first goes on once its task gets its turn
+            while len(order) < 3:
+                await asyncio.sleep(0)
         assert order == ["first waits", "second", "first done"], eio_sid
 
 
