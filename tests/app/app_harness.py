@@ -240,6 +240,15 @@ class Logged(logging.Handler):
     def events(self) -> list[str]:
         return [record.getMessage() for record in self.records]
 
+    @property
+    def tracebacks(self) -> list[str]:
+        """Each record's traceback as logged ("" for a record without one)."""
+        formatter = logging.Formatter()
+        return [
+            formatter.formatException(record.exc_info) if record.exc_info else ""
+            for record in self.records
+        ]
+
 
 class Recorder:
     """A room's transport in process: keeps what the room sends (no sockets)."""

@@ -15,6 +15,7 @@ from typing import Any
 from app_harness import (
     WAIT,
     Client,
+    Logged,
     autoplay,
     cards_held,
     check_refusals,
@@ -560,34 +561,6 @@ def engine_with(handler: Any) -> GameEngineIO:
     return eio
 
 
-class CatchLog:
-    """The app's JSON log lines (their event names and tracebacks) while in a `with`."""
-
-    def __enter__(self) -> CatchLog:
-        import logging
-
-        from app.logs import logger
-
-        self.seen: list[str] = []
-        self.errors: list[str] = []
-        outer = self
-
-        class Catch(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                outer.seen.append(record.getMessage())
-                exc_info = record.exc_info or (None, None, None)
-                outer.errors.append(logging.Formatter().formatException(exc_info))
-
-        self.handler = Catch()
-        logger.addHandler(self.handler)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        from app.logs import logger
-
-        logger.removeHandler(self.handler)
-
-
 FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._heard hands it over
 
 
@@ -612,7 +585,9 @@ async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> 
     assert not eio._to_begin
 
 
-async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -> None:
+async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
+    logged: Logged,
+) -> None:
     """An EVENT that waits (a room's lock held, a lag-fair slap's judging) has begun at
     once and goes on in a task: what it waited for is handed back into it, its end is
     let go, and a failure before or after the wait is one `message_failed` line (with
@@ -634,24 +609,24 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for() -
             raise ValueError("a bug of ours, after the wait")
 
     eio = engine_with(handler)
-    with CatchLog() as log:
-        eio.on_message("s1", '2["a",{}]')
-        eio.on_message("s2", '2["b",{}]')
-        eio.on_message("s3", '2["bad",{}]')
-        assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
-        assert log.seen == ["message_failed"] and "before any wait" in log.errors[0]
-        assert len(eio._handling) == 2 and not eio._to_begin  # a and b, already begun
-        await asyncio.sleep(0)  # their tasks take up their waits
-        waits["b"].set_result("fail")
-        waits["a"].set_result("a card")
-        await until(lambda: not eio._handling)
-        eio.on_message("s4", '0["bad",{}]')  # not an event: a task, which fails
-        assert steps[3:] == ["b got fail", "a got a card"]
-        await until(lambda: not eio._handling)
+    eio.on_message("s1", '2["a",{}]')
+    eio.on_message("s2", '2["b",{}]')
+    eio.on_message("s3", '2["bad",{}]')
+    assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
+    assert logged.events == ["message_failed"] and "before any wait" in logged.tracebacks[0]
+    assert len(eio._handling) == 2 and not eio._to_begin  # a and b, already begun
+    await asyncio.sleep(0)  # their tasks take up their waits
+    waits["b"].set_result("fail")
+    waits["a"].set_result("a card")
+    await until(lambda: not eio._handling)
+    eio.on_message("s4", '0["bad",{}]')  # not an event: a task, which fails
+    assert steps[3:] == ["b got fail", "a got a card"]
+    await until(lambda: not eio._handling)
     assert steps[5:] == ["d begins"]
-    assert log.seen == ["message_failed"] * 3
-    assert "ValueError: a bug of ours, after the wait" in log.errors[1]
-    assert "before any wait" in log.errors[2] and "in handler" in log.errors[2]  # traceback
+    assert logged.events == ["message_failed"] * 3
+    errors = logged.tracebacks
+    assert "ValueError: a bug of ours, after the wait" in errors[1]
+    assert "before any wait" in errors[2] and "in handler" in errors[2]  # traceback
 
 
 async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits() -> None:
