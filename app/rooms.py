@@ -387,7 +387,7 @@ class Room:
             self._sid_of[person.id] = sid
             await self.transport.enter_room(sid, self.code)  # the cluster's hand-over finds it so
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
-            await self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
+            self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:
@@ -400,7 +400,7 @@ class Room:
             del self._sid_of[person_id]
             if self.closed:
                 return
-            await self._apply(self.table.drop(person_id, now, left=left), now)
+            self._apply(self.table.drop(person_id, now, left=left), now)
 
     async def _host_timeout(self, now: float) -> None:
         if self.closed:
@@ -408,7 +408,7 @@ class Room:
         host = self.table.host
         happened = self.table.hand_over_if_gone(now)
         if happened:
-            await self._apply(happened, now)
+            self._apply(happened, now)
         else:
             if self.table.host != host:  # nobody to hand over to: no change is sent, but
                 self.write_whole()  # the table is not what its journal says any more
@@ -418,16 +418,21 @@ class Room:
 
     async def act(self, sid: str, event: str, message: Message, now: float) -> Ack:
         """Applies a validated client message from connection `sid`, arrived at `now`."""
-        async with self.lock:
+        lock = self.lock
+        if not lock.take():  # free: taken and released with no coroutine (almost always)
+            await lock.acquire()
+        try:
             person_id = self._people_by_sid.get(sid)
             held = None
             if isinstance(message, Slap) and person_id is not None and not self.closed:
                 held = self._hold_for_judging(person_id, message.pile_id, now)
             if held is None:
-                return await self._act_now(sid, person_id, event, message, now)
+                return self._act_now(sid, person_id, event, message, now)
+        finally:
+            lock.release()
         return await held  # answered when the judging window closes (outside the lock)
 
-    async def _act_now(
+    def _act_now(
         self, sid: str, person_id: str | None, event: str, message: Message, now: float
     ) -> Ack:
         """The body of `act`, under the room's lock."""
@@ -449,7 +454,7 @@ class Room:
             self._sid_of.pop(person_id, None)
         if any(e.kind == "start" for e in done.events):
             self._new_game()
-        sent = await self._apply(done.events, now) if done.events or done.refresh else []
+        sent = self._apply(done.events, now) if done.events or done.refresh else []
         if command.acks_events:
             return ack(events=sent)
         return ack(**done.reply)
@@ -464,20 +469,20 @@ class Room:
 
     # ---- the game: one path for people, bots and the autopilot ------------------------
 
-    async def _play(
+    def _play(
         self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
     ) -> None:
         if action == "flip":
             self._check_not_judging()
         elif pile_id is not None and self._hold_seat_for_judging(seat, pile_id, now, None):
             return  # a bot's slap, held for lag-fair judging like anyone's
-        await self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
+        self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
 
     async def _bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None:
         if self.closed or self.table.phase != "playing" or self.table.seats[seat] != bot_id:
             return
         try:
-            await self._play(seat, plan.action, plan.pile_id, now)
+            self._play(seat, plan.action, plan.pile_id, now)
         except (IllegalAction, ProtocolError):
             bot = self.table.bots.get(bot_id)
             if bot is not None:
@@ -493,7 +498,7 @@ class Room:
         try:
             if seat is None:
                 return
-            await self._play(seat, "flip", None, now, auto=True)
+            self._play(seat, "flip", None, now, auto=True)
         except IllegalAction:
             when = now + max(self.settings.autoflip_pause_seconds, 0.05)
             self._timers.at("autopilot", when, self._autoflip)
@@ -503,7 +508,7 @@ class Room:
         the engine's clock catch up."""
         if self.closed or self.table.phase != "playing" or self.table.game is None:
             return
-        await self._apply(self.table.tick(now), now)  # a fresh state even with no events
+        self._apply(self.table.tick(now), now)  # a fresh state even with no events
 
     async def _abandon(self, now: float) -> None:
         if self.closed:
@@ -511,7 +516,7 @@ class Room:
         happened = self.table.abandon(now)
         if happened:
             log_event("game_abandoned", room=self.code, game=self.table.games)
-            await self._apply(happened, now)
+            self._apply(happened, now)
 
     # ---- lag-fair judging (house rule lag_fair) -----------------------------------------
 
@@ -567,7 +572,7 @@ class Room:
             except IllegalAction as refused:
                 answer = ack(ProtocolError(ErrorCode(refused.code), refused.message))
             else:
-                answer = ack(events=await self._apply(happened, now))
+                answer = ack(events=self._apply(happened, now))
             if slap.answer is not None and not slap.answer.done():
                 slap.answer.set_result(answer)
         if self.table.phase == "playing":
@@ -598,13 +603,14 @@ class Room:
 
     # ---- after every change ------------------------------------------------------------
 
-    async def _apply(self, happened: Sequence[AppEvent], now: float) -> list[EventDict]:
-        """Commits what the table did; returns the events as sent."""
+    def _apply(self, happened: Sequence[AppEvent], now: float) -> list[EventDict]:
+        """Commits what the table did; returns the events as sent. Never waits (the sends
+        are queued, the saving asked for): a change is whole before anything else runs."""
         sent = [event.to_dict() for event in happened]
-        await self._commit(sent, now)
+        self._commit(sent, now)
         return sent
 
-    async def _commit(self, sent: list[EventDict], now: float) -> None:
+    def _commit(self, sent: list[EventDict], now: float) -> None:
         """Numbers the change (in each event too), sends it, sets the timers."""
         phase_before = self._phase_seen
         moves, kept = self.table.moves, self._journal

@@ -42,7 +42,7 @@ async def settled(room: Room, players: list[RawClient]) -> tuple[int, list[list[
     """One more change (no events), so that whatever the room sent before has arrived
     once each player holds its state: its version and each player's frames up to it."""
     async with room.lock:
-        await room._apply([], time.monotonic())
+        room._apply([], time.monotonic())
         version = room.version
     return version, [await frames_until(player, version) for player in players]
 
@@ -100,7 +100,7 @@ async def test_a_change_sends_its_events_inside_its_state_and_no_event_message(
     added = await bob.wait_state(lambda s: s["events"] and s["events"][0]["kind"] == "bot")
     assert added["events"][0]["version"] == added["version"]
     async with server.room(code).lock:
-        await server.room(code)._apply([], time.monotonic())  # a change with no events
+        server.room(code)._apply([], time.monotonic())  # a change with no events
     assert (await bob.wait_state(lambda s: s["version"] > added["version"]))["events"] == []
     for client in (ann, bob):
         assert [kind for kind, _ in client.messages if kind == "event"] == []

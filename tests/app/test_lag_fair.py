@@ -52,7 +52,7 @@ async def stage_a_jack(server: Server, code: str, clients: list[Client]) -> dict
         now = time.monotonic()
         room.table.game = Game.from_hands(hands, rules=room.rules, pile=["JS"], now=now)
         room.table.turn_started_at = now
-        await room._apply([], now)  # broadcast it, as any change is
+        room._apply([], now)  # broadcast it, as any change is
         version = room.version
     states = [
         await c.wait_state(lambda s, v=version: s["version"] >= v and s["slap_open"])

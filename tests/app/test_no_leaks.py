@@ -19,9 +19,9 @@ def record_snapshots(room: Room) -> dict[int, Snapshot]:
     snapshots: dict[int, Snapshot] = {room.version: EMPTY}
     commit = room._commit
 
-    async def commit_and_record(events: list[dict[str, Any]], now: float) -> None:
+    def commit_and_record(events: list[dict[str, Any]], now: float) -> None:
         snapshots[room.version + 1] = room.game.to_dict() if room.game is not None else EMPTY
-        await commit(events, now)
+        commit(events, now)
 
     room._commit = commit_and_record  # type: ignore[method-assign]
     return snapshots

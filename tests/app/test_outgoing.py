@@ -82,7 +82,7 @@ async def test_a_change_with_no_events_says_so() -> None:
     rooms, recorder, room = await seated_four_and_a_spectator()
     recorder.sent.clear()
     async with room.lock:
-        await room._apply([], 0.0)  # a tick: a fresh state and nothing that happened
+        room._apply([], 0.0)  # a tick: a fresh state and nothing that happened
     assert len(recorder.sent) == 5
     assert all(m.data["events"] == [] for _, m in recorder.sent)
     rooms.close_all()

@@ -198,3 +198,34 @@ async def test_a_long_hold_that_ends_between_two_looks_is_told_at_its_release() 
         await asyncio.sleep(LOCK_WATCH_SECONDS * 1.5)  # the watch's look: nothing held
     assert seen == [("room_lock_held_long", "BRIEF4")]
     assert metrics.lock_held_long._value.get() == 1
+
+
+async def test_a_free_lock_is_taken_at_once_and_a_busy_one_keeps_its_line() -> None:
+    """`take` is `acquire` without a wait, for a free lock only: never past a holder, and
+    never past anyone already waiting (asyncio.Lock's order, whose state it reads)."""
+    from app.metrics import Metrics
+    from app.timers import WatchedLock
+
+    metrics = Metrics()
+    lock = WatchedLock("TAKE42", metrics, limit=0.05)
+    with logged() as seen:
+        assert lock.take() and lock.locked()
+        assert not lock.take()  # held
+        order: list[str] = []
+
+        async def waiter(name: str) -> None:
+            async with lock:
+                order.append(name)
+
+        first = asyncio.create_task(waiter("first"))
+        await asyncio.sleep(0)  # it waits in the lock's line
+        await asyncio.sleep(0.06)  # past the limit: a hold taken by `take` is watched too
+        lock.release()  # the lock passes to `first`, which has not run yet
+        assert not lock.take()  # nobody jumps the line between the release and its turn
+        second = asyncio.create_task(waiter("second"))
+        await asyncio.gather(first, second)
+        assert order == ["first", "second"]
+        assert not lock.locked() and lock.take()
+        lock.release()
+    assert held_long(seen) == ["TAKE42"]
+    assert metrics.longest_hold >= 0.05
