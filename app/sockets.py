@@ -31,6 +31,7 @@ from app.protocol import (
     COMMANDS,
     Ack,
     ErrorCode,
+    Message,
     ProtocolError,
     ack,
     clean_name,
@@ -103,28 +104,28 @@ def install(
         # python-socketio's catch-all: (event, sid, *args). The transport answers the
         # reserved names ("*" among them) itself, so this call shape always holds.
         now = time.monotonic()  # arrival: the time every time rule is judged by
-        answer = await handle(event, sid, args, now)
+        connection = connections.get(sid)
+        message = _parsed(event, args)
+        if connection is None:
+            answer = ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
+        elif not isinstance(message, Message):
+            answer = message  # refused, with its reason
+        else:
+            try:
+                if COMMANDS[event].ends_connection:
+                    answer = await _leave(sid, connection)
+                elif cluster is not None and not cluster.judges(connection.room):
+                    # Not surely this process's table any more: never judged here.
+                    answer = ack(
+                        ProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved: try again")
+                    )
+                else:
+                    answer = await connection.room.act(sid, event, message, now)
+            except Exception:  # a bug of ours: the client still gets its answer
+                log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
+                answer = ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
         _count(rooms.metrics, event, answer, now)
         return answer
-
-    async def handle(event: str, sid: str, args: tuple[Any, ...], now: float) -> Ack:
-        connection = connections.get(sid)
-        if connection is None:
-            return ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
-        try:
-            message = parse(event, args)
-        except ProtocolError as error:
-            return ack(error)
-        try:
-            if COMMANDS[event].ends_connection:
-                return await _leave(sid, connection)
-            if cluster is not None and not cluster.judges(connection.room):
-                # Not surely this process's table any more: never judged here.
-                return ack(ProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved: try again"))
-            return await connection.room.act(sid, event, message, now)
-        except Exception:  # a bug of ours: the client still gets its answer
-            log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
-            return ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
 
     async def _leave(sid: str, connection: Connection) -> Ack:
         """A goodbye: the room hears it at once, then the connection closes (after this ack,
@@ -137,6 +138,14 @@ def install(
     sio.on("connect", connect)
     sio.on("disconnect", disconnect)
     sio.on("*", client_event)  # every client event; protocol.CLIENT_EVENTS says which exist
+
+
+def _parsed(event: str, args: tuple[Any, ...]) -> Message | Ack:
+    """The client event's validated payload, or the answer that refuses it."""
+    try:
+        return parse(event, args)
+    except ProtocolError as error:
+        return ack(error)
 
 
 def _count(metrics: Metrics, event: str, answer: Ack, arrived: float) -> None:

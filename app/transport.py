@@ -72,6 +72,8 @@ REFUSAL_LOG_BURST = 10
 # Where orjson's integers end (int64) and floats begin: a frame with a run of this many
 # digits (an ack id or a number) is left to python-socketio's decoder.
 LONG_NUMBER = re.compile(r"[0-9]{19}")
+# An EVENT in the default namespace, its ack id (if any) and the start of its data.
+PLAIN_EVENT = re.compile(r"2([0-9]*)\[")
 
 
 @dataclass(eq=False, slots=True)
@@ -509,73 +511,80 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             await self._handle_disconnect(eio_sid, namespace, self.reason.TRANSPORT_CLOSE)
 
     async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
+        """A frame's Socket.IO packet, checked and dispatched. An EVENT (a flip, a slap: all
+        but a handful of frames) goes to its handler from here, with no layer between."""
         budget = self._budgets.get(eio_sid)
         if budget is None or budget.cut_off:
             return
         within = budget.bucket.take(time.monotonic())
         if not isinstance(data, str):
             return self._cut_off(eio_sid, budget, "binary")
-        try:
-            pkt = self._event_packet(data) or self.packet_class(encoded_packet=data)
-        except Exception:  # anything the decoder chokes on is the client's fault
-            return self._malformed(eio_sid, budget, "undecodable")
-        if pkt.packet_type in (packet.BINARY_EVENT, packet.BINARY_ACK):
-            return self._cut_off(eio_sid, budget, "binary")
+        plain = self._plain_event(data)
+        pkt = None
+        if plain is not None:
+            kind, namespace, (pkt_id, args) = packet.EVENT, None, plain
+        else:
+            try:
+                pkt = self.packet_class(encoded_packet=data)
+            except Exception:  # anything the decoder chokes on is the client's fault
+                return self._malformed(eio_sid, budget, "undecodable")
+            kind, namespace, pkt_id, args = pkt.packet_type, pkt.namespace, pkt.id, pkt.data
+            if kind in (packet.BINARY_EVENT, packet.BINARY_ACK):
+                return self._cut_off(eio_sid, budget, "binary")
         if not within:
-            return await self._over_budget(eio_sid, budget, pkt)
+            return await self._over_budget(eio_sid, budget, kind, namespace, pkt_id)
         budget.refused_in_a_row = 0
-        namespace = pkt.namespace or "/"
         try:
-            await self._dispatch(eio_sid, budget, pkt, namespace)
+            if kind != packet.EVENT:
+                await self._dispatch(eio_sid, budget, pkt)
+                return
+            if not isinstance(args, list) or not args or not isinstance(args[0], str):
+                return self._malformed(eio_sid, budget, "bad_event")
+            event = args[0]
+            if event in RESERVED_EVENTS:
+                self.metrics.handled("unknown")
+                error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {event!r}")
+                return self._answer(eio_sid, namespace, pkt_id, error)
+            client_event = self._catch_all(namespace, event)
+            if client_event is None:
+                await self._handle_event(eio_sid, namespace, pkt_id, args)
+                return
+            namespace = namespace or "/"
+            sid = self.manager.sid_from_eio_sid(eio_sid, namespace)
+            if sid is not None and self.manager.is_connected(sid, namespace):
+                answer = await client_event(event, sid, *args[1:])
+                self._send_answer(eio_sid, namespace, pkt_id, answer)
         except Exception:  # a bug of ours: one JSON line, and the connection goes on
             log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=eio_sid)
 
-    def _event_packet(self, text: str) -> Any:
+    def _plain_event(self, text: str) -> tuple[int | None, Any] | None:
         """Almost every frame a client sends: an EVENT in the default namespace with an ack
-        id, `2<id>[...]`, decoded with orjson (python-socketio's decoder walks the text
-        character by character and parses with the stdlib: a tenth of a message's cost).
-        None for anything else, or JSON orjson refuses (NaN, lone surrogates) or reads
-        otherwise (an integer beyond 64 bits becomes a float), and for any run of 19
-        digits, in the data or the ack id (python-socketio refuses an id past 100 digits):
-        python-socketio's own decoder then reads it as it always did."""
-        if text[:1] != "2":
-            return None
-        end = 1
-        while end < len(text) and "0" <= text[end] <= "9":
-            end += 1
-        if text[end : end + 1] != "[" or LONG_NUMBER.search(text):
+        id, `2<id>[...]`, as (ack id, data) decoded with orjson (python-socketio's decoder
+        walks the text character by character and parses with the stdlib: a tenth of a
+        message's cost, and a Packet). None for anything else, or JSON orjson refuses (NaN,
+        lone surrogates) or reads otherwise (an integer beyond 64 bits becomes a float), and
+        for any run of 19 digits, in the data or the ack id (python-socketio refuses an id
+        past 100 digits): python-socketio's own decoder then reads it as it always did."""
+        head = PLAIN_EVENT.match(text)
+        if head is None or LONG_NUMBER.search(text):
             return None
         try:
-            data = orjson.loads(text[end:])
+            data = orjson.loads(text[head.end() - 1 :])
         except orjson.JSONDecodeError:
             return None
-        ack_id = int(text[1:end]) if end > 1 else None
-        return self.packet_class(packet.EVENT, data=data, id=ack_id, binary=False)
+        digits = head.group(1)
+        return (int(digits) if digits else None), data
 
-    async def _dispatch(self, eio_sid: str, budget: FrameBudget, pkt: Any, namespace: str) -> None:
+    async def _dispatch(self, eio_sid: str, budget: FrameBudget, pkt: Any) -> None:
+        """Every packet but an EVENT (see `_handle_eio_message`): a connect, a disconnect,
+        an ack; anything else is no client's to send."""
         kind = pkt.packet_type
         if kind == packet.CONNECT:
-            if self.manager.sid_from_eio_sid(eio_sid, namespace) is not None:
+            if self.manager.sid_from_eio_sid(eio_sid, pkt.namespace or "/") is not None:
                 return self._malformed(eio_sid, budget, "connected_twice")
             await self._handle_connect(eio_sid, pkt.namespace, pkt.data)
         elif kind == packet.DISCONNECT:
             await self._handle_disconnect(eio_sid, pkt.namespace, self.reason.CLIENT_DISCONNECT)
-        elif kind == packet.EVENT:
-            data = pkt.data
-            if not isinstance(data, list) or not data or not isinstance(data[0], str):
-                return self._malformed(eio_sid, budget, "bad_event")
-            if data[0] in RESERVED_EVENTS:
-                error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {data[0]!r}")
-                self.metrics.handled("unknown")
-                return await self._answer(eio_sid, pkt, error)
-            client_event = self._catch_all(pkt.namespace, data[0])
-            if client_event is None:
-                await self._handle_event(eio_sid, pkt.namespace, pkt.id, data)
-                return
-            sid = self.manager.sid_from_eio_sid(eio_sid, namespace)
-            if sid is not None and self.manager.is_connected(sid, namespace):
-                answer = await client_event(data[0], sid, *data[1:])
-                await self._send_answer(eio_sid, namespace, pkt.id, answer)
         elif kind == packet.ACK:
             await self._handle_ack(eio_sid, pkt.namespace, pkt.id, pkt.data)
         else:  # CONNECT_ERROR or a type that does not exist: never a client's to send
@@ -605,9 +614,9 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     ) -> None:
         """python-socketio's: the handler runs, and its answer goes back as the ACK."""
         answer = await server._trigger_event(data[0], namespace, sid, *data[1:])
-        await self._send_answer(eio_sid, namespace, id, answer)
+        self._send_answer(eio_sid, namespace, id, answer)
 
-    async def _send_answer(self, eio_sid: str, namespace: str, id: Any, answer: Any) -> None:
+    def _send_answer(self, eio_sid: str, namespace: str, id: Any, answer: Any) -> None:
         """A handler's answer, as the ACK of message `id` (none without one). Its text is
         written by orjson straight away, as app/outgoing.py writes every `state`:
         python-socketio would build a Packet, scan the answer for binary and encode it
@@ -619,29 +628,39 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         try:
             text = to_json(args)
         except TypeError:
-            pkt = self.packet_class(packet.ACK, namespace=namespace, id=id, data=args)
-            await self._send_packet(eio_sid, pkt)
+            self._queue_packet(eio_sid, self._ack_packet(namespace, id, args))
             return
         where = "" if namespace in (None, "/") else f"{namespace},"
         # python-engineio's `send` of it, without the Packet it would make and encode into
         # this same text: an Engine.IO MESSAGE, then the Socket.IO ACK.
         self.eio.queue_text(eio_sid, f"{engineio_packet.MESSAGE}{packet.ACK}{where}{id}{text}")
 
-    async def _answer(self, eio_sid: str, pkt: Any, error: ProtocolError) -> None:
+    def _answer(self, eio_sid: str, namespace: str | None, id: Any, error: ProtocolError) -> None:
         self.metrics.refused(error.code.value)
-        if pkt.id is not None:
-            answer = self.packet_class(
-                packet.ACK, namespace=pkt.namespace, id=pkt.id, data=[ack(error)]
-            )
-            await self._send_packet(eio_sid, answer)
+        if id is not None:
+            self._queue_packet(eio_sid, self._ack_packet(namespace, id, [ack(error)]))
 
-    async def _over_budget(self, eio_sid: str, budget: FrameBudget, pkt: Any) -> None:
+    def _ack_packet(self, namespace: str | None, id: Any, data: list[Any]) -> Any:
+        return self.packet_class(packet.ACK, namespace=namespace, id=id, data=data)
+
+    def _queue_packet(self, eio_sid: str, pkt: Any) -> None:
+        """python-socketio's `_send_packet`, which never waits with our Engine.IO server
+        (its `send_packet` only queues): each encoded part as an Engine.IO MESSAGE."""
+        encoded = pkt.encode()
+        for part in encoded if isinstance(encoded, list) else [encoded]:
+            self.eio.queue_packet(
+                eio_sid, engineio_packet.Packet(engineio_packet.MESSAGE, data=part)
+            )
+
+    async def _over_budget(
+        self, eio_sid: str, budget: FrameBudget, kind: int, namespace: str | None, id: Any
+    ) -> None:
         budget.refused_in_a_row += 1
         if budget.refused_in_a_row >= self.settings.flood_cutoff:
             return self._cut_off(eio_sid, budget, "rate_limited")
-        if pkt.packet_type == packet.EVENT:
+        if kind == packet.EVENT:
             error = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
-            await self._answer(eio_sid, pkt, error)
+            self._answer(eio_sid, namespace, id, error)
 
     def _malformed(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
         budget.refused_in_a_row += 1
