@@ -34,7 +34,9 @@ single pair can land on either side of a goal. With `--together` the two servers
 once on the server's core, each with the step's tables, measured over the same seconds
 (the relay's tables kept to the app's count of messages): what slows the core slows both
 alike, and the ratio holds to a few percent (the two CPUs
-add up on one core, so keep to steps where both fit). No ratio is taken where the relay's
+add up on one core, so keep to steps where both fit). The server started first measures a
+few percent dearer than the other, whichever it is, so rounds alternate which goes first:
+take an even number of them. No ratio is taken where the relay's
 core is saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
 """
@@ -592,58 +594,76 @@ class Run:
             server.stop()
         return rows
 
-    async def together(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    async def together(
+        self, *, relay_first: bool = False
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
         tables (the relay's kept to the app's inbound count over the measured seconds by
         `keep_pace`), measured over the same seconds: whatever else slows the core
         then slows both alike, and their ratio holds to a few percent where two ramps one
         after the other move by a fifth. Their CPU adds up on the one core: keep the steps
-        where the two together leave it well short of full."""
+        where the two together leave it well short of full.
+
+        The server started first, and whose tables open first, measures a few percent
+        dearer than the other (two copies of the app side by side: 1.02-1.03), so `run`
+        alternates: `relay_first` starts the relay and opens its tables first."""
         core, gc_watch = self.args.server_core, self.args.gc_watch
-        servers: list[Server] = []
+        servers: dict[str, Server] = {}
         app_rows: list[dict[str, Any]] = []
         relay_rows: list[dict[str, Any]] = []
         mine: list[Any] = []
         theirs: list[Any] = []
+        rate = 2.8  # the relay's tables' rate a table until the app's is measured
         try:
-            for kind in ("app", "relay"):
-                servers.append(Server(kind, core, self.log, gc_watch=gc_watch))
-                await servers[-1].ready()
+            for kind in ("relay", "app") if relay_first else ("app", "relay"):
+                servers[kind] = Server(kind, core, self.log, gc_watch=gc_watch)
+                await servers[kind].ready()
+            app, relay = servers["app"], servers["relay"]
             print(
-                f"# app (pid {servers[0].process.pid}) and relay (pid {servers[1].process.pid})"
-                f" at once, on {'any core' if core is None else f'core {core}'}",
+                f"# app (pid {app.process.pid}) and relay (pid {relay.process.pid})"
+                f" at once, on {'any core' if core is None else f'core {core}'},"
+                f" {'relay' if relay_first else 'app'} first",
                 flush=True,
             )
             for count in self.args.steps:
+                if relay_first:
+                    await self.open_relay_tables(theirs, count, rate, relay.port)
+                    await asyncio.sleep(self.args.warmup)
                 new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
-                await open_all(new, servers[0].port)
+                await open_all(new, app.port)
                 mine += new
-                warm = await self.measure([(servers[0], mine)], self.args.warmup)
-                rate = warm[0]["in_per_s"] / count or 2.8  # (an app that sent nothing yet)
-                new = [
-                    RelayTable(f"R{len(theirs) + i}", self.stats, rate)
-                    for i in range(count - len(theirs))
-                ]
-                await open_all(new, servers[1].port)
-                theirs += new
+                warm = await self.measure([(app, mine)], self.args.warmup)
+                rate = warm[0]["in_per_s"] / count or rate  # (an app that sent nothing yet)
+                if not relay_first:
+                    await self.open_relay_tables(theirs, count, rate, relay.port)
                 # The app's rate with both running (its tables' first minute is busier): the
                 # relay's tables play at it from here on, so the two count the same traffic.
-                warm = await self.measure([(servers[0], mine)], self.args.warmup)
+                warm = await self.measure([(app, mine)], self.args.warmup)
                 for table in theirs:
                     table.rate = warm[0]["in_per_s"] / count or rate
                 await asyncio.sleep(2)
-                app, relay = await self.measure(
-                    [(servers[0], mine), (servers[1], theirs)], self.args.seconds, follow=True
+                app_row, relay_row = await self.measure(
+                    [(app, mine), (relay, theirs)], self.args.seconds, follow=True
                 )
-                app_rows.append(app)
-                relay_rows.append(relay)
-                print(format_row(app), flush=True)
-                print(format_row(relay), flush=True)
+                app_rows.append(app_row)
+                relay_rows.append(relay_row)
+                print(format_row(app_row), flush=True)
+                print(format_row(relay_row), flush=True)
         finally:
             hang_up(mine + theirs)
-            for server in servers:
+            for server in servers.values():
                 server.stop()
         return app_rows, relay_rows
+
+    async def open_relay_tables(
+        self, tables: list[Any], count: int, rate: float, port: int
+    ) -> None:
+        """Relay tables playing at `rate` a table, added to `tables` up to `count`."""
+        new = [
+            RelayTable(f"R{len(tables) + i}", self.stats, rate) for i in range(count - len(tables))
+        ]
+        await open_all(new, port)
+        tables.extend(new)
 
     def rebind(self, table: Any, stats: Stats) -> None:
         table.stats = stats
@@ -890,9 +910,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
         print(HEADER, flush=True)
         rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
-        for _ in range(args.rounds):
+        for number in range(args.rounds):
             if args.together:
-                app, relay = await bench.together()
+                app, relay = await bench.together(relay_first=number % 2 == 1)
                 results.setdefault("app", []).extend(app)
                 results.setdefault("relay", []).extend(relay)
                 rounds.append((app, relay))

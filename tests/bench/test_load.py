@@ -212,14 +212,15 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`--together`, end to end on real servers: both measured over the same seconds, the
-    relay's tables at the rate the app's played, and the ratio printed."""
+    relay's tables at the rate the app's played, and the ratio printed; two rounds, the
+    second with the relay started first (the first server measures a little dearer)."""
     args = SimpleNamespace(
         steps=[3],
         warmup=1.5,
         seconds=3.0,
         idle=0,
         relay=True,
-        rounds=1,
+        rounds=2,
         together=True,
         markdown=False,
         gc_watch=True,
@@ -236,10 +237,12 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     monkeypatch.setattr(load, "keep_pace", spied)
     results = await run(args)  # type: ignore[arg-type]
     # The relay's tables, and only they, kept pace over the measured seconds.
-    assert len(paced) == 1 and {type(t).__name__ for t in paced[0]} == {"RelayTable"}
-    assert len(paced[0]) == 3
-    (app,), (relay,) = results["app"], results["relay"]
-    assert app["server"] == "app" and relay["server"] == "relay"
+    assert len(paced) == 2 and {type(t).__name__ for t in paced[0] + paced[1]} == {"RelayTable"}
+    assert len(paced[0]) == len(paced[1]) == 3
+    assert [row["server"] for row in results["app"] + results["relay"]] == ["app"] * 2 + [
+        "relay"
+    ] * 2
+    (app, _), (relay, _) = results["app"], results["relay"]
     assert app["tables"] == relay["tables"] == 3 and app["players"] == relay["players"] == 12
     assert app["in_per_s"] > 0 and relay["in_per_s"] > 0
     # The relay's tables play at the app's rate (a few seconds' counts: within a half).
@@ -254,9 +257,10 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     assert early_ms <= app["save_started_ms"][0] <= app["save_landed_ms"][0] < 1000
     assert "saved_per_s" not in relay
     printed = capsys.readouterr().out
-    assert printed.count("saving: ") == 1  # under the app's line
-    assert "at once, on any core" in printed
-    assert "      3 tables: " in printed.split("app / relay:")[1]
+    assert printed.count("saving: ") == 2  # under the app's line
+    assert "at once, on any core, app first" in printed.split("round 1")[0]
+    assert "at once, on any core, relay first" in printed
+    assert printed.split("app / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
 
 
 async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> None:
