@@ -105,10 +105,9 @@ def install(
         # reserved names ("*" among them) itself, so this call shape always holds.
         now = time.monotonic()  # arrival: the time every time rule is judged by
         connection = connections.get(sid)
-        message = _parsed(event, args)
         if connection is None:
             answer = ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
-        elif not isinstance(message, Message):
+        elif not isinstance(message := _parsed(event, args), Message):
             answer = message  # refused, with its reason
         else:
             try:

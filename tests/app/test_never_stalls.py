@@ -2,9 +2,11 @@
 anyone; a person who comes back with the token finds their seat."""
 
 import asyncio
+import time
 
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
+from app.protocol import Flip
 from engine import Rules
 
 
@@ -115,6 +117,43 @@ async def test_a_server_bug_still_answers_and_the_room_plays_on(server: Server) 
     room.act = act  # type: ignore[method-assign]
     assert (await ann.ok("sit", {"seat": 0}))["seat"] == 0
     await ann.close()
+
+
+async def test_a_message_cancelled_at_a_busy_rooms_lock_leaves_the_room_playing(
+    server: Server,
+) -> None:
+    """A message that finds its room's lock held waits for it (`Room.act` takes a free lock
+    at once, a held one in turn); cancelled there, it does nothing and holds nothing, and
+    one cancelled while it holds the lock lets it go."""
+    ann, bob = await seated_game(server, "Ann", "Bob")
+    room = server.room(ann.state["room"])
+    game = room.table.game
+    assert game is not None and game.next_to_play is not None
+    turn = next(c for c in (ann, bob) if c.seat == game.next_to_play)
+    sid = room._sid_of[room.table.seats[game.next_to_play]]
+    version = room.version
+    await room.lock.acquire()  # a busy room
+    waiting = asyncio.create_task(room.act(sid, "flip", Flip(), time.monotonic()))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    room.lock.release()
+    assert waiting.cancelled() and not room.lock.locked()
+    act_now = room._act_now
+
+    def cancelled_inside(*args: object) -> dict:
+        raise asyncio.CancelledError  # as if cancelled while it held the lock
+
+    room._act_now = cancelled_inside  # type: ignore[method-assign]
+    inside = asyncio.create_task(room.act(sid, "flip", Flip(), time.monotonic()))
+    await asyncio.gather(inside, return_exceptions=True)
+    assert inside.cancelled() and not room.lock.locked()
+    room._act_now = act_now  # type: ignore[method-assign]
+    assert room.version == version  # neither flipped
+    await turn.ok("flip")  # the room plays on
+    assert room.version > version
+    await close_all([ann, bob])
 
 
 async def test_leaving_mid_game_keeps_the_seat_for_the_autopilot() -> None:
