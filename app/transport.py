@@ -532,7 +532,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
             if kind in (packet.BINARY_EVENT, packet.BINARY_ACK):
                 return self._cut_off(eio_sid, budget, "binary")
         if not within:
-            return await self._over_budget(eio_sid, budget, kind, namespace, pkt_id)
+            return self._over_budget(eio_sid, budget, kind, namespace, pkt_id)
         budget.refused_in_a_row = 0
         try:
             if kind != packet.EVENT:
@@ -652,7 +652,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 eio_sid, engineio_packet.Packet(engineio_packet.MESSAGE, data=part)
             )
 
-    async def _over_budget(
+    def _over_budget(
         self, eio_sid: str, budget: FrameBudget, kind: int, namespace: str | None, id: Any
     ) -> None:
         budget.refused_in_a_row += 1
