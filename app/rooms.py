@@ -62,7 +62,7 @@ from app.table import (
     times_are_finite,
 )
 from app.timers import Timers, WatchedLock
-from app.views import Views
+from app.views import ViewParts, Views
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
@@ -193,6 +193,7 @@ class Room:
         self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
         self._journal: Journal | None = None  # None: the next save is whole
+        self._view_parts = ViewParts()  # what each change's view reuses of the last one's
         # Wall-clock time the last person left (None while someone is here): the store's
         # expiry counts from it, across restarts.
         self._seen_at: float | None = wall_clock()
@@ -629,7 +630,8 @@ class Room:
         if self.table.phase == "over" and phase_before != "over":
             self._game_over()
         self._phase_seen = self.table.phase
-        views = Views(self.table, sent)  # built and encoded once, shared by recipients and bots
+        # Built and encoded once, shared by recipients and bots.
+        views = Views(self.table, sent, self._view_parts)
         connected = self.table.connected()  # who is here, looked up once for the change
         self._broadcast(views, connected)
         self._schedule(now, views, anyone=bool(connected))

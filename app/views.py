@@ -2,8 +2,10 @@
 
 Nothing here reads a Game's private state: cards come only from the engine's views, which
 show counts and the face-up pile and never a face-down card. In Slapjack every seat sees the
-same table (engine.views.table_view), so a change builds one `Seen` for everyone, encodes it
-once, and each person's `state` is that JSON with their own `you` spliced in at the end.
+same table (engine.views.table_view, read here part by part), so a change builds one `Seen`
+for everyone, encodes it once, and each person's `state` is that JSON with their own `you`
+spliced in at the end. The parts that change seldom (the stats, the rules) are encoded once
+per change of theirs, not once per change of the table (ViewParts).
 The events the change caused travel inside it (`events`), so a change costs each
 recipient one message.
 """
@@ -11,29 +13,71 @@ recipient one message.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import Any
+import operator
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import orjson
 
 from app.events import EventDict
 from app.outgoing import Encoded, event_head, to_json
-from app.protocol import STATE, MatchScore, Pile, SeatState, Seen, Spectator, State, You
+from app.protocol import STATE, SeatState, Seen, State, You
 from app.table import Person, Table
+from engine.rules import Rules
+from engine.views import seat_rows, table_facts
 
 # `you` texts kept (about 150 bytes each): several for every person of a few thousand
 # tables, who each hold one at a time. Past that, the oldest are made again when needed.
 YOU_TEXTS = 32768
 
 
+NO_STATS = orjson.Fragment(b"[]")  # the stats while no game is on
+
+
+class ViewParts:
+    """What one table's views reuse from change to change: the JSON of the seats' stats and
+    of the rules, each kept with the very objects it was made from (the engine's figures,
+    which are read-only and replaced when they change, and the frozen rules) and made again
+    as soon as one is another object. Nothing is counted or invalidated by hand, so nothing
+    can go stale. A Room keeps one for its table; a Views without one makes these anew."""
+
+    __slots__ = ("_rules", "_rules_of", "_stats", "_stats_of")
+
+    def __init__(self) -> None:
+        self._rules_of: tuple[Rules, bool] | None = None
+        self._rules = NO_STATS
+        self._stats_of: tuple[Mapping[str, int | None], ...] = ()
+        self._stats = NO_STATS
+
+    def rules(self, rules: Rules, lag_fair: bool) -> orjson.Fragment:
+        kept = self._rules_of
+        if kept is None or kept[0] is not rules or kept[1] != lag_fair:
+            self._rules = orjson.Fragment(orjson.dumps(_rules_shown(rules, lag_fair)))
+            self._rules_of = (rules, lag_fair)
+        return self._rules
+
+    def stats(self, figures: tuple[Mapping[str, int | None], ...]) -> orjson.Fragment:
+        kept = self._stats_of
+        if len(kept) != len(figures) or not all(map(operator.is_, kept, figures)):
+            self._stats = orjson.Fragment(orjson.dumps(_stats_shown(figures)))
+            self._stats_of = figures
+        return self._stats
+
+
 class Views:
     """One change's view of a table, built and encoded at most once, shared by every
     recipient and every bot planning from it. Make a new one after each change, with the
-    events it caused (none for a view that is not sent: a bot's plan, a timer's)."""
+    events it caused (none for a view that is not sent: a bot's plan, a timer's), and the
+    table's ViewParts where there is one."""
 
-    __slots__ = ("_head", "_seen", "events", "table")
+    __slots__ = ("_head", "_parts", "_seen", "events", "table")
 
-    def __init__(self, table: Table, events: Sequence[EventDict] = ()) -> None:
+    def __init__(
+        self, table: Table, events: Sequence[EventDict] = (), parts: ViewParts | None = None
+    ) -> None:
         self.table = table
         self.events = list(events)
+        self._parts = parts
         self._seen: Seen | None = None
         self._head: str | None = None  # the text up to `you`, the same for everyone
 
@@ -49,11 +93,21 @@ class Views:
 
     def message(self, person: Person, seat: int | None) -> Encoded:
         """`person`'s `state`, encoded: the shared JSON with their `you` last (where
-        `State(**seen, you=...)` puts it, so the text is what encoding the state gives)."""
+        `State(**seen, you=...)` puts it, so the text is what encoding the state gives).
+        The shared JSON is made without `seen`: the same fields, with the stats and rules
+        the ViewParts kept."""
         if self._head is None:
-            self._head = f'{event_head(STATE)}{to_json(self.seen)[:-1]},"you":'
+            self._head = f'{event_head(STATE)}{to_json(self._encodable())[:-1]},"you":'
         you = _you_text(person.id, seat, person.id == self.table.host)
         return Encoded(STATE, f"{self._head}{you}}}]")
+
+    def _encodable(self) -> dict[str, Any]:
+        table, parts = self.table, self._parts or ViewParts()
+        game = table.game
+        if game is None:
+            return _compose(table, self.events, NO_STATS, parts.rules(table.rules, table.lag_fair))
+        stats = parts.stats(game.stats_figures())
+        return _compose(table, self.events, stats, parts.rules(game.rules, table.lag_fair))
 
 
 def build_state(
@@ -83,9 +137,50 @@ def _you_text(player: str, seat: int | None, host: bool) -> str:
 
 def _seen_from(table: Table, events: list[EventDict]) -> Seen:
     game = table.game
-    view = game.table_view() if game is not None else None
-    hands = view["seats"] if view is not None else None
-    seats = range(game.players) if game is not None else range(len(table.seats))
+    rules = game.rules if game is not None else table.rules
+    stats = game.stats_by_seat() if game is not None else []
+    seen: Any = _compose(table, events, stats, _rules_shown(rules, table.lag_fair))
+    return cast(Seen, seen)
+
+
+def _rules_shown(rules: Rules, lag_fair: bool) -> dict[str, Any]:
+    """The game's rules while one is on (the engine's copy), with the room's own."""
+    return {**rules.to_dict(), "lag_fair": lag_fair}
+
+
+def _stats_shown(figures: tuple[Mapping[str, int | None], ...]) -> list[dict[str, int | None]]:
+    """What the engine's `stats_by_seat` gives, from the figures read."""
+    return [{"seat": seat, **shown} for seat, shown in enumerate(figures)]
+
+
+def _no_game() -> dict[str, Any]:
+    """`table_facts` while no game is on (a new dict each time: a view's are its own)."""
+    return {
+        "pile": {"id": 0, "count": 0, "top": [], "burned": 0},
+        "next": None,
+        "slap_open": False,
+        "trigger": None,
+        "trigger_lapsed": False,
+        "lapse_ms": None,
+        "collect_ms": 0,
+        "race": None,
+        "winner": None,
+        "win_reason": None,
+    }
+
+
+def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> dict[str, Any]:
+    """A `Seen`'s fields, in its order, with the `stats` and `rules` given (as values, or
+    as the JSON a ViewParts kept). Every other field is read from the table and the engine's
+    view (`seat_rows`, `table_facts`): nothing here reads a game's private state."""
+    game = table.game
+    if game is not None:
+        seats = _seats(table, seat_rows(game), range(game.players))
+        facts = table_facts(game)
+    else:
+        seats = _seats(table, None, range(len(table.seats)))
+        facts = _no_game()
+    people = table.people
     return {
         "room": table.code,
         "version": table.version,
@@ -93,30 +188,17 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
         "game": table.games,
         "first": table.first,
         "host": table.host,
-        "seats": _seats(table, hands, seats),
+        "seats": seats,
         "spectators": [
-            Spectator(player=p.id, name=p.name, connected=True) for p in table.spectators()
+            {"player": p.id, "name": p.name, "connected": True} for p in table.spectators()
         ],
-        "pile": view["pile"] if view is not None else Pile(id=0, count=0, top=[], burned=0),
-        "next": view["next"] if view is not None else None,
-        "slap_open": view["slap_open"] if view is not None else False,
-        "trigger": view["trigger"] if view is not None else None,
-        "trigger_lapsed": view["trigger_lapsed"] if view is not None else False,
-        "lapse_ms": view["lapse_ms"] if view is not None else None,
-        "collect_ms": view["collect_ms"] if view is not None else 0,
-        "race": view["race"] if view is not None else None,
-        "winner": view["winner"] if view is not None else None,
-        "win_reason": view["win_reason"] if view is not None else None,
-        "stats": view["stats"] if view is not None else [],
-        # The game's rules while one is on (the engine's copy), with the room's own.
-        "rules": {
-            **(view["rules"] if view is not None else table.rules.to_dict()),
-            "lag_fair": table.lag_fair,
-        },
+        **facts,  # pile ... win_reason
+        "stats": stats,
+        "rules": rules,
         "players_needed": table.players_needed(),
         "places": table.places(),
         "match": [
-            MatchScore(player=i if i in table.people else None, name=name, wins=wins)
+            {"player": i if i in people else None, "name": name, "wins": wins}
             for i, name, wins in table.match_score()
         ],
         "events": events,  # last but `you`: a reader of the first bytes finds `version` soon
@@ -124,9 +206,10 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
 
 
 def _seats(
-    table: Table, hands: list[dict[str, Any]] | None, seats: range
+    table: Table, rows: list[tuple[int, bool, int]] | None, seats: range
 ) -> list[SeatState | None]:
-    """Each seat's occupant and hand, in one pass (a view is built for every change)."""
+    """Each seat's occupant and hand (the engine's `seat_rows`), in one pass (a view is
+    built for every change)."""
     people, bots, lag = table.people, table.bots, table.lag
     shown: list[SeatState | None] = []
     for seat in seats:
@@ -134,7 +217,7 @@ def _seats(
         if occupant is None:
             shown.append(None)
             continue
-        hand = hands[seat] if hands is not None else None
+        cards, out, frozen_ms = rows[seat] if rows is not None else (0, False, 0)
         bot = bots.get(occupant)
         if bot is not None:
             name, level = bot.name, bot.level
@@ -153,9 +236,9 @@ def _seats(
                 "avatar": avatar,
                 "bot": level,
                 "connected": connected,
-                "cards": hand["cards"] if hand is not None else 0,
-                "out": hand["out"] if hand is not None else False,
-                "frozen_ms": hand["frozen_ms"] if hand is not None else 0,
+                "cards": cards,
+                "out": out,
+                "frozen_ms": frozen_ms,
                 "lag_ms": lag_ms,
             }
         )

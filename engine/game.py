@@ -15,8 +15,9 @@ import functools
 import random
 import statistics
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from engine.cards import Card, as_card, full_deck
@@ -52,19 +53,27 @@ class SeatStats:
         the caller's own; made once per record, as every view of every change asks)."""
         return dict(self._figures)
 
+    @property
+    def figures(self) -> Mapping[str, int | None]:
+        """`summary()` as kept, read-only: the same object until a record_* (or
+        `forget_figures`) changes the figures, so a view can tell a change by identity."""
+        return self._figures
+
     @functools.cached_property
-    def _figures(self) -> dict[str, int | None]:
+    def _figures(self) -> Mapping[str, int | None]:
         """`summary()` as last made: it changes only with a record_*, which forgets it (as
         must anything that sets a field by hand: `forget_figures`). Not a field: no
         snapshot, `asdict` or comparison sees it."""
-        return {
-            "takes": self.takes,
-            "false_slaps": self.false_slaps,
-            "best_ms": self.best_ms,
-            "median_ms": self.median_ms,
-            "closest_win_ms": self.closest_win_ms,
-            "closest_loss_ms": self.closest_loss_ms,
-        }
+        return MappingProxyType(
+            {
+                "takes": self.takes,
+                "false_slaps": self.false_slaps,
+                "best_ms": self.best_ms,
+                "median_ms": self.median_ms,
+                "closest_win_ms": self.closest_win_ms,
+                "closest_loss_ms": self.closest_loss_ms,
+            }
+        )
 
     def forget_figures(self) -> None:
         self.__dict__.pop("_figures", None)  # how a cached_property is cleared
@@ -304,7 +313,13 @@ class Game:
     def stats_by_seat(self) -> list[dict[str, int | None]]:
         """`stats_summary` of every seat with the `seat` first, in seat order: what a view
         shows, one new dict a seat (every view of every change holds them)."""
-        return [{"seat": seat, **stats._figures} for seat, stats in enumerate(self._stats)]
+        return [{"seat": seat, **figures} for seat, figures in enumerate(self.stats_figures())]
+
+    def stats_figures(self) -> tuple[Mapping[str, int | None], ...]:
+        """Every seat's `SeatStats.figures` in seat order: read-only and not copied, each
+        the same object until that seat's figures change. A server that keeps what it made
+        of them (app/views.py) makes it again when one is another object."""
+        return tuple([stats._figures for stats in self._stats])
 
     @property
     def pile_id(self) -> int:

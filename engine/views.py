@@ -2,12 +2,14 @@
 
 In Slapjack nobody may see a face-down card, their own included, so every seat sees the same
 table (`table_view`: counts, the face-up pile and public facts) and a seat's view only adds
-who is looking (`player_view`). A server builds `table_view` once per change and shares it.
+who is looking (`player_view`). A server builds one table view per change and shares it,
+from `table_view`'s parts (`seat_rows`, `table_facts`, `Game.stats_figures` and the rules),
+so it can keep the parts that did not change.
 
 Views are built from plain values (no `dataclasses.asdict`, which deep-copies field by field):
-a server builds one for every change of every table. To show a new field, add one line to
-the dict it belongs in (`table_view`, a seat's in its `seats`, or `SeatStats.summary` for
-the stats).
+a server builds one for every change of every table. To show a new field, add it where it
+belongs: `table_facts`, a seat's in `seat_rows` (and `table_view`'s seats), or
+`SeatStats._figures` for the stats; app/views.py shows what these give.
 """
 
 from __future__ import annotations
@@ -29,14 +31,33 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
 
 
 def table_view(game: Game) -> dict[str, Any]:
-    """What every seat and every spectator sees alike: `player_view` without the viewer."""
+    """What every seat and every spectator sees alike: `player_view` without the viewer.
+    Made of `seat_rows`, `table_facts`, the seats' stats and the rules, which a server may
+    also read one by one (app/views.py, keeping what did not change since the last view)."""
+    return {
+        "seats": [
+            {"seat": seat, "cards": cards, "out": out, "frozen_ms": frozen_ms}
+            for seat, (cards, out, frozen_ms) in enumerate(seat_rows(game))
+        ],
+        **table_facts(game),
+        "stats": game.stats_by_seat(),
+        "rules": game.rules.to_dict(),
+    }
+
+
+def seat_rows(game: Game) -> list[tuple[int, bool, int]]:
+    """Every seat's (cards held, out, frozen_ms) in seat order: `table_view`'s seats as
+    tuples."""
+    now = game.now
+    return [(cards, out, _ms_left(now, until)) for cards, out, until in game.seat_facts()]
+
+
+def table_facts(game: Game) -> dict[str, Any]:
+    """`table_view` but its seats, stats and rules: the pile, the turn, the trigger and its
+    timings, the last race and the result."""
     now = game.now
     lapse_at = game.lapse_at
     return {
-        "seats": [
-            {"seat": seat, "cards": cards, "out": out, "frozen_ms": _ms_left(now, until)}
-            for seat, (cards, out, until) in enumerate(game.seat_facts())
-        ],
         "pile": {
             "id": game.pile_id,
             "count": game.pile_size,
@@ -52,8 +73,6 @@ def table_view(game: Game) -> dict[str, Any]:
         "race": game.last_race,
         "winner": game.winner,
         "win_reason": game.win_reason,
-        "stats": game.stats_by_seat(),
-        "rules": game.rules.to_dict(),
     }
 
 

@@ -94,8 +94,8 @@ async def test_a_change_builds_the_table_once_for_every_recipient(
     app.views._you_text.cache_clear()  # each person's `you` made as they sit, below
     rooms, recorder, room = await seated_four_and_a_spectator()
     built = []
-    seen_from = app.views._seen_from
-    monkeypatch.setattr(app.views, "_seen_from", lambda *a: built.append(a) or seen_from(*a))
+    compose = app.views._compose  # what both the encoded view and `seen` are made by
+    monkeypatch.setattr(app.views, "_compose", lambda *a: built.append(a) or compose(*a))
     encoded = []
     to_json = app.views.to_json
     monkeypatch.setattr(app.views, "to_json", lambda d: encoded.append(d) or to_json(d))
@@ -112,6 +112,7 @@ async def test_a_change_builds_the_table_once_for_every_recipient(
     recorder.sent.clear()
     assert (await room.act(flipper, "flip", protocol.Empty(), 0.0))["ok"]
     assert len(encoded) == 1 and "seats" in encoded[0] and len(recorder.sent) == 5
+    assert len(built) == 2  # one more view: the flip's
     rooms.close_all()
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from engine_helpers import new, view_card_tokens
 
-from engine import Rules
+from engine import Rules, views
 
 HANDS = [["AS", "KH", "7D", "10C"], ["QS", "9H", "3D"], ["2C", "8S", "5H", "6H", "4C"]]
 
@@ -131,3 +131,29 @@ def test_every_seat_sees_the_same_table_and_views_share_no_mutable_data():
     assert g.view(None)["rules"]["triggers"] == ["jack"]
     assert g.view(None)["stats"][0]["takes"] == 1
     assert g.rules.to_dict() == Rules.from_dict(g.rules.to_dict()).to_dict()
+
+
+def test_the_table_view_is_its_parts_and_the_stats_figures_change_only_with_a_record():
+    g = new(HANDS, pile=["JC", "9C"])
+    figures = g.stats_figures()
+    g.flip(0, 1.0)  # AS: a flip records nothing
+    assert all(a is b for a, b in zip(g.stats_figures(), figures, strict=True))
+    g.slap(1, now=1.5)  # no trigger: a false slap, so seat 1's figures are new
+    after = g.stats_figures()
+    assert [a is b for a, b in zip(after, figures, strict=True)] == [True, False, True]
+    assert after[1]["false_slaps"] == 1
+    with pytest.raises(TypeError):
+        after[1]["false_slaps"] = 5  # type: ignore[index]  # read-only: kept, never changed
+    table = g.table_view()
+    rows = views.seat_rows(g)
+    assert table["seats"] == [
+        {"seat": s, "cards": cards, "out": out, "frozen_ms": frozen}
+        for s, (cards, out, frozen) in enumerate(rows)
+    ]
+    assert table == {
+        "seats": table["seats"],
+        **views.table_facts(g),
+        "stats": [{"seat": s, **f} for s, f in enumerate(after)],
+        "rules": g.rules.to_dict(),
+    }
+    assert list(table) == ["seats", *views.table_facts(g), "stats", "rules"]
