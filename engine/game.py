@@ -127,6 +127,8 @@ class Race:
     behind: list[tuple[int, int]] = field(default_factory=list)  # (seat, ms behind the winner)
 
     def runners_up(self) -> list[dict[str, int]]:
+        if not self.behind:
+            return []  # no other seat has slapped this pile yet
         close = sorted((ms, seat) for seat, ms in self.behind if ms <= RUNNER_UP_MS)
         return [{"seat": seat, "behind_ms": ms} for ms, seat in close]
 

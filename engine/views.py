@@ -47,32 +47,38 @@ def table_view(game: Game) -> dict[str, Any]:
 
 def seat_rows(game: Game) -> list[tuple[int, bool, int]]:
     """Every seat's (cards held, out, frozen_ms) in seat order: `table_view`'s seats as
-    tuples."""
-    now = game.now
-    return [(cards, out, _ms_left(now, until)) for cards, out, until in game.seat_facts()]
+    tuples. (Read from the game's fields, as `table_facts` is: see there.)"""
+    now = game._now
+    return [
+        (len(hand), out, 0 if until <= now else _ms_left(now, until))
+        for hand, out, until in zip(game._hands, game._out, game._frozen, strict=True)
+    ]
 
 
 def table_facts(game: Game) -> dict[str, Any]:
     """`table_view` but its seats, stats and rules: the pile, the turn, the trigger and its
-    timings, the last race and the result."""
-    now = game.now
-    lapse_at = game.lapse_at
+    timings, the last race and the result. Read from the game's fields, not through its
+    properties (each a call, and a server makes this for every change of every table):
+    what each shows is the property of the same name, which tests/engine/test_view.py
+    holds it to."""
+    now, pile, trigger, race = game._now, game._pile, game._trigger, game._race
+    lapse_at = game.lapse_at if trigger is not None else None
     return {
         "pile": {
-            "id": game.pile_id,
-            "count": game.pile_size,
-            "top": game.pile_top(PILE_CARDS_SHOWN),
-            "burned": game.pile_burned,
+            "id": game._pile_id,
+            "count": len(pile),
+            "top": [card.text for card in pile[-PILE_CARDS_SHOWN:]],
+            "burned": game._burned,
         },
-        "next": game.next_to_play,
-        "slap_open": game.slap_open,
-        "trigger": game.trigger,
-        "trigger_lapsed": game.trigger_lapsed,
+        "next": game._next,
+        "slap_open": trigger is not None,
+        "trigger": trigger,
+        "trigger_lapsed": trigger is not None and game._lapsed,
         "lapse_ms": None if lapse_at is None else _ms_left(now, lapse_at),
-        "collect_ms": _ms_left(now, game.collect_until),
-        "race": game.last_race,
-        "winner": game.winner,
-        "win_reason": game.win_reason,
+        "collect_ms": _ms_left(now, game._collect_until),
+        "race": None if race is None else race.public(),
+        "winner": game._winner,
+        "win_reason": game._win_reason,
     }
 
 

@@ -12,6 +12,7 @@ face-down card.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from typing import Any
 
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, Phase, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from engine import Game, IllegalAction, Rules
+from engine import Game, IllegalAction, Rules, views
 from engine.cards import full_deck
 
 RULES = st.builds(
@@ -36,6 +37,13 @@ RULES = st.builds(
     trigger_timeout=st.sampled_from([0.0, 2.0, 8.0]),
     shuffle_taken=st.booleans(),
 )
+
+
+def ms_left(now: float, until: float) -> int:
+    """What a view shows of a wait, from its definition (engine/views.py `_ms_left`)."""
+    return 0 if until <= now else math.ceil(round((until - now) * 1000, 3))
+
+
 DT = st.sampled_from([0.0, 0.0, 0.05, 0.3, 1.0, 2.0, 6.0])
 ANY_SEAT = st.integers(-2, 9)
 FORBIDDEN_KEYS = {"hand", "hands", "deck", "decks_cards", "face_down"}
@@ -464,6 +472,33 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert race is not None
             assert (race["pile_id"], race["winner"]) == self.race[:2]
             assert all(r["behind_ms"] <= 500 for r in race["runners_up"])
+
+    @invariant()
+    def the_table_view_shows_what_the_public_properties_say(self):
+        """engine/views.py reads the game's fields (a property call each was measurable);
+        every value is what the public property of the same name gives."""
+        g = self.game
+        lapse_at = g.lapse_at
+        assert views.table_facts(g) == {
+            "pile": {
+                "id": g.pile_id,
+                "count": g.pile_size,
+                "top": g.pile_top(3),
+                "burned": g.pile_burned,
+            },
+            "next": g.next_to_play,
+            "slap_open": g.slap_open,
+            "trigger": g.trigger,
+            "trigger_lapsed": g.trigger_lapsed,
+            "lapse_ms": None if lapse_at is None else ms_left(g.now, lapse_at),
+            "collect_ms": ms_left(g.now, g.collect_until),
+            "race": g.last_race,
+            "winner": g.winner,
+            "win_reason": g.win_reason,
+        }
+        assert views.seat_rows(g) == [
+            (cards, out, ms_left(g.now, until)) for cards, out, until in g.seat_facts()
+        ]
 
     @invariant()
     def views_never_show_a_face_down_card(self):
