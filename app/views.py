@@ -52,14 +52,14 @@ class ViewParts:
     def rules(self, rules: Rules, lag_fair: bool) -> orjson.Fragment:
         kept = self._rules_of
         if kept is None or kept[0] is not rules or kept[1] != lag_fair:
-            self._rules = orjson.Fragment(orjson.dumps(_rules_shown(rules, lag_fair)))
+            self._rules = orjson.Fragment(to_json(_rules_shown(rules, lag_fair)))
             self._rules_of = (rules, lag_fair)
         return self._rules
 
     def stats(self, figures: tuple[Mapping[str, int | None], ...]) -> orjson.Fragment:
         kept = self._stats_of
         if len(kept) != len(figures) or not all(map(operator.is_, kept, figures)):
-            self._stats = orjson.Fragment(orjson.dumps(_stats_shown(figures)))
+            self._stats = orjson.Fragment(to_json(_stats_shown(figures)))
             self._stats_of = figures
         return self._stats
 

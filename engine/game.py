@@ -75,6 +75,13 @@ class SeatStats:
             }
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What copy, deepcopy and pickle take: the fields, without the figures kept (a
+        read-only mapping, which none of them can copy; it is made again when asked)."""
+        state = self.__dict__.copy()
+        state.pop("_figures", None)
+        return state
+
     def forget_figures(self) -> None:
         self.__dict__.pop("_figures", None)  # how a cached_property is cleared
 

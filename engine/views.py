@@ -59,8 +59,8 @@ def table_facts(game: Game) -> dict[str, Any]:
     """`table_view` but its seats, stats and rules: the pile, the turn, the trigger and its
     timings, the last race and the result. Read from the game's fields, not through its
     properties (each a call, and a server makes this for every change of every table):
-    what each shows is the property of the same name, which tests/engine/test_view.py
-    holds it to."""
+    what each shows is the property of the same name, which an invariant of
+    tests/engine/test_properties.py holds it to."""
     now, pile, trigger, race = game._now, game._pile, game._trigger, game._race
     lapse_at = game.lapse_at if trigger is not None else None
     return {

@@ -1,6 +1,8 @@
 """Default rule 10: view(seat) shows counts and the face-up pile, never a face-down card."""
 
+import copy
 import json
+import pickle
 
 import pytest
 from engine_helpers import new, view_card_tokens
@@ -157,3 +159,14 @@ def test_the_table_view_is_its_parts_and_the_stats_figures_change_only_with_a_re
         "rules": g.rules.to_dict(),
     }
     assert list(table) == ["seats", *views.table_facts(g), "stats", "rules"]
+
+
+def test_a_game_whose_figures_were_read_still_copies_and_pickles():
+    g = new(HANDS, pile=["JC", "9C"])
+    g.flip(0, 1.0)
+    g.slap(1, now=1.5)  # a false slap: figures to keep
+    g.table_view()  # the figures are kept now (read-only mappings)
+    for twin in (copy.deepcopy(g), pickle.loads(pickle.dumps(g)), copy.copy(g)):
+        assert twin.to_dict() == g.to_dict()
+        assert twin.table_view() == g.table_view()
+    assert g.stats(1).summary() == g.stats_summary(1)
