@@ -41,27 +41,29 @@ class ViewParts:
     as soon as one is another object. Nothing is counted or invalidated by hand, so nothing
     can go stale. A Room keeps one for its table; a Views without one makes these anew."""
 
-    __slots__ = ("_rules", "_rules_of", "_stats", "_stats_of")
+    __slots__ = ("_rules", "_stats")
 
     def __init__(self) -> None:
-        self._rules_of: tuple[Rules, bool] | None = None
-        self._rules = NO_STATS
-        self._stats_of: tuple[Mapping[str, int | None], ...] = ()
-        self._stats = NO_STATS
+        # Each part's JSON last, after the objects it was made from.
+        self._rules: tuple[Rules, bool, orjson.Fragment] | None = None
+        self._stats: tuple[tuple[Mapping[str, int | None], ...], orjson.Fragment]
+        self._stats = ((), NO_STATS)
 
     def rules(self, rules: Rules, lag_fair: bool) -> orjson.Fragment:
-        kept = self._rules_of
+        kept = self._rules
         if kept is None or kept[0] is not rules or kept[1] != lag_fair:
-            self._rules = orjson.Fragment(to_json(_rules_shown(rules, lag_fair)))
-            self._rules_of = (rules, lag_fair)
-        return self._rules
+            kept = self._rules = (
+                rules,
+                lag_fair,
+                orjson.Fragment(to_json(_rules_shown(rules, lag_fair))),
+            )
+        return kept[2]
 
     def stats(self, figures: tuple[Mapping[str, int | None], ...]) -> orjson.Fragment:
-        kept = self._stats_of
-        if len(kept) != len(figures) or not all(map(operator.is_, kept, figures)):
-            self._stats = orjson.Fragment(to_json(_stats_shown(figures)))
-            self._stats_of = figures
-        return self._stats
+        kept = self._stats
+        if len(kept[0]) != len(figures) or not all(map(operator.is_, kept[0], figures)):
+            kept = self._stats = (figures, orjson.Fragment(to_json(_stats_shown(figures))))
+        return kept[1]
 
 
 class Views:
@@ -102,12 +104,12 @@ class Views:
         return Encoded(STATE, f"{self._head}{you}}}]")
 
     def _encodable(self) -> dict[str, Any]:
+        """`seen`'s fields with the stats and rules as the ViewParts keeps their JSON."""
         table, parts = self.table, self._parts or ViewParts()
         game = table.game
-        if game is None:
-            return _compose(table, self.events, NO_STATS, parts.rules(table.rules, table.lag_fair))
-        stats = parts.stats(game.stats_figures())
-        return _compose(table, self.events, stats, parts.rules(game.rules, table.lag_fair))
+        rules = game.rules if game is not None else table.rules
+        stats = parts.stats(game.stats_figures()) if game is not None else NO_STATS
+        return _compose(table, self.events, stats, parts.rules(rules, table.lag_fair))
 
 
 def build_state(
@@ -139,8 +141,7 @@ def _seen_from(table: Table, events: list[EventDict]) -> Seen:
     game = table.game
     rules = game.rules if game is not None else table.rules
     stats = game.stats_by_seat() if game is not None else []
-    seen: Any = _compose(table, events, stats, _rules_shown(rules, table.lag_fair))
-    return cast(Seen, seen)
+    return cast(Seen, _compose(table, events, stats, _rules_shown(rules, table.lag_fair)))
 
 
 def _rules_shown(rules: Rules, lag_fair: bool) -> dict[str, Any]:

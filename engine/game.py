@@ -53,17 +53,12 @@ class SeatStats:
         the caller's own; made once per record, as every view of every change asks)."""
         return dict(self._figures)
 
-    @property
-    def figures(self) -> Mapping[str, int | None]:
-        """`summary()` as kept, read-only: the same object until a record_* (or
-        `forget_figures`) changes the figures, so a view can tell a change by identity."""
-        return self._figures
-
     @functools.cached_property
     def _figures(self) -> Mapping[str, int | None]:
-        """`summary()` as last made: it changes only with a record_*, which forgets it (as
-        must anything that sets a field by hand: `forget_figures`). Not a field: no
-        snapshot, `asdict` or comparison sees it."""
+        """`summary()` as last made, read-only: it changes only with a record_*, which
+        forgets it (as must anything that sets a field by hand: `forget_figures`), so the
+        same object means the same figures. Not a field: no snapshot, `asdict` or
+        comparison sees it."""
         return MappingProxyType(
             {
                 "takes": self.takes,
@@ -325,9 +320,9 @@ class Game:
         return [{"seat": seat, **figures} for seat, figures in enumerate(self.stats_figures())]
 
     def stats_figures(self) -> tuple[Mapping[str, int | None], ...]:
-        """Every seat's `SeatStats.figures` in seat order: read-only and not copied, each
-        the same object until that seat's figures change. A server that keeps what it made
-        of them (app/views.py) makes it again when one is another object."""
+        """Every seat's kept figures (`SeatStats._figures`) in seat order: read-only and not
+        copied, each the same object until that seat's figures change. A server that keeps
+        what it made of them (app/views.py) makes it again when one is another object."""
         return tuple([stats._figures for stats in self._stats])
 
     @property
