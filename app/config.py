@@ -85,9 +85,10 @@ class Settings(BaseSettings):
     # A changed table is saved at most this long after the change (at once on a phase change).
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
-    # The garbage collector (`python -m app`, app/collector.py): a young collection every
-    # this many seconds, what survives it frozen, a full collection once the frozen heap
-    # grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`
+    # The garbage collector (`python -m app`, app/collector.py): a young collection at least
+    # every this many seconds under load (up to 8 times that apart while each takes under
+    # a quarter of a millisecond), what survives it frozen, a full collection once the
+    # frozen heap grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`
     # (gc.set_threshold), set once start-up is done and what it left alive is frozen.
     gc_young_seconds: float = Field(default=0.025, ge=0, le=10)
     gc_thresholds: tuple[int, int, int] = (5_000, 100, 10)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import time
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
-from app.collector import Collector
+from app.collector import STRETCH, Collector, next_interval
 
 
 class Node:
@@ -87,3 +88,85 @@ async def test_a_full_collection_waits_for_growth_and_for_its_interval() -> None
 def test_an_interval_must_be_positive() -> None:
     with pytest.raises(ValueError):
         Collector(0)
+    with pytest.raises(ValueError):
+        Collector(0.025, stretch=0.5)
+
+
+def test_the_interval_halves_after_a_long_pause_and_grows_a_quarter_after_short_ones() -> None:
+    target = 0.001
+    assert next_interval(0.1, 0.0012, 0.025, 0.2, target) == 0.05  # over the target
+    assert next_interval(0.04, 0.005, 0.025, 0.2, target) == 0.025  # never below the shortest
+    assert next_interval(0.1, 0.0004, 0.025, 0.2, target) == 0.125  # under half of it
+    assert next_interval(0.18, 0.0001, 0.025, 0.2, target) == 0.2  # never past the longest
+    assert next_interval(0.1, 0.0007, 0.025, 0.2, target) == 0.1  # in between: kept
+    assert next_interval(0.1, target, 0.025, 0.2, target) == 0.1
+    assert next_interval(0.1, target / 2, 0.025, 0.2, target) == 0.1
+
+
+class CPUClock:
+    """A thread CPU clock whose every collection takes the next of `pauses`."""
+
+    def __init__(self, pauses: list[float]) -> None:
+        self.pauses, self.now, self.calls = pauses, 0.0, 0
+
+    def __call__(self) -> float:
+        if self.calls % 2:  # the end of a collection
+            self.now += self.pauses.pop(0)
+        self.calls += 1
+        return self.now
+
+
+async def test_the_interval_follows_what_each_young_collection_costs() -> None:
+    clock = CPUClock([0.0001] * 20 + [0.003, 0.003, 0.0007])
+    collector = Collector(0.025, pause_target=0.001, cpu_clock=clock)
+    assert collector.interval == 0.025 and collector.longest == 0.025 * STRETCH
+    collector.start()
+    try:
+        seen = []
+        for _ in range(20):  # cheap collections: a quarter longer each, up to the longest
+            collector.collect()
+            seen.append(collector.interval)
+        assert seen[0] == pytest.approx(0.025 * 1.25)
+        assert seen == sorted(seen) and seen[-1] == pytest.approx(0.025 * STRETCH)
+        collector.collect()  # over the target: halved at once
+        assert collector.interval == pytest.approx(0.025 * STRETCH / 2)
+        collector.collect()
+        assert collector.interval == pytest.approx(0.025 * STRETCH / 4)
+        collector.collect()  # between half the target and the target: kept
+        assert collector.interval == pytest.approx(0.025 * STRETCH / 4)
+        assert clock.pauses == [] and collector.young == 23
+    finally:
+        collector.stop()
+
+
+async def test_the_next_tick_comes_at_the_interval_the_collection_left() -> None:
+    collector = Collector(0.02, cpu_clock=CPUClock([0.0001] * 3))
+    collector.start()
+    try:
+        loop = asyncio.get_running_loop()
+        assert collector._timer is not None
+        assert collector._timer.when() - loop.time() == pytest.approx(0.02, abs=0.002)
+        collector._timer.cancel()
+        collector._tick()  # a cheap collection: the next one a quarter later
+        assert collector._timer.when() - loop.time() == pytest.approx(0.025, abs=0.002)
+    finally:
+        collector.stop()
+
+
+def test_a_young_collection_measures_the_collectors_own_cpu_time_by_default() -> None:
+    assert Collector(0.025)._cpu_clock is time.thread_time  # not a wall clock: a shared core
+
+
+async def test_the_heap_is_looked_at_about_once_a_second_not_every_tick() -> None:
+    collector = Collector(3600, full_seconds=0, full_growth=0, longest_seconds=0)
+    collector.start()
+    try:
+        collector.collect()  # due, but the first look is a second after the start
+        assert collector.fulls == 0
+        collector._next_look = 0.0
+        collector.collect()
+        assert collector.fulls == 1
+        collector.collect()  # the next look is a second later
+        assert collector.fulls == 1
+    finally:
+        collector.stop()
