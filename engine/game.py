@@ -298,21 +298,12 @@ class Game:
     def pile_size(self) -> int:
         return len(self._pile)
 
-    def pile_top(self, count: int) -> list[str]:
-        """The texts of the pile's top `count` cards (face up), bottom first."""
-        return [card.text for card in self._pile[-count:]] if count > 0 else []
-
     @property
     def pile_burned(self) -> int:
         """How many of the pile's bottom cards were burned under it (face up, by false
         slaps), so a view can draw them apart: with the pile this short they are among the
         top cards shown."""
         return self._burned
-
-    def seat_facts(self) -> list[tuple[int, bool, float]]:
-        """Every seat's (cards held, out, frozen until), in seat order: what a view shows of
-        each, read at once (`hand_sizes`, `is_out`, `frozen_until` check a seat each)."""
-        return list(zip([len(hand) for hand in self._hands], self._out, self._frozen, strict=True))
 
     def stats_by_seat(self) -> list[dict[str, int | None]]:
         """`stats_summary` of every seat with the `seat` first, in seat order: what a view

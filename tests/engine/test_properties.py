@@ -483,7 +483,7 @@ class SlapjackMachine(RuleBasedStateMachine):
             "pile": {
                 "id": g.pile_id,
                 "count": g.pile_size,
-                "top": g.pile_top(3),
+                "top": [card.text for card in g.pile[-3:]],
                 "burned": g.pile_burned,
             },
             "next": g.next_to_play,
@@ -497,7 +497,8 @@ class SlapjackMachine(RuleBasedStateMachine):
             "win_reason": g.win_reason,
         }
         assert views.seat_rows(g) == [
-            (cards, out, ms_left(g.now, until)) for cards, out, until in g.seat_facts()
+            (g.hand_sizes[seat], g.is_out(seat), ms_left(g.now, g.frozen_until(seat)))
+            for seat in range(g.players)
         ]
 
     @invariant()
