@@ -741,14 +741,9 @@ class Room:
         if self.table.phase != "playing" or game is None:
             self._timers.cancel("tick")
             return
-        wakes = [game.frozen_until(s) for s in range(game.players)]
-        wakes.append(game.collect_until)
-        for when in (game.lapse_at, game.deadline):
-            if when is not None:
-                wakes.append(when)
-        future = [when for when in wakes if when > game.now]
-        if future:
-            self._timers.at("tick", min(future), self._tick)
+        wakes = game.next_wake
+        if wakes is not None:
+            self._timers.at("tick", wakes, self._tick)
         else:
             self._timers.cancel("tick")
 

@@ -358,6 +358,18 @@ class Game:
         return self._collect_until
 
     @property
+    def next_wake(self) -> float | None:
+        """The earliest of every seat's `frozen_until`, `collect_until`, `lapse_at` and
+        `deadline` that is after `now`, or None: when a caller keeping one wake-up per game
+        should `tick` (or look again: a freeze or the collect pause ending changes nothing
+        by itself)."""
+        now, soonest = self._now, None
+        for when in (*self._frozen, self._collect_until, self.lapse_at, self._deadline):
+            if when is not None and when > now and (soonest is None or when < soonest):
+                soonest = when
+        return soonest
+
+    @property
     def trigger_lapsed(self) -> bool:
         """The trigger showing has lapsed unslapped: it is still slappable, but flips go on."""
         return self._trigger is not None and self._lapsed

@@ -474,6 +474,15 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert all(r["behind_ms"] <= 500 for r in race["runners_up"])
 
     @invariant()
+    def the_next_wake_is_the_soonest_time_still_to_come(self):
+        """What a room schedules its one wake-up at (app/rooms.py `_schedule_tick`)."""
+        g = self.game
+        times = [g.frozen_until(seat) for seat in range(g.players)]
+        times += [g.collect_until, g.lapse_at, g.deadline]
+        future = [when for when in times if when is not None and when > g.now]
+        assert g.next_wake == (min(future) if future else None)
+
+    @invariant()
     def the_table_view_shows_what_the_public_properties_say(self):
         """engine/views.py reads the game's fields (a property call each was measurable);
         every value is what the public property of the same name gives."""
