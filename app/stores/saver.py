@@ -118,6 +118,10 @@ class Saver:
         """The room changed: write it within `delay`, or at once if `urgent`. Never waits."""
         if self._stopped:
             return
+        if self._beat is not None and not urgent:
+            # Already waiting for its beat, which a later change's due cannot come before
+            # (beats only move on with the clock): most changes of a busy table, each free.
+            return
         now = time.monotonic()
         due = now if urgent else beat_due(now, self.delay, self.beat)
         self._saved.clear()
