@@ -741,9 +741,9 @@ class Room:
         if self.table.phase != "playing" or game is None:
             self._timers.cancel("tick")
             return
-        wakes = game.next_wake
-        if wakes is not None:
-            self._timers.at("tick", wakes, self._tick)
+        when = game.next_wake
+        if when is not None:
+            self._timers.at("tick", when, self._tick)
         else:
             self._timers.cancel("tick")
 
