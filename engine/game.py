@@ -363,11 +363,9 @@ class Game:
         `deadline` that is after `now`, or None: when a caller keeping one wake-up per game
         should `tick` (or look again: a freeze or the collect pause ending changes nothing
         by itself)."""
-        now, soonest = self._now, None
-        for when in (*self._frozen, self._collect_until, self.lapse_at, self._deadline):
-            if when is not None and when > now and (soonest is None or when < soonest):
-                soonest = when
-        return soonest
+        now = self._now
+        times = (*self._frozen, self._collect_until, self.lapse_at, self._deadline)
+        return min((when for when in times if when is not None and when > now), default=None)
 
     @property
     def trigger_lapsed(self) -> bool:

@@ -139,7 +139,7 @@ class Saver:
         elif urgent:
             self._leave_beat()
             self._start()
-        elif self._beat is None:
+        else:  # not waiting for a beat yet (that returned above)
             self._join_beat()
 
     def _join_beat(self) -> None:
