@@ -20,7 +20,7 @@ LOCALES := en ms
 POT := app/locale/messages.pot
 CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo)
 
-.PHONY: run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean catalogs messages
+.PHONY: lock run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean catalogs messages
 
 run: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m app
@@ -80,11 +80,21 @@ simulate: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.load $(BENCH_ARGS)
 
-$(STAMP): pyproject.toml
-	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+# Every Python package, runtime and dev, at the versions and hashes uv.lock pins. uv itself
+# is pinned here and installed into the venv by pip; `uv sync --inexact` leaves it there.
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
+
+$(STAMP): pyproject.toml uv.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --quiet --frozen --inexact --extra dev
 	touch $@
+
+# After changing pyproject.toml, or to take upstream releases: refresh the lock, run
+# `make test`, commit uv.lock.
+lock: $(STAMP)
+	$(UV) lock --upgrade
 
 # Everything package-lock.json pins: the browser's Socket.IO client, and the dev tools.
 $(NODE_STAMP): package.json package-lock.json
