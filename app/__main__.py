@@ -5,7 +5,7 @@ app/realtime/serving.py: uvloop, httptools, websockets, request deadlines), and 
 Ctrl-C drains: no new room or person is taken, every table stops where it is and is
 written to the store, every connection is told the server is restarting (the page comes
 back by itself), then connections close within a bound. The next process restores the
-tables at start (app/tables/room.py `Rooms.start`).
+tables at start (app/tables/registry.py `Rooms.start`).
 """
 
 from __future__ import annotations

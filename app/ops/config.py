@@ -200,7 +200,7 @@ class Settings(BaseSettings):
         default=150,
         ge=0,
         le=1000,
-        description="Lag-fair judging: the most round-trip time any player is credited with.",
+        description="Lag-fair judging: the longest network delay (ms) any player is credited with.",
     )
 
     store: str = Field(

@@ -9,8 +9,8 @@ last beat no later than `delay` after it (SLAPJACK_SAVE_SECONDS; beats are the m
 `beat` on the monotonic clock, shared by every room), and the write takes the snapshot as
 it is *then*, so the latest state wins and at most `delay` of play is unsaved. A room's
 write comes as late as that promise allows, so the most changes share it: a busy table of
-four writes about 1.3 times a second, not 1.8 as when it was written on the first beat
-after its change (README, twelfth round). app/tables/room.py sets `beat` to a quarter of `delay`:
+four writes about 1.3 times a second, not the 1.8 of a write on the first beat after its
+change (bench/load.py at 1,000 tables). app/tables/room.py sets `beat` to a quarter of `delay`:
 the rooms due on a beat are written together (one SQLite commit), rooms' changes spread
 them over the beats, and a beat's snapshots are taken SNAPSHOTS_AT_ONCE at a time with the
 loop let go between, so a busy server's saving never holds up every flip and slap behind it

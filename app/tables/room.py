@@ -66,7 +66,7 @@ FIRST_SAVE_SECONDS = 2.0
 # The beats rooms are saved on, per SLAPJACK_SAVE_SECONDS (app/stores/saver.py): the tables
 # due on a beat go in one store batch, so SAVE_BEATS batches per delay (SQLite: that many
 # commits). Few: a commit costs about as much as ten rows, and 40 commits a second cost 200
-# busy tables 8% more CPU than 8 do (README, eleventh round); a beat's snapshots are taken
+# busy tables 8% more CPU than 8 do (bench/load.py, side by side); a beat's snapshots are taken
 # a few dozen at a time (saver.py), so a big beat never holds the loop long.
 SAVE_BEATS = 4
 # A busy room's save is its last whole snapshot plus the moves since (`journal` in

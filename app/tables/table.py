@@ -618,7 +618,7 @@ class Table:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
         table.version = int(data["version"])
-        table.lag_fair = bool(data.get("lag_fair", False))  # absent before issue 14
+        table.lag_fair = bool(data.get("lag_fair", False))  # absent from older snapshots
         phase = data["phase"]
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")

@@ -1,4 +1,4 @@
-"""What a change costs on the wire (issue 16): one message per person, their `state` with
+"""What a change costs on the wire: one message per person, their `state` with
 the change's events in it (no separate `event` message), and lag pings only in a room whose
 `lag_fair` rule uses them."""
 

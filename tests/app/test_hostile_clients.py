@@ -1,4 +1,4 @@
-"""Real networks and hostile clients (issue 8): a sleeping phone, a client that never reads,
+"""Real networks and hostile clients: a sleeping phone, a client that never reads,
 raw frames no browser sends. Each test failed before its fix."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def test_a_slap_on_the_empty_pile_during_the_pause_is_late_for_the_pile_just_tak
     g = taken_at(1.5)
     pile_id = {"none": None, "taken": 0, "new": 1}[aim]
     before = hands(g)
-    events = g.slap(1, 2.35, pile_id)  # 850 ms after the take: the tap the issue reports
+    events = g.slap(1, 2.35, pile_id)  # 850 ms after the take: a player's late tap
     assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 850, "winner": 2}]
     assert hands(g) == before  # no card paid
     assert g.frozen_until(1) == 0.0

@@ -1,4 +1,4 @@
-// Seen to be fair (issue 14): the photo finish on every screen, "too late by", the nudge
+// Seen to be fair: the photo finish on every screen, "too late by", the nudge
 // and the lapse, "Your turn" only when a flip would be taken, burned cards drawn apart.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
