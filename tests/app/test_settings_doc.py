@@ -1,4 +1,6 @@
-"""docs/settings.md is what `python -m app.ops.settings_doc` writes from `Settings` today."""
+"""docs/settings.md is what `python -m app.ops.settings_doc` writes from `Settings`, and every setting the README and docs name exists."""
+
+import re
 
 import pytest
 from pydantic import Field
@@ -34,3 +36,10 @@ def test_defaults_and_bounds_are_written_as_an_operator_types_them() -> None:
     assert settings_doc.shown(fields["gc_thresholds"].default) == "`[5000, 100, 10]`"
     assert settings_doc.shown(fields["node_id"].default) == "(empty)"
     assert settings_doc.accepts(fields["port"]) == "a whole number, >= 1, <= 65535"
+
+
+def test_every_setting_the_readme_and_docs_name_exists() -> None:
+    root = settings_doc.DOC.parents[1]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    named = {name for page in pages for name in re.findall(r"SLAPJACK_([A-Z_]+)", page.read_text())}
+    assert {name.lower() for name in named} - set(Settings.model_fields) == set()
