@@ -1,4 +1,5 @@
-"""docs/settings.md is what `python -m app.ops.settings_doc` writes from `Settings`, and every setting the README and docs name exists."""
+"""docs/settings.md is what `python -m app.ops.settings_doc` writes from `Settings`, and every
+setting the README and docs name exists."""
 
 import re
 
