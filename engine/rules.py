@@ -170,7 +170,9 @@ class RuleOption:
     """One choice the form offers: a value as the wire carries it (None: "no limit")."""
 
     value: Any
-    label: str  # message id; a number's label gets {seconds}, {minutes} and {count}
+    # Message id; a number's label gets {seconds}, {minutes} and {count}, or {number} (the
+    # value as written) for a rule in another unit ("rules.milliseconds").
+    label: str
     help: str | None = None  # message id of a short hint beside it
     summary: str | None = None  # message id the rules summary says when this is chosen
 
@@ -187,7 +189,7 @@ class RuleSpec:
     integer: bool = False
     nullable: bool = False  # null is a value ("no limit")
     help: str | None = None  # message id of a short hint beside the label
-    # The summary's words for a value no option speaks for (a number: {seconds}, or
+    # The summary's words for a value no option speaks for (a number: {seconds} or {number}, or
     # {minutes} through summary_minutes when it is whole minutes; a set: {triggers}; a
     # flag: when it is on). A value equal to the default is left out unless summary_default.
     summary: str | None = None
