@@ -58,7 +58,7 @@ cluster: $(STAMP) $(VENDOR) catalogs
 
 catalogs: $(CATALOGS)
 
-$(POT): babel.cfg $(wildcard templates/*.html) static/js/messages.js app/i18n.py $(STAMP)
+$(POT): babel.cfg $(wildcard templates/*.html) static/js/messages.js app/web/i18n.py $(STAMP)
 	$(PYBABEL) --quiet extract -F babel.cfg -o $@ --no-wrap --sort-by-file \
 		-c "Translators:" .
 
@@ -70,7 +70,7 @@ app/locale/%/LC_MESSAGES/messages.mo: app/locale/%/LC_MESSAGES/messages.po $(POT
 messages: $(POT)
 	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
 		--no-fuzzy-matching
-	$(BIN)/python -m app.i18n fill-english
+	$(BIN)/python -m app.web.i18n fill-english
 
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1

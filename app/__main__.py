@@ -1,11 +1,11 @@
 """`python -m app`: serve the app (the README's run command and the Docker image's).
 
 Prints the address to open on a phone, runs one uvicorn worker (configured in
-app/serving.py: uvloop, httptools, websockets, request deadlines), and on SIGTERM or
+app/realtime/serving.py: uvloop, httptools, websockets, request deadlines), and on SIGTERM or
 Ctrl-C drains: no new room or person is taken, every table stops where it is and is
 written to the store, every connection is told the server is restarting (the page comes
 back by itself), then connections close within a bound. The next process restores the
-tables at start (app/rooms.py `Rooms.start`).
+tables at start (app/tables/room.py `Rooms.start`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from types import FrameType
 import uvicorn
 from pydantic import ValidationError
 
-from app.collector import Collector
-from app.config import Settings, get_settings, lan_address
-from app.logs import configure_logging
-from app.rooms import Rooms
-from app.serving import server_config
+from app.ops.collector import Collector
+from app.ops.config import Settings, get_settings, lan_address
+from app.ops.logs import configure_logging
+from app.realtime.serving import server_config
+from app.tables.registry import Rooms
 
 
 class DrainingServer(uvicorn.Server):

@@ -11,18 +11,19 @@ from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import pages, sockets, web
-from app.cluster import cluster_node
-from app.config import Settings, get_settings
-from app.limits import PerAddress
-from app.logs import configure_logging, log_event
-from app.metrics import Metrics
-from app.origins import origin_check
-from app.outgoing import SocketTransport
-from app.rooms import Rooms
+from app.cluster.node import cluster_node
+from app.ops.config import Settings, get_settings
+from app.ops.logs import configure_logging, log_event
+from app.ops.metrics import Metrics
+from app.realtime.limits import PerAddress
+from app.realtime.origins import origin_check
+from app.realtime.outgoing import SocketTransport
+from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
-from app.table import NEWEST_SCHEMA
-from app.transport import GameServer
+from app.tables.registry import Rooms
+from app.tables.table import NEWEST_SCHEMA
+from app.web import api as web
+from app.web import pages, sockets
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -42,7 +43,7 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
     store = open_store(settings.store, newest_schema=NEWEST_SCHEMA)
-    # On Redis, a cluster node (app/cluster.py): tables served under a lease, saves fenced.
+    # On Redis, a cluster node (app/cluster/node.py): tables served under a lease, saves fenced.
     cluster = cluster_node(store, settings, sio, metrics)
     rooms = Rooms(
         settings, SocketTransport(sio), metrics, store=cluster.store if cluster else store

@@ -24,9 +24,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from app.table import Table
-from app.views import Views
+from app.tables.table import Table
+from app.tables.views import Views
 from bench.snapshot import mid_game_table
+from engine.views import table_view
 
 SIZES_KB = (0, 1024, 4096, 32768)
 LINE = 64  # bytes: a cache line
@@ -66,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
     tables = [mid_game_table(seed=seed) for seed in range(args.tables)]
     work: dict[str, list[Callable[[], Any]]] = {
-        "engine table_view": [t.game.table_view for t in tables if t.game is not None],
+        "engine table_view": [partial(table_view, t.game) for t in tables if t.game is not None],
         "a change's view (shared part)": [partial(shared_view, t) for t in tables],
         "Table.to_dict": [partial(t.to_dict, 0.0) for t in tables],
     }

@@ -4,7 +4,7 @@ offers (not a test: it prints figures).
     .venv/bin/python -m bench.compression [--connections 500]
 
 Every browser offers `permessage-deflate` on its WebSocket handshake; the server declines
-it (app/serving.py). This starts `python -m app` (SLAPJACK_STORE=memory) on a free port,
+it (app/realtime/serving.py). This starts `python -m app` (SLAPJACK_STORE=memory) on a free port,
 opens N raw WebSocket connections to /socket.io/ that offer it as Chrome does (then, on a
 server of its own, N that offer nothing), and prints what the handshake answered and the
 server's RSS growth per connection for each. Run from a checkout before commit 12a7a9c

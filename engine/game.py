@@ -24,7 +24,6 @@ from engine.cards import Card, as_card, full_deck
 from engine.errors import ErrorCode, IllegalAction
 from engine.events import Event, FalseSlap, Flip, Lapse, Late, Out, Take, Win
 from engine.rules import Rules, check_players
-from engine.views import player_view, table_view
 
 SNAPSHOT_VERSION = 1  # later fields are optional in a snapshot, so version 1 still loads
 RUNNER_UP_MS = 500  # a correct slap this close behind the winner's is a runner-up
@@ -327,7 +326,7 @@ class Game:
     def stats_figures(self) -> tuple[Mapping[str, int | None], ...]:
         """Every seat's kept figures (`SeatStats._figures`) in seat order: read-only and not
         copied, each the same object until that seat's figures change. A server that keeps
-        what it made of them (app/views.py) makes it again when one is another object."""
+        what it made of them (app/tables/views.py) makes it again when one is another object."""
         return tuple([stats._figures for stats in self._stats])
 
     @property
@@ -422,14 +421,6 @@ class Game:
         """Seat's public figures (`SeatStats.summary`), read without copying its samples."""
         self._check_seat(seat)
         return self._stats[seat].summary()
-
-    def view(self, seat: int | None = None) -> dict[str, Any]:
-        """What `seat` (None: a spectator) may see; see engine.views."""
-        return player_view(self, seat)
-
-    def table_view(self) -> dict[str, Any]:
-        """What every seat and spectator sees alike (`view` without the viewer)."""
-        return table_view(self)
 
     # ---- actions ------------------------------------------------------------------------
 

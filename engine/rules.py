@@ -158,7 +158,7 @@ def _check_triggers(triggers: object) -> frozenset[str]:
 # ---- the one rules schema ------------------------------------------------------------------
 # Every house rule described once: its kind, the values a client may ask for, the form's
 # choices, and message ids (static/js/messages.js, translated in app/locale) for its label,
-# its hints and the rules summary. app/rules_schema.py builds the protocol's RulesUpdate,
+# its hints and the rules summary. app/wire/rules_schema.py builds the protocol's RulesUpdate,
 # the house-rules form (templates/_rules.html), the page's rules summary and
 # docs/protocol.md's rules table from it; the type and the default come from `Rules`.
 

@@ -9,7 +9,7 @@ so it can keep the parts that did not change.
 Views are built from plain values (no `dataclasses.asdict`, which deep-copies field by field):
 a server builds one for every change of every table. To show a new field, add it where it
 belongs: `table_facts`, a seat's in `seat_rows` (and `table_view`'s seats), or
-`SeatStats._figures` for the stats; app/views.py shows what these give.
+`SeatStats._figures` for the stats; app/tables/views.py shows what these give.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def player_view(game: Game, seat: int | None) -> dict[str, Any]:
 def table_view(game: Game) -> dict[str, Any]:
     """What every seat and every spectator sees alike: `player_view` without the viewer.
     Made of `seat_rows`, `table_facts`, the seats' stats and the rules, which a server may
-    also read one by one (app/views.py, keeping what did not change since the last view)."""
+    also read one by one (app/tables/views.py, keeping what did not change since the last view)."""
     return {
         "seats": [
             {"seat": seat, "cards": cards, "out": out, "frozen_ms": frozen_ms}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.stores import (
+from app.stores.base import (
     NEWEST_SCHEMA,
     Savable,
     Snapshot,

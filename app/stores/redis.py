@@ -27,8 +27,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
-from app.logs import log_event
-from app.stores import (
+from app.ops.logs import log_event
+from app.stores.base import (
     NEWEST_SCHEMA,
     LeaseLost,
     Savable,

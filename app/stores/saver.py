@@ -10,7 +10,7 @@ last beat no later than `delay` after it (SLAPJACK_SAVE_SECONDS; beats are the m
 it is *then*, so the latest state wins and at most `delay` of play is unsaved. A room's
 write comes as late as that promise allows, so the most changes share it: a busy table of
 four writes about 1.3 times a second, not 1.8 as when it was written on the first beat
-after its change (README, twelfth round). app/rooms.py sets `beat` to a quarter of `delay`:
+after its change (README, twelfth round). app/tables/room.py sets `beat` to a quarter of `delay`:
 the rooms due on a beat are written together (one SQLite commit), rooms' changes spread
 them over the beats, and a beat's snapshots are taken SNAPSHOTS_AT_ONCE at a time with the
 loop let go between, so a busy server's saving never holds up every flip and slap behind it
@@ -39,9 +39,9 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-from app.logs import log_event
-from app.stores import LeaseLost, Savable, StoreError
-from app.timers import TIMER_CONTEXT
+from app.ops.logs import log_event
+from app.ops.timers import TIMER_CONTEXT
+from app.stores.base import LeaseLost, Savable, StoreError
 
 FIRST_RETRY_SECONDS = 0.2
 LAST_RETRY_SECONDS = 5.0  # backoff doubles up to this while a store stays down

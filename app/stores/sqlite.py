@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
-from app.stores import (
+from app.stores.base import (
     NEWEST_SCHEMA,
     Savable,
     Snapshot,

@@ -19,7 +19,7 @@ export function triggerWords(triggers, form = "many") {
   return say("list.or", { first: words.slice(0, -1).join(say("list.and")), last: words.at(-1) });
 }
 
-// The house rules' schema (engine/rules.py RULES_SCHEMA, as app/rules_schema.py hands it
+// The house rules' schema (engine/rules.py RULES_SCHEMA, as app/wire/rules_schema.py hands it
 // to the page in <script type="application/json" id="rules-schema">): the form, the
 // summary and this module read every rule from it. None outside a page (tests pass theirs).
 function pageSchema() {
@@ -34,7 +34,7 @@ function pageSchema() {
 const PAGE_SCHEMA = pageSchema();
 const SECONDS_PER_MINUTE = 60;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-// An option's value in the form: null ("no limit") is "" (app/rules_schema.py form_value).
+// An option's value in the form: null ("no limit") is "" (app/wire/rules_schema.py form_value).
 const formValue = (value) => (value === null || value === undefined ? "" : String(value));
 
 function valueOf(spec, text) {

@@ -14,12 +14,13 @@ import httpx
 import socketio
 import uvicorn
 
-from app import protocol
-from app.config import Settings
 from app.main import create_app
-from app.outgoing import Encoded
-from app.rooms import Room, Rooms
-from app.serving import server_config
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
+from app.realtime.serving import server_config
+from app.tables.registry import Rooms
+from app.tables.room import Room
+from app.wire import protocol
 
 WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
 

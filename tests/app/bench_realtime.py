@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app_harness import close_all, join, serving
 
-from app import protocol
-from app.config import Settings
-from app.outgoing import Encoded
-from app.rooms import Rooms
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
+from app.tables.registry import Rooms
+from app.wire import protocol
 from engine import Rules
 
 

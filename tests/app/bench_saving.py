@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app_harness import Client, close_all
 
-from app.rooms import SAVE_BEATS
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.stores.sqlite import SqliteStore
-from app.table import Table
+from app.tables.room import SAVE_BEATS
+from app.tables.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 TICKS = os.sysconf("SC_CLK_TCK")

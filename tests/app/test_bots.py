@@ -59,7 +59,7 @@ async def test_bots_only_see_what_their_seat_sees(server: Server) -> None:
 
 
 def test_a_bot_never_plans_a_flip_before_the_collect_pause_ends() -> None:
-    from app.bots import Bot
+    from app.tables.bots import Bot
 
     seat = {"seat": 0, "cards": 30, "out": False, "frozen_ms": 0}
     state = {

@@ -17,9 +17,9 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from app import i18n
-from app.pages import DESCRIPTION
-from app.protocol import ErrorCode
+from app.web import i18n
+from app.web.pages import DESCRIPTION
+from app.wire.protocol import ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)[sd]")

@@ -36,7 +36,7 @@ from app_harness import (
     until,
 )
 
-from app.table import Table
+from app.tables.table import Table
 from deploy.cluster import Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long

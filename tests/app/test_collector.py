@@ -1,4 +1,4 @@
-"""The collector's schedule (app/collector.py): a young collection on a clock frees the
+"""The collector's schedule (app/ops/collector.py): a young collection on a clock frees the
 cycles made since the last one, freezes what survives (no collection walks it again), and
 a full collection frees cycles among the frozen, once it is due."""
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.collector import STRETCH, Collector, next_interval
+from app.ops.collector import STRETCH, Collector, next_interval
 
 
 class Node:

@@ -1,4 +1,4 @@
-"""Every connection ends, whatever its client does (app/transport.py's own websocket path):
+"""Every connection ends, whatever its client does (app/realtime/transport.py's own websocket path):
 a client that stops reading and keeps sending, one that never reads again, and pings that
 keep their rhythm when the wall clock steps. Each case came from a review of that path and
 failed before its fix."""
@@ -13,9 +13,9 @@ import pytest
 from app_harness import WAIT, Client, close_all, join, serving
 from raw_client import RawClient
 
-from app import transport
-from app.queues import Outbox
-from app.transport import GameEngineIO, GameSocket
+from app.realtime import transport
+from app.realtime.queues import Outbox
+from app.realtime.transport import GameEngineIO, GameSocket
 
 
 class PausedWire:

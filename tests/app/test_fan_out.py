@@ -12,9 +12,10 @@ from typing import Any
 from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
 from raw_client import RawClient
 
-from app.config import Settings
-from app.metrics import Metrics
-from app.rooms import Room, Rooms
+from app.ops.config import Settings
+from app.ops.metrics import Metrics
+from app.tables.registry import Rooms
+from app.tables.room import Room
 
 
 async def frames_until(client: RawClient, version: int) -> list[str]:

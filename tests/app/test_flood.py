@@ -4,7 +4,7 @@ import asyncio
 
 from app_harness import WAIT, Client, close_all, join, serving
 
-from app.config import Settings
+from app.ops.config import Settings
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default

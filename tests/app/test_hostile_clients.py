@@ -13,7 +13,7 @@ import socketio
 from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, close_all, join, serving
 from raw_client import RawClient
 
-from app.config import Settings
+from app.ops.config import Settings
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default

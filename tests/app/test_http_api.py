@@ -5,7 +5,7 @@ import re
 import httpx
 from app_harness import Server, serving
 
-from app.rooms import CODE_ALPHABET
+from app.tables.registry import CODE_ALPHABET
 
 
 async def test_create_a_room_and_read_its_summary(server: Server) -> None:

@@ -1,5 +1,6 @@
 """A busy room's save is its last whole snapshot plus the moves played since (a journal,
-app/table.py `journal`): it must restore to exactly the table a whole snapshot of the same moment
+app/tables/table.py `journal`): it must restore to exactly the table a whole snapshot of the
+same moment
 restores to, at every step of many games; a journal that is not its table's is refused;
 and a room writes whole again whenever something that is no move changed the table, after
 `JOURNAL_MOVES` moves, and before a restart."""
@@ -16,13 +17,14 @@ import pytest
 from app_harness import Logged, Recorder, close_all, deal, join, serving, until
 from test_snapshot_equivalence import random_rules
 
-from app import rooms as rooms_module
-from app.config import Settings
-from app.errors import ProtocolError
-from app.rooms import JOURNAL_MOVES, Rooms
+from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, decode_snapshot, vouched
 from app.stores.memory import MemoryStore
-from app.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, encode_move, journal
+from app.tables import room as rooms_module
+from app.tables.registry import Rooms
+from app.tables.room import JOURNAL_MOVES
+from app.tables.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, encode_move, journal
+from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
 
 

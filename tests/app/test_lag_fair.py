@@ -19,7 +19,7 @@ from typing import Any
 
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
-from app.lag import LagMeter
+from app.tables.lag import LagMeter
 from engine import Game
 
 NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way

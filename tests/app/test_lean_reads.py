@@ -1,4 +1,4 @@
-"""The lean reader (app/serving.py LeanWebSocket.data_received): once the app reads a
+"""The lean reader (app/realtime/serving.py LeanWebSocket.data_received): once the app reads a
 websocket, its whole text frames are parsed without websockets' parser. A message is heard
 whole and in order however TCP cuts or joins the frames, and from the first frame it does
 not take (a ping, a close, an oversized or malformed frame) websockets reads the rest as it
@@ -19,8 +19,14 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from app.queues import LeanQueue
-from app.serving import _LEAN, _WEBSOCKETS, _WEBSOCKETS_FOR_GOOD, LeanWebSocket, waits_for_a_frame
+from app.realtime.queues import LeanQueue
+from app.realtime.serving import (
+    _LEAN,
+    _WEBSOCKETS,
+    _WEBSOCKETS_FOR_GOOD,
+    LeanWebSocket,
+    waits_for_a_frame,
+)
 
 
 def client_frame(payload: bytes, head: int = 0x81, *, masked: bool = True) -> bytes:
@@ -252,7 +258,7 @@ def test_a_frame_held_when_the_app_stops_reading_goes_whole_to_uvicorns_queue() 
     for cut in range(1, len(second)):
         ws, heard = reader()
         ws.data_received(first + second[:cut])
-        ws.listener = None  # the app's reader ended (app/transport.py)
+        ws.listener = None  # the app's reader ended (app/realtime/transport.py)
         ws.data_received(second[cut:])
         assert heard == ["first"]
         assert ws.queue.get_nowait() == {"type": "websocket.receive", "text": "second message"}

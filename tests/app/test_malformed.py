@@ -12,7 +12,7 @@ from app_harness import WAIT, Client, Server, close_all, join, serving
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.protocol import CLIENT_EVENTS, ErrorCode
+from app.wire.protocol import CLIENT_EVENTS, ErrorCode
 
 ERROR_CODES = {code.value for code in ErrorCode}
 RESERVED = {"connect", "connect_error", "disconnect"}
@@ -47,7 +47,7 @@ def wrong_values(event: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def valid(event: str, payload: Any) -> bool:
-    from app.protocol import ProtocolError, parse
+    from app.wire.protocol import ProtocolError, parse
 
     try:
         parse(event, (payload,))

@@ -1,4 +1,4 @@
-"""The figures counted on every message (app/metrics.py CountBy, Timings) are exported
+"""The figures counted on every message (app/ops/metrics.py CountBy, Timings) are exported
 exactly as prometheus_client's own Counter and Histogram export the same observations."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.metrics import LOCK_BUCKETS, SLAP_BUCKETS, CountBy, Metrics, Timings
+from app.ops.metrics import LOCK_BUCKETS, SLAP_BUCKETS, CountBy, Metrics, Timings
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

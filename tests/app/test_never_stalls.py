@@ -6,7 +6,7 @@ import time
 
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
-from app.protocol import Flip
+from app.wire.protocol import Flip
 from engine import Rules
 
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from app_harness import Client, Server, autoplay, check_refusals, close_all, join
 
-from app.rooms import Room
+from app.tables.room import Room
 from engine import Card
 
 Snapshot = dict[str, Any]

@@ -1,4 +1,5 @@
-"""What a message costs (app/serving.py LeanWebSocket, app/transport.py GameServer): what
+"""What a message costs (app/realtime/serving.py LeanWebSocket, app/realtime/transport.py
+GameServer): what
 `send_now` frames in one loop pass leaves in one write, behind nothing and before anything
 uvicorn writes later; an ACK is the text python-socketio would send; one task a message."""
 
@@ -16,11 +17,11 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
-from app.config import Settings
-from app.limits import TokenBucket
-from app.metrics import Metrics
-from app.serving import LeanWebSocket
-from app.transport import FrameBudget, GameServer, GameSocket
+from app.ops.config import Settings
+from app.ops.metrics import Metrics
+from app.realtime.limits import TokenBucket
+from app.realtime.serving import LeanWebSocket
+from app.realtime.transport import FrameBudget, GameServer, GameSocket
 
 
 class FakeTransport:

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from test_game_play import start_game
 from test_joining import refused
 
-from app.config import Settings
-from app.logs import JsonFormatter, log_event
-from app.origins import origin_check
+from app.ops.config import Settings
+from app.ops.logs import JsonFormatter, log_event
+from app.realtime.origins import origin_check
 
 
 def metric(text: str, name: str) -> float:

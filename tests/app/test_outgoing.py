@@ -1,5 +1,5 @@
 """A change is built and encoded once, whoever receives it, and the wire stays what
-python-socketio's emit sends (app/views.py, app/outgoing.py)."""
+python-socketio's emit sends (app/tables/views.py, app/realtime/outgoing.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import pytest
 from app_harness import Recorder
 from socketio import packet as sio_packet
 
-import app.views
-from app import protocol
+import app.tables.views
 from app.__main__ import settle_the_heap
-from app.config import Settings
-from app.outgoing import Encoded
-from app.rooms import Rooms
-from app.views import build_state
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
+from app.tables.registry import Rooms
+from app.tables.views import build_state
+from app.wire import protocol
 
 
 def emitted(event: str, data: Any) -> Any:
@@ -91,14 +91,14 @@ async def test_a_change_with_no_events_says_so() -> None:
 async def test_a_change_builds_the_table_once_for_every_recipient(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app.views._you_text.cache_clear()  # each person's `you` made as they sit, below
+    app.tables.views._you_text.cache_clear()  # each person's `you` made as they sit, below
     rooms, recorder, room = await seated_four_and_a_spectator()
     built = []
-    compose = app.views._compose  # what both the encoded view and `seen` are made by
-    monkeypatch.setattr(app.views, "_compose", lambda *a: built.append(a) or compose(*a))
+    compose = app.tables.views._compose  # what both the encoded view and `seen` are made by
+    monkeypatch.setattr(app.tables.views, "_compose", lambda *a: built.append(a) or compose(*a))
     encoded = []
-    to_json = app.views.to_json
-    monkeypatch.setattr(app.views, "to_json", lambda d: encoded.append(d) or to_json(d))
+    to_json = app.tables.views.to_json
+    monkeypatch.setattr(app.tables.views, "to_json", lambda d: encoded.append(d) or to_json(d))
     recorder.sent.clear()
     assert (await room.act("sid-0", "start", protocol.Start(), 0.0))["ok"]
     assert len(built) == 1  # four seats and a spectator: one view of the table

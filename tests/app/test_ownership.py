@@ -1,5 +1,5 @@
-"""Table ownership in a cluster (app/ownership.py) and the shared per-address limits
-(app/limits.py), against a real redis-server: leases taken, renewed, lost and handed over
+"""Table ownership in a cluster (app/cluster/ownership.py) and the shared per-address limits
+(app/realtime/limits.py), against a real redis-server: leases taken, renewed, lost and handed over
 between two `Ownership`s standing for two processes."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import redis.asyncio as aioredis
 from app_harness import until
 from redis_server import RedisServer
 
-from app.limits import SharedPerAddress
-from app.metrics import Metrics
-from app.ownership import Ownership
+from app.cluster.ownership import Ownership
+from app.ops.metrics import Metrics
+from app.realtime.limits import SharedPerAddress
 from app.stores.redis import RedisStore
 
 WAIT_SECONDS = 30.0  # generous: the machine is shared; waits end as soon as the condition holds

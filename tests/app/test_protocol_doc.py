@@ -4,12 +4,13 @@ import re
 from pathlib import Path
 
 import engine
-from app import events, protocol
-from app.config import Settings
-from app.outgoing import Encoded
-from app.rooms import Rooms
-from app.table import Person
-from app.views import build_state
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
+from app.tables import events
+from app.tables.registry import Rooms
+from app.tables.table import Person
+from app.tables.views import build_state
+from app.wire import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()

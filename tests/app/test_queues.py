@@ -1,4 +1,4 @@
-"""A connection's queues (app/queues.py): asyncio.Queue's behaviour at a fraction of its
+"""A connection's queues (app/realtime/queues.py): asyncio.Queue's behaviour at a fraction of its
 memory, no task per wait, and connections that still end when their client goes."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from app_harness import WAIT, join, serving
 from raw_client import RawClient
 from websockets.exceptions import ConnectionClosed
 
-from app.queues import LeanQueue
-from app.serving import LeanWebSocket
-from app.transport import GameEngineIO, GameSocket
+from app.realtime.queues import LeanQueue
+from app.realtime.serving import LeanWebSocket
+from app.realtime.transport import GameEngineIO, GameSocket
 
 
 async def test_first_in_first_out_and_empty() -> None:
@@ -93,14 +93,14 @@ def test_far_smaller_than_an_asyncio_queue() -> None:
 
 # Where the tasks that serve a connection run: uvicorn's websocket protocol, python-engineio,
 # asyncio's own queues and waits (wait_for's task per wait was one), and the transport's own
-# reader and writer (app/transport.py). Not the room's timers or saves, which come and go
+# reader and writer (app/realtime/transport.py). Not the room's timers or saves, which come and go
 # with no connection's help.
 CONNECTION_CODE = (
     "uvicorn/protocols/",
     "engineio/",
     "asyncio/queues.py",
     "asyncio/tasks.py",
-    "app/transport.py",
+    "app/realtime/transport.py",
 )
 
 
@@ -127,7 +127,7 @@ async def test_an_idle_connection_uses_lean_queues_and_a_bounded_number_of_tasks
             await client.join(code, f"P{number}")
         await asyncio.sleep(0.2)  # idle: nothing is sent
         per_connection = (await connection_tasks() - before) / len(clients)
-        # uvicorn's task for the connection (which reads, in app/transport.py) and the
+        # uvicorn's task for the connection (which reads, in app/realtime/transport.py) and the
         # writer: no task for a wait for a frame or a packet, none sleeping until a ping
         # (python-engineio's own path kept four: a reader's wait_for and _send_ping more).
         assert per_connection <= 2, per_connection
@@ -175,7 +175,7 @@ async def test_a_silent_client_is_dropped_while_its_writer_waits() -> None:
                 await asyncio.sleep(0.05)
 
 
-# ---- the writer's poll (app/transport.py GameSocket) -------------------------------------
+# ---- the writer's poll (app/realtime/transport.py GameSocket) ---------------------------
 
 
 def engine_socket(ping_interval: float = 25, ping_timeout: float = 20) -> GameSocket:

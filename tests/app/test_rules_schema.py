@@ -1,5 +1,5 @@
 """The one rules schema (engine/rules.py RULES_SCHEMA, and the room's own rules in
-app/rules_schema.py) drives the house-rules form, the page's rules summary, the protocol's
+app/wire/rules_schema.py) drives the house-rules form, the page's rules summary, the protocol's
 RulesUpdate and docs/protocol.md's rules table: every field of engine.Rules (and every rule
 the room shows) appears in each, and nothing is added by hand."""
 
@@ -15,9 +15,9 @@ import httpx
 import pytest
 from app_harness import Server
 
-from app import rules_schema
-from app.protocol import CreateRoom, RulesUpdate
-from app.table import Table
+from app.tables.table import Table
+from app.wire import rules_schema
+from app.wire.protocol import CreateRoom, RulesUpdate
 from engine.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +106,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "run `python -m app.rules_schema` (it rewrites the copy)"
+    assert copy == schema, "run `python -m app.wire.rules_schema` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
@@ -131,7 +131,7 @@ def test_the_engine_docs_explain_every_rule() -> None:
 
 def test_the_docs_rules_table_is_the_built_one() -> None:
     doc = (ROOT / "docs" / "protocol.md").read_text()
-    assert rules_schema.docs_table() in doc, "run `python -m app.rules_schema`"
+    assert rules_schema.docs_table() in doc, "run `python -m app.wire.rules_schema`"
     table = doc[doc.index(rules_schema.TABLE_START) : doc.index(rules_schema.TABLE_END)]
     assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
 

@@ -34,9 +34,7 @@ from app_harness import (
 )
 from redis_server import RedisServer
 
-from app import rooms as rooms_module
-from app.config import Settings
-from app.rooms import SAVE_BEATS, Rooms
+from app.ops.config import Settings
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
 from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
@@ -48,7 +46,11 @@ from app.stores.saver import (
     beat_due,
 )
 from app.stores.sqlite import SqliteStore
-from app.table import SCHEMA_VERSION, Table
+from app.tables import registry
+from app.tables import room as rooms_module
+from app.tables.registry import Rooms
+from app.tables.room import SAVE_BEATS
+from app.tables.table import SCHEMA_VERSION, Table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,7 +79,7 @@ async def test_a_new_code_is_never_one_a_stored_table_has(
     # A table another release wrote (a schema this code cannot read) still holds its code.
     await server.rooms.store.save("TAKEN2", {SCHEMA_KEY: 1, "code": "TAKEN2"})
     drawn = iter(["TAKEN2", "FRESH3"])
-    monkeypatch.setattr(rooms_module, "new_code", lambda: next(drawn))
+    monkeypatch.setattr(registry, "new_code", lambda: next(drawn))
     assert await server.new_room() == "FRESH3"
 
 
@@ -147,7 +149,7 @@ async def test_a_room_that_closes_is_deleted_from_the_store() -> None:
         del room
         assert await server.rooms.store.exists(code)
         # Freed by reference count, with no collection: in no cycle with its saver, which
-        # would leave it for a full collection under `python -m app` (app/collector.py).
+        # would leave it for a full collection under `python -m app` (app/ops/collector.py).
         gc.disable()
         try:
             await until(lambda: server.rooms.get(code) is None, "the unused room to close")

@@ -18,10 +18,10 @@ from typing import Any
 import orjson
 import pytest
 
-from app.errors import ProtocolError
 from app.stores import SnapshotText, decode_snapshot, encode_snapshot, vouched
-from app.table import _GAME_TIMES as GAME_TIMES
-from app.table import Table, times_are_finite
+from app.tables.table import _GAME_TIMES as GAME_TIMES
+from app.tables.table import Table, times_are_finite
+from app.wire.errors import ProtocolError
 from engine import Game, IllegalAction, Rules
 from engine.cards import Card
 from engine.rules import TRIGGERS

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from app import protocol
-from app.config import Settings
-from app.outgoing import Encoded
-from app.rooms import Rooms
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
 from app.stores.memory import MemoryStore
-from app.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, journal
-from app.table import NEWEST_SCHEMA as table_reads
+from app.tables.registry import Rooms
+from app.tables.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, journal
+from app.tables.table import NEWEST_SCHEMA as table_reads
+from app.wire import protocol
 
 WAIT = 10.0  # seconds: generous, the machine is shared
 

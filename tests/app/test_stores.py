@@ -26,7 +26,7 @@ from app_harness import Logged, until
 from pydantic import ValidationError
 from redis_server import RedisServer
 
-from app.config import Settings
+from app.ops.config import Settings
 from app.stores import (
     NEWEST_SCHEMA,
     LeaseLost,

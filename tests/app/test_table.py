@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
-from app import events
-from app.errors import ErrorCode, ProtocolError
-from app.events import GameEvent
-from app.protocol import COMMANDS, AddBot, Empty, Pong, Remove, RulesUpdate, Sit, Slap
-from app.table import Policy, Table, TableBot, clean_avatar, token_hash
+from app.tables import events
+from app.tables.commands import HANDLERS
+from app.tables.events import GameEvent
+from app.tables.table import Policy, Table, TableBot, clean_avatar, token_hash
+from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.protocol import COMMANDS, AddBot, Empty, Pong, Remove, RulesUpdate, Sit, Slap
 from engine import IllegalAction, Rules
+from engine.views import player_view
 
 GRACE = 10.0
 
@@ -349,14 +351,14 @@ def test_the_registry_says_who_may_send_each_event_and_when_as_the_table_judges(
         # After a game the engine itself says why nobody plays: the game is over.
         over = name in ("flip", "slap") and phase == "over"
         code = ErrorCode.GAME_OVER if over else ErrorCode.WRONG_PHASE
-        refused(table, code, command.handler, table, ann, payload, 50_000.0)
+        refused(table, code, HANDLERS[name], table, ann, payload, 50_000.0)
         return
     if command.who == "host":
-        refused(table, ErrorCode.NOT_HOST, command.handler, table, bob, payload, 0.0)
+        refused(table, ErrorCode.NOT_HOST, HANDLERS[name], table, bob, payload, 0.0)
     if command.who == "seated":
-        refused(table, ErrorCode.NOT_SEATED, command.handler, table, cy, payload, 0.0)
+        refused(table, ErrorCode.NOT_SEATED, HANDLERS[name], table, cy, payload, 0.0)
     if command.who == "anyone":
-        command.handler(table, cy, payload, 0.0)  # a spectator may
+        HANDLERS[name](table, cy, payload, 0.0)  # a spectator may
 
 
 # ---- snapshots -------------------------------------------------------------------------
@@ -518,7 +520,7 @@ def test_a_time_limit_win_ranks_the_rest_by_cards_held() -> None:
             assert game.next_to_play is not None
             table.play(game.next_to_play, "flip", None, 11.0 + step)
     assert table.phase == "over" and game.win_reason == "time"
-    cards = [game.view(None)["seats"][seat]["cards"] for seat in table.places()]
+    cards = [player_view(game, None)["seats"][seat]["cards"] for seat in table.places()]
     assert cards == sorted(cards, reverse=True) and table.places()[0] == game.winner
 
 

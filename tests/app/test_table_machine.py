@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from app.errors import ProtocolError
-from app.table import MAX_SEATS, Done, Joined, Policy, Table
+from app.tables.table import MAX_SEATS, Done, Joined, Policy, Table
+from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
 
 POLICY = Policy(max_people=4, handover_seconds=2.0)

@@ -6,13 +6,13 @@ import logging
 import time
 from collections.abc import Iterator
 
-from app.timers import Timers
+from app.ops.timers import Timers
 
 
 @contextlib.contextmanager
 def logged() -> Iterator[list[tuple[str, str | None]]]:
     """What the app logs meanwhile: (event, room) for each line."""
-    from app.logs import logger
+    from app.ops.logs import logger
 
     seen: list[tuple[str, str | None]] = []
 
@@ -107,8 +107,8 @@ async def test_a_job_never_runs_before_its_time() -> None:
 
 
 async def test_a_lock_held_too_long_is_logged_and_measured() -> None:
-    from app.metrics import Metrics
-    from app.timers import WatchedLock
+    from app.ops.metrics import Metrics
+    from app.ops.timers import WatchedLock
 
     metrics = Metrics()
     lock = WatchedLock("ROOM42", metrics, limit=0.05)
@@ -171,8 +171,8 @@ async def test_a_job_moved_later_and_then_cancelled_never_runs() -> None:
 
 
 async def test_each_long_hold_of_a_lock_is_told_once_and_a_short_one_never() -> None:
-    from app.metrics import Metrics
-    from app.timers import WatchedLock
+    from app.ops.metrics import Metrics
+    from app.ops.timers import WatchedLock
 
     metrics = Metrics()
     slow, quick = WatchedLock("SLOW42", metrics, limit=0.05), WatchedLock("QUICK4", metrics)
@@ -186,8 +186,8 @@ async def test_each_long_hold_of_a_lock_is_told_once_and_a_short_one_never() -> 
 
 
 async def test_a_long_hold_that_ends_between_two_looks_is_told_at_its_release() -> None:
-    from app.metrics import Metrics
-    from app.timers import LOCK_WATCH_SECONDS, WatchedLock
+    from app.ops.metrics import Metrics
+    from app.ops.timers import LOCK_WATCH_SECONDS, WatchedLock
 
     metrics = Metrics()
     lock = WatchedLock("BRIEF4", metrics, limit=LOCK_WATCH_SECONDS * 0.2)
@@ -203,8 +203,8 @@ async def test_a_long_hold_that_ends_between_two_looks_is_told_at_its_release() 
 async def test_a_free_lock_is_taken_at_once_and_a_busy_one_keeps_its_line() -> None:
     """`take` is `acquire` without a wait, for a free lock only: never past a holder, and
     never past anyone already waiting (asyncio.Lock's order, whose state it reads)."""
-    from app.metrics import Metrics
-    from app.timers import WatchedLock
+    from app.ops.metrics import Metrics
+    from app.ops.timers import WatchedLock
 
     metrics = Metrics()
     lock = WatchedLock("TAKE42", metrics, limit=0.05)

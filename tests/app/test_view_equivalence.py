@@ -11,12 +11,12 @@ from typing import Any
 
 from test_snapshot_equivalence import played_tables
 
-from app.events import EventDict
-from app.outgoing import to_json
-from app.protocol import MatchScore, Pile, Seen, Spectator
-from app.table import Person, Table, TableBot
-from app.views import ViewParts, Views, _seats, _seen_from
-from engine.views import seat_rows
+from app.realtime.outgoing import to_json
+from app.tables.events import EventDict
+from app.tables.table import Person, Table, TableBot
+from app.tables.views import ViewParts, Views, _seats, _seen_from
+from app.wire.protocol import MatchScore, Pile, Seen, Spectator
+from engine.views import seat_rows, table_view
 
 
 def reference_seat(table: Table, seat: int, hand: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -61,7 +61,7 @@ def test_seats_and_match_score_are_what_the_replaced_code_built() -> None:
         if rng.random() < 0.05:  # a win from an earlier game: a person, a bot, one gone
             table.wins[rng.choice([*table.people, *table.bots, "gone"])] = rng.randint(1, 3)
         game = table.game
-        view = game.table_view() if game is not None else None
+        view = table_view(game) if game is not None else None
         hands = view["seats"] if view is not None else None
         rows = seat_rows(game) if game is not None else None
         seats = range(game.players) if game is not None else range(len(table.seats))
@@ -113,7 +113,7 @@ def reference_seen(table: Table, events: list[EventDict]) -> Seen:
     """The view as it was built from the engine's whole `table_view` (before it was read
     part by part): the reference for `_seen_from` and for every message's text."""
     game = table.game
-    view = game.table_view() if game is not None else None
+    view = table_view(game) if game is not None else None
     hands = view["seats"] if view is not None else None
     seats = range(game.players) if game is not None else range(len(table.seats))
     return {

@@ -1,4 +1,5 @@
-"""A websocket's own path (app/queues.py Outbox, app/serving.py LeanWebSocket, app/transport.py
+"""A websocket's own path (app/realtime/queues.py Outbox, app/realtime/serving.py
+LeanWebSocket, app/realtime/transport.py
 GameSocket and GameEngineIO's ping sweep): packets written at once when nothing waits
 before them and in order when some do, frames handed over as uvicorn reads them, and one
 sweep that pings every connection and drops the ones that stopped answering."""
@@ -27,12 +28,12 @@ from app_harness import (
 from engineio import packet as eio_packet
 from raw_client import RawClient
 
-from app.eager import Resumed, first_step
-from app.queues import Outbox
-from app.serving import LeanWebSocket
-from app.transport import NOOP, PING, GameEngineIO, GameSocket
+from app.realtime.eager import Resumed, first_step
+from app.realtime.queues import Outbox
+from app.realtime.serving import LeanWebSocket
+from app.realtime.transport import NOOP, PING, GameEngineIO, GameSocket
 
-# ---- the Outbox (app/queues.py), on a wire that takes or refuses what it is given --------
+# ---- the Outbox (app/realtime/queues.py), on a wire that takes or refuses what it is given
 
 
 class FakeWire:
@@ -155,7 +156,7 @@ def test_qsize_counts_only_what_is_queued() -> None:
 
 
 def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
-    """`send_now` (a state's text, app/outgoing.py): written as a packet would be, and
+    """`send_now` (a state's text, app/realtime/outgoing.py): written as a packet would be, and
     False, with nothing queued, wherever a packet would have to queue: the caller queues it."""
     outbox, wire = Outbox(), FakeWire()
     assert not outbox.send_now("41")  # no wire yet
@@ -708,7 +709,7 @@ async def test_a_message_task_cancelled_before_it_began_leaves_the_line_quietly(
 
 
 async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
-    """app.eager.Resumed is a coroutine: awaited (not only run by a task), it hands over
+    """app.realtime.eager.Resumed is a coroutine: awaited (not only run by a task), it hands over
     its wait, then the values and the exceptions that come back, as the work would."""
     loop = asyncio.get_running_loop()
     first, second = loop.create_future(), loop.create_future()

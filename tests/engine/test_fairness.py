@@ -7,6 +7,7 @@ import pytest
 from engine_helpers import evs, hands, kinds, new, pile, refused, view_card_tokens
 
 from engine import Game, Rules
+from engine.views import player_view
 
 THREE = [["JS", "2H", "4H"], ["3C", "5C", "6C"], ["6D", "7D", "8D"]]
 
@@ -79,11 +80,11 @@ def test_a_last_card_jack_take_also_starts_the_pause():
 
 def test_the_view_counts_the_pause_down_like_a_freeze():
     g = taken_at(1.5)
-    assert g.view(0)["collect_ms"] == 1000
+    assert player_view(g, 0)["collect_ms"] == 1000
     g.slap(1, 1.9, 0)
-    assert g.view(None)["collect_ms"] == 600
+    assert player_view(g, None)["collect_ms"] == 600
     g.tick(2.5)
-    assert g.view(1)["collect_ms"] == 0
+    assert player_view(g, 1)["collect_ms"] == 0
 
 
 # --- the trigger timeout ----------------------------------------------------------------
@@ -99,13 +100,13 @@ def jack_showing(**rules):
 def test_a_trigger_nobody_slaps_lapses_at_tick_and_flipping_resumes():
     g = jack_showing()
     assert g.lapse_at == 9.0
-    assert g.view(None)["lapse_ms"] == 8000
+    assert player_view(g, None)["lapse_ms"] == 8000
     assert g.tick(8.99) == []
     assert refused(g, "flip", 1, 8.99) == "slap_pending"
     assert evs(g.tick(9.0)) == [{"kind": "lapse", "trigger": "jack", "pile_id": 0}]
     assert g.trigger_lapsed and g.slap_open
     assert g.lapse_at is None
-    view = g.view(None)
+    view = player_view(g, None)
     assert (view["trigger_lapsed"], view["lapse_ms"], view["trigger"]) == (True, None, "jack")
     assert g.tick(20.0) == []  # a lapse happens once
     assert evs(g.flip(1, 20.0)) == [{"kind": "flip", "seat": 1, "card": "3C"}]
@@ -158,7 +159,7 @@ def test_a_fresh_jack_on_a_lapsed_one_holds_the_table_again():
 def test_trigger_timeout_zero_means_a_trigger_never_lapses():
     g = jack_showing(trigger_timeout=0)
     assert g.lapse_at is None
-    assert g.view(None)["lapse_ms"] is None
+    assert player_view(g, None)["lapse_ms"] is None
     assert g.tick(10_000.0) == []
     assert refused(g, "flip", 1, 10_000.0) == "slap_pending"
 
@@ -215,7 +216,7 @@ def test_the_last_race_lists_the_runners_up_within_500_ms_closest_first():
     }
     assert g.last_race == expected
     for viewer in (None, 0, 1, 2):
-        assert g.view(viewer)["race"] == expected
+        assert player_view(g, viewer)["race"] == expected
 
 
 def test_a_slap_more_than_500_ms_behind_is_late_but_no_runner_up():
@@ -250,7 +251,7 @@ def two_races():
 
 
 def test_stats_give_each_seat_its_median_reaction_and_closest_win_and_loss():
-    stats = {s["seat"]: s for s in two_races().view(None)["stats"]}
+    stats = {s["seat"]: s for s in player_view(two_races(), None)["stats"]}
     assert stats[2] == {
         "seat": 2,
         "takes": 1,
@@ -278,14 +279,14 @@ def test_stats_shown_in_every_view_follow_each_race_and_false_slap():
     g = new(THREE)
     seen = []
     g.flip(0, 1.0)  # JS
-    seen.append(g.view(None)["stats"][2])
+    seen.append(player_view(g, None)["stats"][2])
     g.slap(2, 1.3)  # seat 2 takes it in 300 ms
-    seen.append(g.view(None)["stats"][2])
-    g.view(None)["stats"][2]["takes"] = 99  # a view is the caller's to change
+    seen.append(player_view(g, None)["stats"][2])
+    player_view(g, None)["stats"][2]["takes"] = 99  # a view is the caller's to change
     g.flip(2, 2.3)  # 6D: no Jack
     g.slap(2, 2.4)  # a false slap
-    seen.append(g.view(None)["stats"][2])
-    shown = [list(seat.items()) for seat in g.view(None)["stats"]]  # the keys' order too
+    seen.append(player_view(g, None)["stats"][2])
+    shown = [list(seat.items()) for seat in player_view(g, None)["stats"]]  # the keys' order too
     assert shown == [[("seat", i), *g.stats_summary(i).items()] for i in range(3)]
     assert [(s["takes"], s["false_slaps"], s["best_ms"], s["median_ms"]) for s in seen] == [
         (0, 0, None, None),
@@ -301,7 +302,7 @@ def test_stats_shown_in_every_view_follow_each_race_and_false_slap():
 def test_stats_round_trip_through_a_snapshot():
     g = two_races()
     twin = Game.from_dict(json.loads(json.dumps(g.to_dict())))
-    assert twin.view(None)["stats"] == g.view(None)["stats"]
+    assert player_view(twin, None)["stats"] == player_view(g, None)["stats"]
     assert twin.stats(1).reactions_ms == [338, 250]
 
 
@@ -388,7 +389,7 @@ def test_views_show_neither_the_shuffled_order_nor_the_seed():
     g = new([["2H", "3H"], ["4C", "5C"]], pile=BIG_PILE, seed=9, shuffle_taken=True)
     g.slap(0, 1.0)
     for viewer in (None, 0, 1):
-        view = g.view(viewer)
+        view = player_view(g, viewer)
         assert view_card_tokens(view) == []  # the pile is empty: nothing face-up to show
         assert "seed" not in json.dumps(view)
         assert str(g.to_dict()["shuffle_seed"]) not in json.dumps(view)

@@ -6,6 +6,7 @@ import pytest
 from engine_helpers import all_cards, evs, hands, kinds, new, pile, refused
 
 from engine import Game, Rules
+from engine.views import player_view
 
 # --- freeze_seconds
 
@@ -391,7 +392,7 @@ def test_tick_at_the_time_limit_ends_the_game_for_the_seat_with_most_cards():
     assert evs(events) == [{"kind": "win", "seat": 0, "reason": "time"}]
     assert g.winner == 0
     assert g.next_to_play is None
-    assert g.view(None)["win_reason"] == "time"
+    assert player_view(g, None)["win_reason"] == "time"
     assert refused(g, "flip", 0, 111.0) == "game_over"
     assert refused(g, "slap", 1, 111.0) == "game_over"
 

@@ -8,6 +8,7 @@ from engine_helpers import all_cards, evs, hands, kinds, new, pile, refused
 
 import engine.events as events
 from engine import Card, Game
+from engine.views import player_view
 
 # --- rule 2: only next_to_play flips; the turn passes up the seats, wrapping, skipping outs
 
@@ -255,7 +256,7 @@ def test_the_pile_counts_its_burned_cards_until_it_is_taken() -> None:
     g.slap(1, 1.0)  # 4D burned
     g.slap(2, 1.0)  # 7C burned
     assert pile(g) == ["7C", "4D", "6C"] and g.pile_burned == 2
-    assert g.view(None)["pile"] == {
+    assert player_view(g, None)["pile"] == {
         "id": g.pile_id,
         "count": 3,
         "top": ["7C", "4D", "6C"],
@@ -267,12 +268,12 @@ def test_the_pile_counts_its_burned_cards_until_it_is_taken() -> None:
     g.flip(1, 3.1)  # 5D
     g.flip(2, 3.2)  # 9C
     g.flip(0, 3.3)  # 3H
-    assert g.view(None)["pile"]["top"] == ["5D", "9C", "3H"] and g.pile_burned == 2
+    assert player_view(g, None)["pile"]["top"] == ["5D", "9C", "3H"] and g.pile_burned == 2
     g.flip(1, 3.4)  # 6S
     g.flip(2, 3.5)  # KD
     g.flip(0, 3.6)  # JD: a Jack
     g.slap(1, 3.7)
-    assert g.pile_burned == 0 and g.view(None)["pile"]["burned"] == 0  # taken: a new pile
+    assert g.pile_burned == 0 and player_view(g, None)["pile"]["burned"] == 0  # taken: a new pile
 
 
 def test_a_snapshot_with_more_burned_cards_than_its_pile_is_refused() -> None:

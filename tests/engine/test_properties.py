@@ -23,6 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from engine import Game, IllegalAction, Rules, views
 from engine.cards import full_deck
+from engine.views import player_view
 
 RULES = st.builds(
     Rules,
@@ -484,7 +485,7 @@ class SlapjackMachine(RuleBasedStateMachine):
     @invariant()
     def a_win_by_cards_leaves_every_card_with_the_winner(self):
         g = self.game
-        if g.over and g.view(None)["win_reason"] == "cards":
+        if g.over and player_view(g, None)["win_reason"] == "cards":
             assert g.hand_sizes[g.winner] == sum(self.cards.values())
             assert g.pile == ()
 
@@ -516,7 +517,7 @@ class SlapjackMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_next_wake_is_the_soonest_time_still_to_come(self):
-        """What a room schedules its one wake-up at (app/rooms.py `_schedule_tick`)."""
+        """What a room schedules its one wake-up at (app/tables/room.py `_schedule_tick`)."""
         g = self.game
         times = [g.frozen_until(seat) for seat in range(g.players)]
         times += [g.collect_until, g.lapse_at, g.deadline]
@@ -556,7 +557,7 @@ class SlapjackMachine(RuleBasedStateMachine):
         g = self.game
         face_up = set(pile(g))
         for viewer in [None, *range(g.players)]:
-            view = g.view(viewer)
+            view = player_view(g, viewer)
             text = json.dumps(view)
             tokens = CARD_TOKEN.findall(text)
             assert set(tokens) <= face_up, f"view({viewer}) shows {set(tokens) - face_up}"

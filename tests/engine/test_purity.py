@@ -12,6 +12,7 @@ from engine_helpers import all_cards
 
 import engine
 from engine import Game, Rules
+from engine.views import player_view
 
 ENGINE_DIR = Path(engine.__file__).parent
 # The simulator is a driver, not the engine: it may time itself and print.
@@ -84,7 +85,7 @@ def test_a_whole_game_runs_with_the_clock_and_the_global_random_switched_off():
                 g.flip(g.next_to_play, now)
             else:
                 g.tick(now)
-            g.view(None)
+            player_view(g, None)
             g = Game.from_dict(g.to_dict())
         assert g.winner is not None
         assert all_cards(g) == start

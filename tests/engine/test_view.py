@@ -8,6 +8,7 @@ import pytest
 from engine_helpers import new, view_card_tokens
 
 from engine import Rules, views
+from engine.views import player_view, table_view
 
 HANDS = [["AS", "KH", "7D", "10C"], ["QS", "9H", "3D"], ["2C", "8S", "5H", "6H", "4C"]]
 
@@ -19,13 +20,13 @@ def viewers(g):
 def test_view_is_json_ready_for_every_viewer():
     g = new(HANDS, pile=["JC", "9C"])
     for viewer in viewers(g):
-        json.dumps(g.view(viewer))
+        json.dumps(player_view(g, viewer))
 
 
 @pytest.mark.parametrize("viewer", [None, 0, 1, 2])
 def test_view_of_a_fresh_game_holds_no_card_at_all(viewer):
     g = new(HANDS)
-    assert view_card_tokens(g.view(viewer)) == []
+    assert view_card_tokens(player_view(g, viewer)) == []
 
 
 @pytest.mark.parametrize("viewer", [None, 0, 1, 2])
@@ -33,7 +34,7 @@ def test_view_shows_only_face_up_pile_cards(viewer):
     g = new(HANDS, pile=["JC", "9C"])
     g.flip(0, 1.0)  # AS
     g.slap(1, 2.0)  # burns QS under the pile
-    tokens = view_card_tokens(g.view(viewer))
+    tokens = view_card_tokens(player_view(g, viewer))
     assert set(tokens) <= {"QS", "JC", "9C", "AS"}
     hidden = {"KH", "7D", "10C", "9H", "3D", "2C", "8S", "5H", "6H", "4C"}
     assert not set(tokens) & hidden
@@ -41,10 +42,10 @@ def test_view_shows_only_face_up_pile_cards(viewer):
 
 def test_view_shape():
     g = new(HANDS, pile=["JC", "9C"], now=10.0)
-    v = g.view(1)
+    v = player_view(g, 1)
     assert v["players"] == 3
     assert v["viewer"] == 1
-    assert g.view(None)["viewer"] is None
+    assert player_view(g, None)["viewer"] is None
     assert [s["seat"] for s in v["seats"]] == [0, 1, 2]
     assert [s["cards"] for s in v["seats"]] == [4, 3, 5]
     assert [s["out"] for s in v["seats"]] == [False, False, False]
@@ -60,7 +61,7 @@ def test_view_shape():
 
 def test_view_pile_top_holds_the_top_three_cards_top_last():
     g = new([["2H"], ["3H"]], pile=["4C", "5C", "6C", "7C", "JC"])
-    v = g.view(None)
+    v = player_view(g, None)
     assert v["pile"]["top"] == ["6C", "7C", "JC"]
     assert v["pile"]["count"] == 5
     assert v["slap_open"] is True
@@ -70,23 +71,23 @@ def test_view_pile_top_holds_the_top_three_cards_top_last():
 def test_view_frozen_ms_is_the_time_left_at_the_last_action():
     g = new([["2H", "3H", "4H"], ["5D", "6D", "7D"], ["8S", "9S"]], now=10.0)
     g.slap(1, 10.0)
-    assert g.view(None)["seats"][1]["frozen_ms"] == pytest.approx(1500, abs=1)
+    assert player_view(g, None)["seats"][1]["frozen_ms"] == pytest.approx(1500, abs=1)
     g.flip(0, 10.5)
-    assert g.view(None)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
-    assert g.view(2)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
+    assert player_view(g, None)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
+    assert player_view(g, 2)["seats"][1]["frozen_ms"] == pytest.approx(1000, abs=1)
     g.flip(1, 12.0)
-    assert g.view(None)["seats"][1]["frozen_ms"] == 0
+    assert player_view(g, None)["seats"][1]["frozen_ms"] == 0
 
 
 def test_view_shows_who_is_out_and_the_winner():
     g = new([["5H"], ["2C", "3C"], ["4D", "6D"]])
     g.flip(0, 1.0)
-    v = g.view(None)
+    v = player_view(g, None)
     assert [s["out"] for s in v["seats"]] == [True, False, False]
     assert v["next"] == 1
     g2 = new([["5H"], ["2C", "3C"]])
     g2.flip(0, 1.0)
-    v2 = g2.view(0)
+    v2 = player_view(g2, 0)
     assert v2["winner"] == 1
     assert v2["win_reason"] == "cards"
     assert v2["next"] is None
@@ -97,7 +98,7 @@ def test_view_counts_takes_and_false_slaps_per_seat():
     g.flip(0, 1.0)
     g.slap(2, 1.25)
     g.slap(1, 2.5)  # after the collect pause: a false slap
-    stats = {s["seat"]: s for s in g.view(None)["stats"]}
+    stats = {s["seat"]: s for s in player_view(g, None)["stats"]}
     assert stats[2]["takes"] == 1
     assert stats[2]["best_ms"] == 250
     assert stats[1]["false_slaps"] == 1
@@ -117,21 +118,21 @@ def test_view_has_no_hand_or_deck_lists():
                 yield from keys(item)
 
     for viewer in viewers(g):
-        found = {k.lower() for k in keys(g.view(viewer))}
+        found = {k.lower() for k in keys(player_view(g, viewer))}
         assert not found & {"hand", "hands", "deck", "decks_cards", "cards_list"}
 
 
 def test_every_seat_sees_the_same_table_and_views_share_no_mutable_data():
     g = new(HANDS, pile=["9C", "JC"], penalty="give")
     g.slap(0, now=1.0)  # takes the Jack: stats to share
-    table = g.table_view()
+    table = table_view(g)
     for viewer in viewers(g):
-        view = g.view(viewer)
+        view = player_view(g, viewer)
         assert view == {"players": 3, "viewer": viewer, **table}
-    g.view(None)["rules"]["triggers"].append("face")  # a caller's copy, not the rules'
-    g.view(None)["stats"][0]["takes"] = 99
-    assert g.view(None)["rules"]["triggers"] == ["jack"]
-    assert g.view(None)["stats"][0]["takes"] == 1
+    player_view(g, None)["rules"]["triggers"].append("face")  # a caller's copy, not the rules'
+    player_view(g, None)["stats"][0]["takes"] = 99
+    assert player_view(g, None)["rules"]["triggers"] == ["jack"]
+    assert player_view(g, None)["stats"][0]["takes"] == 1
     assert g.rules.to_dict() == Rules.from_dict(g.rules.to_dict()).to_dict()
 
 
@@ -146,7 +147,7 @@ def test_the_table_view_is_its_parts_and_the_stats_figures_change_only_with_a_re
     assert after[1]["false_slaps"] == 1
     with pytest.raises(TypeError):
         after[1]["false_slaps"] = 5  # type: ignore[index]  # read-only: kept, never changed
-    table = g.table_view()
+    table = table_view(g)
     rows = views.seat_rows(g)
     assert table["seats"] == [
         {"seat": s, "cards": cards, "out": out, "frozen_ms": frozen}
@@ -165,8 +166,8 @@ def test_a_game_whose_figures_were_read_still_copies_and_pickles():
     g = new(HANDS, pile=["JC", "9C"])
     g.flip(0, 1.0)
     g.slap(1, now=1.5)  # a false slap: figures to keep
-    g.table_view()  # the figures are kept now (read-only mappings)
+    table_view(g)  # the figures are kept now (read-only mappings)
     for twin in (copy.deepcopy(g), pickle.loads(pickle.dumps(g)), copy.copy(g)):
         assert twin.to_dict() == g.to_dict()
-        assert twin.table_view() == g.table_view()
+        assert table_view(twin) == table_view(g)
     assert g.stats(1).summary() == g.stats_summary(1)

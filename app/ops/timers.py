@@ -28,8 +28,8 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
-from app.logs import log_event
-from app.metrics import Metrics
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
 
 Job = Callable[[float], Coroutine[Any, Any, None]]  # called with the time it fired
 TIMER_SLACK = 0.001  # seconds: what a timed check forgives (float rounding, not lateness)

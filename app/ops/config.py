@@ -6,7 +6,7 @@ from functools import lru_cache
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from app.stores import parse_store_url
+from app.ops.store_url import parse_store_url
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
@@ -85,7 +85,7 @@ class Settings(BaseSettings):
     # A changed table is saved at most this long after the change (at once on a phase change).
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
-    # The garbage collector (`python -m app`, app/collector.py): a young collection at least
+    # The garbage collector (`python -m app`, app/ops/collector.py): a young collection at least
     # every this many seconds under load (up to 8 times that apart while each takes under
     # a quarter of a millisecond), what survives it frozen, a full collection once the
     # frozen heap grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`

@@ -40,8 +40,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from app.logs import log_event
-from app.timers import TIMER_CONTEXT
+from app.ops.logs import log_event
+from app.ops.timers import TIMER_CONTEXT
 
 FULL_GROWTH = 0.25  # a full collection once the heap grew by this much
 FULL_SECONDS = 300.0  # and no sooner than this after the last one (or the start)

@@ -1,8 +1,8 @@
-"""Rooms: the async shell around each room's Table: its lock, connections, timers, broadcast.
+"""A room: the async shell around each room's Table: its lock, connections, timers, broadcast.
 
 Each room applies one thing at a time, in arrival order, under its own asyncio.Lock: a
 person's message, a bot's move, an autopilot flip, a timer. The rules are the Table's
-(app/table.py); a Room only calls it, and every change ends in `_commit`, which numbers it,
+(app/tables/table.py); a Room only calls it, and every change ends in `_commit`, which numbers it,
 sends each person one message, their own `state` with the change's events in it, then sets
 the timers that keep the game moving. Timers are derived from the table's state alone
 (`_schedule`), so a Room rebuilt from a snapshot (`Room.from_snapshot`) carries on with none
@@ -10,44 +10,37 @@ stored.
 
 Durability: after each commit, once its messages are sent, the room tells its `Saver`
 (app/stores/saver.py), which writes the table to the store a moment later off the hot path
-(coalesced; at once on a phase change). `Rooms.start` brings every saved table back when the
-process starts, `Rooms.drain` freezes and writes every table when it stops, and a room that
-closes for good is deleted from the store.
+(coalesced; at once on a phase change). A room that closes for good is deleted from the store;
+the registry of rooms is app/tables/registry.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
-from app.bots import Bot, Plan
-from app.config import Settings
-from app.errors import ErrorCode, ProtocolError
-from app.events import AppEvent, EventDict, Restart
-from app.logs import log_event
-from app.metrics import Metrics
-from app.outgoing import Encoded
-from app.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
+from app.ops.config import Settings
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
+from app.ops.timers import Timers, WatchedLock
+from app.realtime.outgoing import Encoded
 from app.stores import (
     Savable,
     Snapshot,
     SnapshotText,
-    Store,
-    StoreError,
-    restore_all,
     vouched,
     wall_clock,
 )
-from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
-from app.table import (
+from app.tables.bots import Bot, Plan
+from app.tables.commands import HANDLERS
+from app.tables.events import AppEvent, EventDict
+from app.tables.table import (
     JOURNAL_SCHEMA,
     Action,
     Move,
@@ -61,13 +54,12 @@ from app.table import (
     journal,
     times_are_finite,
 )
-from app.timers import Timers, WatchedLock
-from app.views import ViewParts, Views
+from app.tables.views import ViewParts, Views
+from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.protocol import COMMANDS, PING, WELCOME, Ack, Message, Slap, ack
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
-CODE_LENGTH = 6
 # POST /api/rooms answers once the new table is written, or after this long while the store
 # is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
 FIRST_SAVE_SECONDS = 2.0
@@ -77,14 +69,15 @@ FIRST_SAVE_SECONDS = 2.0
 # busy tables 8% more CPU than 8 do (README, eleventh round); a beat's snapshots are taken
 # a few dozen at a time (saver.py), so a big beat never holds the loop long.
 SAVE_BEATS = 4
-# A busy room's save is its last whole snapshot plus the moves since (`app/table.py` `journal`),
+# A busy room's save is its last whole snapshot plus the moves since (`journal` in
+# app/tables/table.py),
 # until this many moves have gathered: then a whole snapshot again. A journal's moves are
 # replayed at a restore, and each write carries them all (about 40 bytes a move).
 JOURNAL_MOVES = 32
 
 
 class Transport(Protocol):
-    """What a room needs from the Socket.IO server (app.outgoing.SocketTransport wraps
+    """What a room needs from the Socket.IO server (app.realtime.outgoing.SocketTransport wraps
     python-socketio's AsyncServer)."""
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
@@ -251,7 +244,7 @@ class Room:
             and now >= kept.at
         ):
             # Nothing but moves, each committed, since the last whole snapshot: that
-            # snapshot's text and the moves (`app/table.py` `journal`), no snapshot built.
+            # snapshot's text and the moves (`app/tables/table.py` `journal`), no snapshot built.
             text = kept.text(self.code, table.moves, table.version, now)
             if text is not None:
                 return SnapshotText(text, JOURNAL_SCHEMA, table.version)
@@ -445,7 +438,7 @@ class Room:
                 raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
             if event == "flip":
                 self._check_not_judging()
-            done = command.handler(self.table, person_id, message, now)
+            done = HANDLERS[event](self.table, person_id, message, now)
         except ProtocolError as error:
             return ack(error)
         except IllegalAction as refused:
@@ -590,7 +583,7 @@ class Room:
     async def _ping(self, now: float) -> None:
         """Measures each connection's round trip while the room judges lag-fair: an
         app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's `pong`
-        (app/lag.py). Nothing else uses it, so a room without the rule sends none."""
+        (app/tables/lag.py). Nothing else uses it, so a room without the rule sends none."""
         if self.closed or not self.table.lag_fair:
             return
         for person in self.table.connected():
@@ -787,222 +780,3 @@ class Room:
         self.hold()
         if self.saver is not None:
             self.saver.stop()
-
-
-class Rooms:
-    """Every open room, by code, and the store that keeps them across restarts."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        transport: Transport,
-        metrics: Metrics | None = None,
-        store: Store | None = None,
-    ) -> None:
-        self.settings = settings
-        self.transport = transport
-        self.metrics = metrics or Metrics()
-        self.store: Store = store if store is not None else MemoryStore()
-        self.draining = False  # the server is shutting down: no new rooms or people
-        self._rooms: dict[str, Room] = {}
-        self._deleting: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
-        self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
-
-    # ---- the process starts and stops ---------------------------------------------------
-
-    async def start(self) -> None:
-        """Opens the store and brings back every table saved in it (before the first
-        connection): tables nobody was connected to for SLAPJACK_ROOM_EXPIRY_SECONDS are
-        purged, an unreadable one is logged and skipped. StoreError if the store cannot be
-        reached: better not to start than to start without the tables."""
-        await self.store.open()
-        snapshots = await restore_all(self.store, self.settings.room_expiry_seconds)
-        now = time.monotonic()
-        for code, snapshot in snapshots.items():
-            try:
-                if snapshot.get("code") != code:
-                    raise ValueError(f"the snapshot saved as {code} is of another room")
-                self._open_restored(snapshot, now)
-            except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
-                # Readable JSON but not a table this code can play on: kept in the store
-                # (a newer release may read it), and its code is never given out again.
-                log_event(
-                    "snapshot_unreadable", level=logging.ERROR, room=code, reason=repr(error)[:200]
-                )
-        log_event("tables_restored", rooms=len(self._rooms), store=len(snapshots))
-
-    async def drain(self) -> None:
-        """Shutting down: no new rooms or people; every table stops where it is and is
-        written; everyone is told the server is restarting and to come back."""
-        self.draining = True
-        rooms = list(self._rooms.values())
-        log_event("draining", rooms=len(rooms), connected=self.connected_count())
-        await asyncio.gather(*(room.suspend() for room in rooms))
-        notice = Restart("The server is restarting: back in a moment.")
-        await self.transport.emit(EVENT, notice.to_dict())  # no `to`: every connection
-        await self.flush(rooms)
-
-    async def flush(self, rooms: list[Room] | None = None) -> None:
-        """Writes every table as it is now and returns when all have landed (a store that
-        is down keeps this waiting: the caller bounds it)."""
-        savers = [room.saver for room in rooms or self._rooms.values() if room.saver]
-        for saver in savers:
-            saver.changed(urgent=True)  # the times left (freezes, turns) as of this moment
-        await asyncio.gather(*(saver.flush() for saver in savers))
-        log_event("tables_saved", rooms=len(savers))
-
-    async def shutdown(self, flush_seconds: float) -> None:
-        """The process ends: a last write of every table (bounded), then the store closes.
-        Stored tables are kept: the next process restores them."""
-        for room in self._rooms.values():
-            room.hold()
-        try:
-            await asyncio.wait_for(self.flush(), flush_seconds)
-        except TimeoutError:
-            log_event("tables_not_saved", level=logging.ERROR, rooms=len(self._rooms))
-        self.close_all()
-        if self._deleting:
-            await asyncio.wait(self._deleting, timeout=flush_seconds)
-        await self.store.close()
-
-    # ---- rooms open and close -----------------------------------------------------------
-
-    def create(
-        self, rules: Rules | None = None, *, lag_fair: bool = False, code: str | None = None
-    ) -> Room:
-        """A new room (a code not open here; `open_room` also checks the store's)."""
-        self._check_room_for_one_more()
-        while code is None or code in self._rooms:
-            code = new_code()
-        rules = rules or Rules()
-        room = Room(code, rules, self.settings, self.transport, self._closed, self.metrics)
-        room.table.lag_fair = lag_fair
-        self._add(room)
-        log_event("room_opened", room=code, rules=room.table.rules_shown())
-        return room
-
-    async def open_room(self, rules: Rules | None = None, *, lag_fair: bool = False) -> Room:
-        """POST /api/rooms: a new room under a code no stored table has, written to the
-        store before its link is given out."""
-        self._check_room_for_one_more()  # refused before asking the store anything
-        code = await self._unused_code()
-        room = self.create(rules, lag_fair=lag_fair, code=code)
-        assert room.saver is not None
-        room.saver.changed(urgent=True)
-        # The store down: logged by the Saver, which keeps trying; the room is open anyway.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(room.saver.flush(), FIRST_SAVE_SECONDS)
-        return room
-
-    def _check_room_for_one_more(self) -> None:
-        if self.draining:
-            raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
-        if len(self._rooms) >= self.settings.max_rooms:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
-
-    async def _unused_code(self) -> str:
-        while True:
-            code = new_code()
-            if code in self._rooms:
-                continue
-            try:
-                if await self.store.exists(code):
-                    continue
-            except StoreError as error:
-                # A clash is one in 887 million; a store outage must not stop new tables.
-                log_event("store_unreachable", level=logging.WARNING, reason=str(error)[:200])
-            if code not in self._rooms:  # taken while we asked
-                return code
-
-    async def save(self, room: Room) -> None:
-        """Writes the room's table to the store now (its state once the lock is free)."""
-        async with room.lock:
-            snapshot = room.snapshot(time.monotonic())
-        await self.store.save(room.code, snapshot, room.seen_at())
-
-    async def restore(self, code: str) -> Room | None:
-        """The room saved under `code`, open again in this process (the open one if it is
-        already here); None when the store has none."""
-        room = self._rooms.get(code)
-        if room is not None:
-            return room
-        snapshot = await self.store.load(code)
-        if snapshot is None or code in self._rooms:
-            return self._rooms.get(code)
-        if snapshot.get("code") != code:
-            raise ValueError(f"the snapshot saved as {code} is of room {snapshot.get('code')}")
-        return self._open_restored(snapshot, time.monotonic())
-
-    def _open_restored(self, snapshot: Snapshot, now: float) -> Room:
-        room = Room.from_snapshot(
-            snapshot, self.settings, self.transport, self._closed, self.metrics, now
-        )
-        self._add(room)
-        assert room.saver is not None
-        room.saver.changed()  # everyone's connection dropped: a change of its own
-        log_event("room_restored", room=room.code, version=room.version, phase=room.phase)
-        return room
-
-    def _add(self, room: Room) -> None:
-        delay = self.settings.save_seconds
-        room.saver = Saver(
-            self.store,
-            room.code,
-            room.snapshot_now,
-            delay=delay,
-            beat=delay / SAVE_BEATS,
-            seen_at=room.seen_at,
-        )
-        self._rooms[room.code] = room
-
-    def get(self, code: object) -> Room | None:
-        """The open room with this code, in any case; None when there is none."""
-        if not isinstance(code, str):
-            return None
-        return self._rooms.get(code.strip().upper())
-
-    def __len__(self) -> int:
-        return len(self._rooms)
-
-    def connected_count(self) -> int:
-        return sum(len(room.connected()) for room in self._rooms.values())
-
-    def close_all(self) -> None:
-        """Stops every room here (timers, bots, saves) and forgets it; the stored tables
-        stay for the next process (`Room.close` is the one that deletes)."""
-        for room in list(self._rooms.values()):
-            room.stop()
-        self._rooms.clear()
-
-    def let_go(self, code: str) -> Room | None:
-        """The room moves to another process of a cluster (app/cluster.py): stopped and
-        forgotten here (no timer, no change), its stored table kept for the process that
-        takes it."""
-        room = self._rooms.pop(code, None)
-        if room is not None:
-            room.stop()  # timers and its Saver stop; the stored table stays
-            room._answer_held_slaps()
-        return room
-
-    def _closed(self, code: str) -> None:
-        """A room closed for good (expired): gone from here and from the store."""
-        room = self._rooms.pop(code, None)
-        log_event("room_closed", room=code)
-        if room is not None and room.saver is not None:
-            task = asyncio.get_running_loop().create_task(self._delete(room.saver))
-            self._deleting.add(task)
-            task.add_done_callback(self._deleting.discard)
-            # The saver holds the room's methods: without this the two would be a cycle,
-            # left for a full collection (app/collector.py) once the delete is done.
-            room.saver = None
-
-    async def _delete(self, saver: Saver) -> None:
-        try:
-            await saver.discard()
-        except StoreError as error:
-            # Left in the store: purged at the next start, when it will have expired.
-            log_event("delete_failed", level=logging.WARNING, room=saver.code, reason=str(error))
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))

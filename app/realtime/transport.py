@@ -12,7 +12,7 @@ with the guards every frame passes before any handler of ours sees it.
 - Binary packets are refused at their first frame: the game sends none, and python-socketio
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
 - A connection costs as little memory as it can while it sits idle: a lean queue
-  (app/queues.py), no request body reader kept past the connect.
+  (app/realtime/queues.py), no request body reader kept past the connect.
 - A websocket has a reader and a writer of ours (GameSocket): a packet is written at
   once when nothing is queued before it, a frame is handed over as uvicorn reads it, and
   one sweep sends every connection's pings and drops the late (python-engineio spent a
@@ -44,15 +44,15 @@ from engineio import async_socket, exceptions
 from engineio import packet as engineio_packet
 from socketio import packet
 
-from app.config import Settings
-from app.eager import Resumed, first_step
-from app.limits import TokenBucket
-from app.logs import log_event
-from app.metrics import Metrics
-from app.outgoing import Assembled, to_json
-from app.protocol import ErrorCode, ProtocolError, ack
-from app.queues import LeanQueue, Outbox
-from app.serving import LeanWebSocket
+from app.ops.config import Settings
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
+from app.realtime.eager import Resumed, first_step
+from app.realtime.limits import TokenBucket
+from app.realtime.outgoing import Assembled, to_json
+from app.realtime.queues import LeanQueue, Outbox
+from app.realtime.serving import LeanWebSocket
+from app.wire.protocol import ErrorCode, ProtocolError, ack
 
 # How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
 # this much later than python-engineio's own timing would.
@@ -94,7 +94,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
     - the reader awaits each frame as it is (python-engineio wraps every wait in a task and
       `asyncio.wait_for`: a task, a timer, a context and futures per frame received, alive
       until the next frame);
-    - the writer attaches the websocket to the connection's Outbox (app/queues.py), so a
+    - the writer attaches the websocket to the connection's Outbox (app/realtime/queues.py), so a
       packet goes straight out when nothing is queued before it, and waits on the queue
       without a timer: every way a connection ends (its client closes, the ping check or a
       drop closes the socket, the reader ends) queues the None that ends the writer.
@@ -259,7 +259,8 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
         self._handling: set[asyncio.Task[Any]] = set()  # the same, for messages and hang-ups
         # The messages and hang-ups read whose task has not taken its first step yet (each
-        # leaves as it does: app/eager.py): a message read after any of them waits its turn.
+        # leaves as it does: app/realtime/eager.py): a message read after any of them waits
+        # its turn.
         self._to_begin: set[Resumed] = set()
         # The sweep's two lines, each in the order it is due (every entry waits the same
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
@@ -280,7 +281,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         function; a failure is logged, as it logs one).
 
         A Socket.IO EVENT (a flip, a slap: almost every message) starts at once, here
-        (app/eager.py), when no message read before it still waits to begin: most run to
+        (app/realtime/eager.py), when no message read before it still waits to begin: most run to
         their end without waiting, and then no task is made at all. One that waits goes
         on from there as a task. Anything else (a connect, which may wait on the store or
         on Redis under `asyncio.timeout`, which needs a task) is a task from its start,
@@ -406,7 +407,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
 
     def queue_text(self, sid: str, text: str) -> None:
         """`queue_packet` of an Engine.IO MESSAGE whose whole text is `text` (`42[...]`,
-        app/outgoing.py): written as it is when nothing is queued before it, and only
+        app/realtime/outgoing.py): written as it is when nothing is queued before it, and only
         otherwise made a packet, to wait in the queue."""
         socket = self._receiver(sid)
         if socket is not None and self._has_room(socket) and not socket.queue.send_now(text):
@@ -618,10 +619,10 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
 
     def _send_answer(self, eio_sid: str, namespace: str, id: Any, answer: Any) -> None:
         """A handler's answer, as the ACK of message `id` (none without one). Its text is
-        written by orjson straight away, as app/outgoing.py writes every `state`:
+        written by orjson straight away, as app/realtime/outgoing.py writes every `state`:
         python-socketio would build a Packet, scan the answer for binary and encode it
         with the stdlib, a fifth of the cost of a flip outside the game. Our answers are
-        plain JSON (app.protocol.ack); anything orjson refuses takes python-socketio's way."""
+        plain JSON (app.wire.protocol.ack); anything orjson refuses takes python-socketio's way."""
         if answer is self.not_handled or id is None:
             return
         args = [] if answer is None else list(answer) if isinstance(answer, tuple) else [answer]

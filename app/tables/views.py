@@ -19,10 +19,10 @@ from typing import Any, cast
 
 import orjson
 
-from app.events import EventDict
-from app.outgoing import Encoded, event_head, to_json
-from app.protocol import STATE, SeatState, Seen, State, You
-from app.table import Person, Table
+from app.realtime.outgoing import Encoded, event_head, to_json
+from app.tables.events import EventDict
+from app.tables.table import Person, Table
+from app.wire.protocol import STATE, SeatState, Seen, State, You
 from engine.rules import Rules
 from engine.views import seat_rows, table_facts
 

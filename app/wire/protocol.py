@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
@@ -20,12 +19,17 @@ from pydantic import (
     create_model,
 )
 
-from app import rules_schema
-from app.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
-from app.errors import ProtocolError as ProtocolError
-from app.table import BETWEEN_GAMES, MAX_SEATS, PHASES, Done, Phase, Table, Who
+from app.wire import rules_schema
+from app.wire.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
+from app.wire.errors import ProtocolError as ProtocolError
+from engine.rules import MAX_PLAYERS
 
 NAME_MAX = 20
+MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
+Phase = Literal["lobby", "playing", "over"]
+Who = Literal["anyone", "seated", "host"]  # who may send a command
+PHASES: frozenset[Phase] = frozenset(("lobby", "playing", "over"))
+BETWEEN_GAMES: frozenset[Phase] = frozenset(("lobby", "over"))
 
 
 # ---- client messages ---------------------------------------------------------------------
@@ -73,7 +77,7 @@ class Remove(Message):
 
 class RulesChange(Message):
     """A partial set of house rules. Its fields are built from the one rules schema
-    (app/rules_schema.py: kinds, choices and bounds); the engine's `Rules.from_dict` has the
+    (app/wire/rules_schema.py: kinds, choices and bounds); the engine's `Rules.from_dict` has the
     last word."""
 
     def changes(self) -> dict[str, Any]:
@@ -109,79 +113,33 @@ class CreateRoom(Message):
 
 # ---- the command registry ----------------------------------------------------------------
 
-Handler = Callable[[Table, str, Any, float], Done]  # (table, person id, payload, now)
-
 
 @dataclass(frozen=True)
 class Command:
-    """One client event, declared once: its payload, its handler on the Table, who may send
-    it and in which phases. The Table's own checks are the judge; tests/app/test_table.py
-    checks these declarations against it, and test_protocol_doc.py against the docs."""
+    """One client event, declared once: its payload, who may send it and in which phases.
+    Its handler on the Table is app/tables/commands.py's; the Table's own checks are the
+    judge. tests/app/test_table.py checks these declarations against it, and
+    test_protocol_doc.py against the docs."""
 
     model: type[Message]
-    handler: Handler
     who: Who
     phases: frozenset[Phase]
     acks_events: bool = False  # the ok ack lists the events the action caused
     ends_connection: bool = False  # the server closes the connection after the ack
 
 
-def _sit(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, Sit)
-    return table.sit(person, message.seat, now)
-
-
-def _add_bot(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, AddBot)
-    return table.add_bot(person, message.level, now)
-
-
-def _remove(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, Remove)
-    return table.remove(person, message.seat, now)
-
-
-def _rules(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, RulesUpdate)
-    return table.set_rules(person, message.changes(), now)
-
-
-def _pong(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, Pong)
-    return table.pong(person, message.id, now)
-
-
-def _slap(table: Table, person: str, message: Any, now: float) -> Done:
-    assert isinstance(message, Slap)
-    return table.play_as(person, "slap", message.pile_id, now)
-
-
 COMMANDS: dict[str, Command] = {
-    "sit": Command(Sit, _sit, "anyone", BETWEEN_GAMES),
-    "stand": Command(Stand, lambda t, p, m, now: t.stand(p, now), "seated", BETWEEN_GAMES),
-    "add_bot": Command(AddBot, _add_bot, "host", BETWEEN_GAMES),
-    "remove": Command(Remove, _remove, "host", BETWEEN_GAMES),
-    "rules": Command(RulesUpdate, _rules, "host", BETWEEN_GAMES),
-    "start": Command(Start, lambda t, p, m, now: t.start(p, now), "host", frozenset({"lobby"})),
-    "rematch": Command(
-        Rematch, lambda t, p, m, now: t.rematch(p, now), "host", frozenset({"over"})
-    ),
-    "flip": Command(
-        Flip,
-        lambda t, p, m, now: t.play_as(p, "flip", None, now),
-        "seated",
-        frozenset({"playing"}),
-        acks_events=True,
-    ),
-    "slap": Command(Slap, _slap, "seated", frozenset({"playing"}), acks_events=True),
-    "pong": Command(Pong, _pong, "anyone", PHASES),
-    "leave": Command(
-        Leave,
-        lambda t, p, m, now: Done(t.drop(p, now, left=True)),
-        "anyone",
-        PHASES,
-        ends_connection=True,
-    ),
+    "sit": Command(Sit, "anyone", BETWEEN_GAMES),
+    "stand": Command(Stand, "seated", BETWEEN_GAMES),
+    "add_bot": Command(AddBot, "host", BETWEEN_GAMES),
+    "remove": Command(Remove, "host", BETWEEN_GAMES),
+    "rules": Command(RulesUpdate, "host", BETWEEN_GAMES),
+    "start": Command(Start, "host", frozenset({"lobby"})),
+    "rematch": Command(Rematch, "host", frozenset({"over"})),
+    "flip": Command(Flip, "seated", frozenset({"playing"}), acks_events=True),
+    "slap": Command(Slap, "seated", frozenset({"playing"}), acks_events=True),
+    "pong": Command(Pong, "anyone", PHASES),
+    "leave": Command(Leave, "anyone", PHASES, ends_connection=True),
 }
 
 # The events a client may send, and the model each payload must fit.
@@ -219,7 +177,7 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
-    # One emoji (app.table.clean_avatar); anything else is dropped, not refused.
+    # One emoji (app.tables.table.clean_avatar); anything else is dropped, not refused.
     avatar: Annotated[str, Field(max_length=64)] | None = None
     # A shared screen (the /tv page): it watches and is never seated on arrival.
     watch: bool = False

@@ -99,7 +99,8 @@ class Metrics:
                 SLAP_BUCKETS,
             )
         )
-        # A cluster (app/ownership.py, app/cluster.py): this process's share of the tables.
+        # A cluster (app/cluster/ownership.py, app/cluster/node.py): this process's share
+        # of the tables.
         self.tables_owned = Gauge(
             "slapjack_tables_owned",
             "Tables whose lease this process holds now (cluster only)",

@@ -4,7 +4,8 @@ uvloop and httptools as in production (the tests once ran on plain asyncio, whic
 fires a timer early, and hid a bug that only uvloop shows), and the limits a public server
 needs against slow or greedy clients: a deadline on reading each request (slowloris), a
 cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
-Each websocket's incoming events wait in a lean queue (app/queues.py), not an asyncio.Queue.
+Each websocket's incoming events wait in a lean queue (app/realtime/queues.py), not an
+asyncio.Queue.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ try:  # the C version websockets itself uses, where it was built (always, on PyP
 except ImportError:  # pragma: no cover
     from websockets.utils import apply_mask
 
-from app.config import Settings
-from app.logs import log_event
-from app.queues import LeanQueue
+from app.ops.config import Settings
+from app.ops.logs import log_event
+from app.realtime.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
 
@@ -92,7 +93,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = LeanQueue()  # type: ignore[assignment]
-        # Set by the app (app/transport.py) once it reads this websocket: each text message
+        # Set by the app (app/realtime/transport.py) once it reads this websocket: each text message
         # is then handed to it as uvicorn reads it, instead of queued for the app's
         # `receive` (a future, a wake-up and three coroutines per message, and a reader
         # waiting in between, for every connection) and reading paused until it is taken.
@@ -358,7 +359,7 @@ def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Con
         # per recipient, for messages of a few hundred bytes on a LAN or a phone network.
         "ws_per_message_deflate": False,
         # No websocket-level keepalive: Engine.IO's own pings (SLAPJACK_PING_INTERVAL_SECONDS,
-        # one sweep for every connection: app/transport.py) already find a vanished peer,
+        # one sweep for every connection: app/realtime/transport.py) already find a vanished peer,
         # sooner, and keep proxies' idle timers fed. uvicorn's would add two timers per
         # connection, and a ping written and a pong read per connection every 20 s.
         "ws_ping_interval": None,

@@ -5,7 +5,7 @@ people elsewhere.
 With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - a connection for a table this process does not serve takes the table: at once if nobody
   holds its lease (the table is loaded from Redis, `Rooms.restore`), else by asking the
-  holder to hand it over (app/ownership.py) and waiting, bounded, for the lease;
+  holder to hand it over (app/cluster/ownership.py) and waiting, bounded, for the lease;
 - every save goes through this node's fenced view of Redis (`ClusterStore`): refused once
   another process holds the table, and then this process drops the table and sends its
   connections away (they reconnect through the router, to the owner). A changed table is
@@ -19,7 +19,7 @@ With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
   process the router sends their first connection to; GET /api/rooms/CODE and the room page
   read Redis;
-- the per-address limits count across the processes (app/limits.py `SharedPerAddress`).
+- the per-address limits count across the processes (app/realtime/limits.py `SharedPerAddress`).
 
 A table follows the router: a connection that reaches a process the router did not choose
 (sent straight to a process's port) moves the table there, and the next connection the router
@@ -36,16 +36,17 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from app.config import Settings
-from app.errors import ErrorCode, ProtocolError
-from app.limits import SharedPerAddress
-from app.logs import log_event
-from app.metrics import Metrics
-from app.ownership import Ownership
-from app.rooms import Room, Rooms, new_code, policy, table_from_snapshot
+from app.cluster.ownership import Ownership
+from app.ops.config import Settings
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
+from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, Savable, Snapshot, StoreError, snapshot_version
 from app.stores.redis import RedisStore
-from app.table import Table
+from app.tables.registry import Rooms, new_code
+from app.tables.room import Room, policy, table_from_snapshot
+from app.tables.table import Table
+from app.wire.errors import ErrorCode, ProtocolError
 from engine import Rules
 
 # A connection for a table held by a live process waits this long past the lease for it

@@ -12,11 +12,12 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app import i18n, rules_schema
-from app.cluster import ClusterNode
-from app.config import Settings, lan_address
-from app.qr import qr_svg
-from app.rooms import Rooms
+from app.cluster.node import ClusterNode
+from app.ops.config import Settings, lan_address
+from app.tables.registry import Rooms
+from app.web import i18n
+from app.web.qr import qr_svg
+from app.wire import rules_schema
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -30,9 +31,9 @@ def page_language(request: Request) -> dict[str, Any]:
 
 
 # Jinja2's i18n extension: `_()`, `ngettext()` and `{% trans %}` in the templates, spoken in
-# the request's language (app/i18n.py reads it from the template's context).
+# the request's language (app/web/i18n.py reads it from the template's context).
 ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).resolve().parent.parent / "templates"),
+    loader=jinja2.FileSystemLoader(Path(__file__).resolve().parents[2] / "templates"),
     autoescape=jinja2.select_autoescape(),
     extensions=["jinja2.ext.i18n"],
 )

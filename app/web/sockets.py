@@ -2,7 +2,7 @@
 
 No rules here. The room and seat of a message come from the connection, never from its
 payload: a connection belongs to one room, and the room knows which person holds it.
-Every frame was counted and checked before it got here (app/transport.py).
+Every frame was counted and checked before it got here (app/realtime/transport.py).
 
 No handler that a transport callback runs awaits a room: the disconnect handler runs
 inside whatever closed the connection, which may be a room sending under its lock, so
@@ -21,12 +21,15 @@ from typing import Any
 import socketio
 from socketio.exceptions import ConnectionRefusedError as Refused
 
-from app.cluster import ClusterNode
-from app.config import Settings
-from app.limits import AddressLimit, PerAddress
-from app.logs import log_event
-from app.metrics import Metrics
-from app.protocol import (
+from app.cluster.node import ClusterNode
+from app.ops.config import Settings
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
+from app.realtime.limits import AddressLimit, PerAddress
+from app.realtime.transport import client_address
+from app.tables.registry import Rooms
+from app.tables.room import Room
+from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
     Ack,
@@ -39,8 +42,6 @@ from app.protocol import (
     parse_auth,
     refusal,
 )
-from app.rooms import Room, Rooms
-from app.transport import client_address
 
 
 @dataclass(eq=False)

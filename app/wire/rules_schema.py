@@ -1,7 +1,7 @@
 """The house rules as the app shows and takes them, all built from one schema (the engine's
 RULES_SCHEMA and the room's own ROOM_RULES): the form's fields (templates/_rules.html), the
 page's copy of the schema for its rules summary and form code (static/js/rules.js), the
-protocol's RulesUpdate fields and docs/protocol.md's rules table (`python -m app.rules_schema`
+protocol's RulesUpdate fields and docs/protocol.md's rules table (`python -m app.wire.rules_schema`
 rewrites it)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from engine.rules import RULES_SCHEMA, RuleOption, RuleSpec
 
 __all__ = ["SCHEMA", "RuleSpec", "docs_table", "form_rules", "page_schema", "update_fields"]
 
-# The room's own house rules (app/table.py keeps them beside the engine's Rules), described
+# The room's own house rules (app/tables/table.py keeps them beside the engine's Rules), described
 # as the engine's are.
 ROOM_RULES: tuple[RuleSpec, ...] = (
     RuleSpec(
@@ -35,8 +35,10 @@ ROOM_RULES: tuple[RuleSpec, ...] = (
 # Every house rule a room has, in the form's order.
 SCHEMA: tuple[RuleSpec, ...] = RULES_SCHEMA + ROOM_RULES
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
-TABLE_START = "<!-- rules table: built by `python -m app.rules_schema` from engine/rules.py -->"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+TABLE_START = (
+    "<!-- rules table: built by `python -m app.wire.rules_schema` from engine/rules.py -->"
+)
 TABLE_END = "<!-- end of the rules table -->"
 SECONDS_PER_MINUTE = 60
 

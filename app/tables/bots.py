@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from app.protocol import SeatState, State
+from app.wire.protocol import SeatState, State
 
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]

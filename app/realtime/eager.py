@@ -12,7 +12,7 @@ goes on from that wait.
 what the work waits on first, then passes each value and exception the task sends (a
 result, a cancellation) into the work, exactly as if the task had run it from its start.
 Made with a `line` (a set), it also leaves that set when its task takes its first step,
-however that step comes (a cancellation included): app/transport.py keeps there the
+however that step comes (a cancellation included): app/realtime/transport.py keeps there the
 messages still waiting to begin, so that none read later begins before them.
 
 The first step runs in the caller's task and context: outside any task for a frame a
@@ -20,7 +20,7 @@ websocket reads (`asyncio.current_task()` is None), inside the HTTP request's ta
 one a long-polling POST carries. Code that needs its own task before its first wait
 (`asyncio.timeout`, and `asyncio.wait_for` on 3.12) must not be started this way: on a
 websocket it would fail, and on long-polling it would time out the request instead.
-app/transport.py starts only a client's events so, whose handlers use neither.
+app/realtime/transport.py starts only a client's events so, whose handlers use neither.
 """
 
 from __future__ import annotations

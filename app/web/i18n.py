@@ -23,7 +23,7 @@ from babel.support import Translations
 from jinja2 import pass_context
 from jinja2.runtime import Context
 
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
 DOMAIN = "messages"
 DEFAULT = "en"
 # Each language's code (for <html lang>, the cookie and the catalogs), its mark on the
@@ -241,6 +241,6 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:] != ["fill-english"]:
-        raise SystemExit("usage: python -m app.i18n fill-english")
+        raise SystemExit("usage: python -m app.web.i18n fill-english")
     english = LOCALE_DIR / "en" / "LC_MESSAGES" / f"{DOMAIN}.po"
     print(f"{english}: {fill_english(english)} entries filled")

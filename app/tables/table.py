@@ -3,7 +3,7 @@
 Every rule of the room lives here, synchronous and with no clock: `now` comes in, like the
 engine's. A command checks everything first and changes the table only when every check
 passed, so a refusal (a ProtocolError, or the engine's IllegalAction) leaves it untouched;
-it returns the typed events to broadcast. The Room (app/rooms.py) is the async shell that
+it returns the typed events to broadcast. The Room (app/tables/room.py) is the async shell that
 calls these methods under its lock, then broadcasts and sets timers.
 
 `to_dict(now)` / `from_dict(data, now)` write the table down as JSON-able data and bring it
@@ -24,19 +24,20 @@ from typing import Any, Literal, NamedTuple
 
 import orjson
 
-from app import events
-from app.errors import ErrorCode, ProtocolError
-from app.events import AppEvent, GameEvent
-from app.lag import LagMeter
+from app.tables import events
+from app.tables.events import AppEvent, GameEvent
+from app.tables.lag import LagMeter
+from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from engine import Game, IllegalAction, Rules
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
+from engine.views import player_view
 
 SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
 # A table written as a whole snapshot (SCHEMA_VERSION) plus the moves played since it
 # (`journal`, read by `Table.from_dict`): what a busy room's saves are between two wholes.
 JOURNAL_SCHEMA = 2
 NEWEST_SCHEMA = JOURNAL_SCHEMA  # the newest a server of this code reads
-MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 # A seat's lag badge is sent again once its estimate moves this much (ms), not on every pong.
 LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
@@ -46,15 +47,11 @@ HANDOVER_EARLY_SECONDS = 0.05
 # apart). A new bot takes the first name no bot at the table has, from its seat's on.
 BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clank", "Zippy")
 
-Phase = Literal["lobby", "playing", "over"]
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
 # One play of the game as `Table.play` and `Table.tick` took it, in order: ("flip" or
 # "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False).
 Move = tuple[str, int | None, int | None, float, bool]
-Who = Literal["anyone", "seated", "host"]
-PHASES: frozenset[Phase] = frozenset(("lobby", "playing", "over"))
-BETWEEN_GAMES: frozenset[Phase] = frozenset(("lobby", "over"))
 
 
 def token_hash(token: str) -> str:
@@ -91,7 +88,7 @@ class Policy:
 
     max_people: int = 40
     handover_seconds: float = 10.0  # a disconnected host keeps the role this long
-    lag_cap_seconds: float = 0.15  # lag-fair judging credits nobody with more (app/lag.py)
+    lag_cap_seconds: float = 0.15  # lag-fair judging credits nobody with more (app/tables/lag.py)
 
 
 @dataclass(frozen=True)
@@ -202,7 +199,7 @@ class Table:
         game = self.game
         if self.phase != "over" or game is None:
             return []
-        view = game.view(None)
+        view = player_view(game, None)
         hands = view["seats"]
         still_in = [s for s in range(game.players) if not hands[s]["out"] and s != game.winner]
         still_in.sort(key=lambda s: -int(hands[s]["cards"]))

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
-from app.logs import log_event
+from app.ops.logs import log_event
 
 WINDOW_SECONDS = 60  # the shared limits count per minute
 

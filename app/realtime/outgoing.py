@@ -4,7 +4,7 @@ python-socketio's `emit` builds a Packet per call (and scans its payload for bin
 for a room it starts a task per recipient. A room's change goes to everyone at the table at
 once, so here each distinct message is encoded once (orjson) into its Socket.IO text packet,
 with its Engine.IO type in front, and that one text is written to every recipient's
-websocket (app/transport.py `queue_text`: python-engineio's `send_packet`, its API for
+websocket (app/realtime/transport.py `queue_text`: python-engineio's `send_packet`, its API for
 sending a raw packet, without the packet object where nothing is queued before it). The
 bytes on the wire are what `emit` sends: `42["state",{...}]`.
 """
@@ -51,7 +51,7 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
 
 class Encoded:
     """A server event, encoded: its name and its whole Engine.IO text, `42["event",{...}]`
-    (app/transport.py `queue_text` makes it a packet only where it must wait in a queue).
+    (app/realtime/transport.py `queue_text` makes it a packet only where it must wait in a queue).
     Its `data` (for in-process transports and tests) is read back from that text: the
     server builds the text only, once per message, and never a copy it would not send.
     Not to be changed once made. (A plain class: one is made per recipient of every
@@ -79,13 +79,13 @@ class Encoded:
 
 
 class PacketQueue(Protocol):
-    """python-engineio's server as ours extends it (app.transport.GameEngineIO)."""
+    """python-engineio's server as ours extends it (app.realtime.transport.GameEngineIO)."""
 
     def queue_text(self, sid: str, text: str) -> None: ...
 
 
 class SocketServer(Protocol):
-    """python-socketio's server as ours extends it (app.transport.GameServer, which
+    """python-socketio's server as ours extends it (app.realtime.transport.GameServer, which
     imports this module: named here by what it does, not imported)."""
 
     manager: Any
@@ -97,7 +97,7 @@ class SocketServer(Protocol):
 
 
 class SocketTransport:
-    """What a Room needs from python-socketio's server (ours, app.transport.GameServer):
+    """What a Room needs from python-socketio's server (ours, app.realtime.transport.GameServer):
     `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
     path."""
 
@@ -113,7 +113,7 @@ class SocketTransport:
     def send(self, message: Encoded, to: str) -> None:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
         queued there before; nothing if it is gone. A connection is asked for no more than a
-        place in its queue: nothing here waits on a client (app.transport.GameEngineIO's
+        place in its queue: nothing here waits on a client (app.realtime.transport.GameEngineIO's
         `queue_text`: what its `send_packet` does, without a coroutine per recipient, and
         with no packet object where the text can be written at once)."""
         eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)

@@ -1,4 +1,4 @@
-"""HTTP routes: create a room, look one up, health. The pages live in app/pages.py."""
+"""HTTP routes: create a room, look one up, health. The pages live in app/web/pages.py."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
-from app.cluster import ClusterNode
-from app.metrics import CONTENT_TYPE
-from app.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
-from app.rooms import Rooms
-from app.table import merged_rules
+from app.cluster.node import ClusterNode
+from app.ops.metrics import CONTENT_TYPE
+from app.tables.registry import Rooms
+from app.tables.table import merged_rules
+from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
 from engine import Rules
 
 router = APIRouter()

@@ -2,17 +2,17 @@
 that waits without a task of its own.
 
 Every connected player has two queues: python-engineio's outgoing packets (its
-`create_queue`) and uvicorn's incoming websocket events (app/serving.py). An asyncio.Queue
+`create_queue`) and uvicorn's incoming websocket events (app/realtime/serving.py). An asyncio.Queue
 is four deques (its items, getters, putters, and its `join` event's waiters) of 760 bytes
 each even when empty: 6.5 KB a player sitting in a lobby, a seventh of all it costs.
 
 `get` returns a future rather than a coroutine: python-engineio awaits each packet with
 `asyncio.wait_for(queue.get(), ...)`, which wraps a coroutine in a new Task on every wait
-(Python 3.11) but waits on a future as it is, and app/transport.py's writer times its wait
+(Python 3.11) but waits on a future as it is, and app/realtime/transport.py's writer times its wait
 by cancelling that future. A packet put while a getter waits is handed to it directly.
 
 Unbounded (`put` never waits), which is what both users ask for: the outgoing queue's bound
-is app/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow control.
+is app/realtime/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow control.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class LeanQueue:
 
 
 class Wire(Protocol):
-    """Where an Outbox writes at once: app/serving.py's LeanWebSocket."""
+    """Where an Outbox writes at once: app/realtime/serving.py's LeanWebSocket."""
 
     def send_now(self, text: str) -> bool: ...
 
@@ -101,7 +101,7 @@ class Outbox(LeanQueue):
 
     Queued, each packet costs a hand-over to the connection's writer task: a future set, a
     loop pass, a wake-up and two coroutines through uvicorn's `send`, per packet and per
-    recipient. Once app/transport.py's writer has attached the `wire`, a packet put while
+    recipient. Once app/realtime/transport.py's writer has attached the `wire`, a packet put while
     nothing is `unsent` and the socket can take it is written then and there; otherwise it
     is queued as before (behind what is queued, so the order never changes), and the writer
     counts each one `written` when it is out. A client that reads too slowly pauses the

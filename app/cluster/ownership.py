@@ -35,8 +35,8 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from app.logs import log_event
-from app.metrics import Metrics
+from app.ops.logs import log_event
+from app.ops.metrics import Metrics
 from app.stores import StoreError
 
 RENEW_SECONDS = 1.0  # how often each held lease is renewed (the lease runs lease_seconds)
@@ -97,7 +97,7 @@ class Ownership:
         self.lease_seconds, self.renew_seconds = lease_seconds, renew_seconds
         self.ttl_ms = max(1, round(lease_seconds * 1000))
         self.namespace = namespace
-        # Set by whoever serves the tables (app/cluster.py); both run before the lease goes.
+        # Set by whoever serves the tables (app/cluster/node.py); both run before the lease goes.
         self.on_lost: TableCallback = _nothing
         self.on_hand_over: TableCallback = _nothing
         self._valid_until: dict[str, float] = {}  # code -> monotonic time our lease surely ends

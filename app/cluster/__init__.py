@@ -1,0 +1,3 @@
+"""Many processes on one Redis store: leases with fencing tokens and the hand-over of tables
+between processes.
+"""

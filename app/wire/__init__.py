@@ -1,0 +1,1 @@
+"""What crosses the wire: error codes, the rules schema, message shapes and the command registry."""
