@@ -4,6 +4,7 @@ import pytest
 from engine_helpers import evs, hands, kinds, new, refused
 
 from engine import Game
+from engine.views import player_view
 
 FOUR = [["JS", "2H"], ["3C", "4C"], ["5D", "6D"], ["7S", "8S"]]
 
@@ -29,7 +30,7 @@ def test_by_default_the_winner_flips_next():
 def test_left_of_winner_gives_the_next_flip_to_the_seat_after_the_winner():
     g = taken_by(2, after_take="left_of_winner")
     assert g.next_to_play == 3
-    assert g.view(None)["next"] == 3
+    assert player_view(g, None)["next"] == 3
     assert refused(g, "flip", 2, 2.5) == "not_your_turn"
     assert refused(g, "flip", 3, 2.0) == "collecting"  # the winner still gathers the pile
     assert evs(g.flip(3, 2.5)) == [{"kind": "flip", "seat": 3, "card": "7S"}]
@@ -152,7 +153,7 @@ def test_a_tie_goes_to_the_seat_next_to_flip_and_the_photo_finish_says_so():
         "runners_up": [{"seat": 3, "behind_ms": 0}],
         "tie": 1,
     }
-    assert g.view(2)["race"]["tie"] == 1
+    assert player_view(g, 2)["race"]["tie"] == 1
     assert g.stats(1).closest_win_ms == 0
 
 
@@ -191,7 +192,7 @@ def test_the_next_race_forgets_the_tie():
     g.flip(3, 4.0)  # 7S
     g.flip(0, 5.0)  # 2H
     assert g.last_race["tie"] == 1  # until the next pile is won
-    assert g.view(None)["race"]["tie"] == 1
+    assert player_view(g, None)["race"]["tie"] == 1
 
 
 @pytest.mark.parametrize(
