@@ -116,21 +116,50 @@ class Journal:
 
 @dataclass
 class HeldSlap:
-    """A slap held for lag-fair judging: who, when it arrived, when it counts, who waits."""
+    """A slap held for judging: who, when it arrived, when it counts, who waits."""
 
     seat: int
     arrived: float
-    counts_at: float  # arrival minus the slapper's round-trip estimate
+    counts_at: float  # arrival minus the slapper's round-trip estimate (lag_fair), else arrival
     answer: asyncio.Future[Ack] | None  # a person's ack waits for the judging; None for a bot
 
 
 @dataclass
 class Judging:
-    """The slaps at a trigger held while the judging window is open (house rule lag_fair)."""
+    """The slaps at a trigger held while the judging window is open (house rules lag_fair
+    and tie_window_ms: one window serves both)."""
 
     pile_id: int
     shown_at: float  # when the trigger showed (the last flip or burn): no slap counts before
     slaps: list[HeldSlap] = field(default_factory=list)
+
+
+def judging_order(
+    slaps: Sequence[HeldSlap], tie_window: float, tie_order: Callable[[list[int]], list[int]]
+) -> tuple[list[HeldSlap], list[int]]:
+    """The held slaps in the order the engine gets them, and the tied seats in the tie
+    rule's order (fewer than two: no tie). Slaps counting within `tie_window` seconds of the
+    first are a genuine tie (each seat's first slap only): they go first, in `tie_order`
+    (the engine's: the seat next to flip, then clockwise after it); the rest follow by the
+    time they count. With no window, it is the order of the times they count."""
+    timed = sorted(slaps, key=lambda held: held.counts_at)
+    if not tie_window or len(timed) < 2:
+        return timed, []
+    first_of: dict[int, HeldSlap] = {}
+    for held in timed:
+        if held.counts_at - timed[0].counts_at > tie_window:
+            break
+        first_of.setdefault(held.seat, held)
+    if len(first_of) < 2:
+        return timed, []
+    tied = tie_order(list(first_of))
+    ahead = [first_of[seat] for seat in tied]
+    return ahead + [held for held in timed if all(held is not a for a in ahead)], tied
+
+
+def _no_credit(seat: int) -> float:
+    """A slap counts at its arrival: lag_fair is off."""
+    return 0.0
 
 
 def policy(settings: Settings) -> Policy:
@@ -469,7 +498,7 @@ class Room:
         if action == "flip":
             self._check_not_judging()
         elif pile_id is not None and self._hold_seat_for_judging(seat, pile_id, now, None):
-            return  # a bot's slap, held for lag-fair judging like anyone's
+            return  # a bot's slap, held for judging like anyone's
         self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
 
     async def _bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None:
@@ -512,13 +541,13 @@ class Room:
             log_event("game_abandoned", room=self.code, game=self.table.games)
             self._apply(happened, now)
 
-    # ---- lag-fair judging (house rule lag_fair) -----------------------------------------
+    # ---- held judging (house rules lag_fair and tie_window_ms) ---------------------------
 
     def _hold_for_judging(
         self, person_id: str, pile_id: int, now: float
     ) -> asyncio.Future[Ack] | None:
-        """A person's slap held for lag-fair judging: the future of its ack, or None when
-        the slap is judged at once (the rule is off, no trigger shows, another pile)."""
+        """A person's slap held for judging: the future of its ack, or None when the slap
+        is judged at once (both rules off, no trigger shows, another pile)."""
         seat = self.table.seat_of(person_id)
         if seat is None:
             return None
@@ -528,19 +557,23 @@ class Room:
     def _hold_seat_for_judging(
         self, seat: int, pile_id: int, now: float, answer: asyncio.Future[Ack] | None
     ) -> bool:
-        """Holds `seat`'s slap at `pile_id` if lag-fair judging applies to it. The first
-        slap opens a judging window: any slap that could still count as earlier once
-        compensated (arrival minus the slapper's round trip) arrives within it."""
+        """Holds `seat`'s slap at `pile_id` if lag-fair judging or the tie window applies to
+        it. The first slap opens a judging window: any slap that could still count as
+        earlier once compensated (arrival minus the slapper's round trip, under lag_fair),
+        or as tied with the first (within tie_window_ms of it, compensated times compared
+        under lag_fair), arrives within it."""
         table, game = self.table, self.table.game
-        if not table.lag_fair or table.phase != "playing" or game is None:
+        tie_window = table.rules.tie_window_ms / 1000
+        if not (table.lag_fair or tie_window) or table.phase != "playing" or game is None:
             return False
         if not game.slap_open or pile_id != game.pile_id:
             return False  # no race to judge: late, false or refused, at once
-        counts_at = now - table.compensation(seat)
+        credit = table.compensation if table.lag_fair else _no_credit
+        counts_at = now - credit(seat)
         if self._judging is None:
             self._judging = Judging(game.pile_id, table.turn_started_at)
-            most = max((table.compensation(s) for s in range(game.players)), default=0.0)
-            self._timers.at("judging", counts_at + most, self._judge)
+            most = max((credit(s) for s in range(game.players)), default=0.0)
+            self._timers.at("judging", counts_at + most + tie_window, self._judge)
         self._judging.slaps.append(HeldSlap(seat, now, counts_at, answer))
         return True
 
@@ -550,17 +583,31 @@ class Room:
             raise IllegalAction(EngineCode.SLAP_PENDING, "slaps are being judged")
 
     async def _judge(self, now: float) -> None:
-        """The judging window closed: the engine gets the held slaps in compensated order,
-        each at the time it counts (never before the trigger showed), and stays first-come."""
+        """The judging window closed: the engine gets the held slaps in the order
+        `judging_order` gives (a tie first, in the tie rule's order; then by the time each
+        counts), each at the time it counts (never before the trigger showed), and stays
+        first-come. The tied slap the rule favours is told whom it tied with; if the engine
+        refuses it (a frozen seat), the next tied one is, with those still after it."""
         judging, self._judging = self._judging, None
         if judging is None:
             return
-        for slap in sorted(judging.slaps, key=lambda held: held.counts_at):
+        game = self.table.game
+        tie_window = self.table.rules.tie_window_ms / 1000
+        order, tied = judging_order(
+            judging.slaps, tie_window, game.tie_order if game is not None else sorted
+        )
+        for slap in order:
             at = max(slap.counts_at, judging.shown_at)
+            tied_with: list[int] = []
+            if tied and tied[0] == slap.seat:
+                tied_with, tied = tied[1:], tied[1:]
             try:
                 if self.closed or self.table.game is None or self.table.phase != "playing":
                     raise ProtocolError(ErrorCode.WRONG_PHASE, "the game ended")
-                happened = self.table.play(slap.seat, "slap", judging.pile_id, at)
+                happened = self.table.play(
+                    slap.seat, "slap", judging.pile_id, at, tied_with=tied_with
+                )
+                tied = []  # decided: the others are late slaps at the pile taken
             except ProtocolError as error:
                 answer = ack(error)
             except IllegalAction as refused:

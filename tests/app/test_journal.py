@@ -95,6 +95,10 @@ def played(games: int, seed: int) -> Any:
             try:
                 if roll < 0.45 and game.next_to_play is not None:
                     table.play(game.next_to_play, "flip", None, at, auto=rng.random() < 0.1)
+                elif roll < 0.8 and game.slap_open and table.rules.tie_window_ms:
+                    # Slaps the room judged tied: the favoured one is told whom it tied with.
+                    tied = game.tie_order(rng.sample(range(game.players), 2))
+                    table.play(tied[0], "slap", game.pile_id, at, tied_with=tied[1:])
                 elif roll < 0.8:
                     aimed = game.pile_id - (rng.random() < 0.3)
                     table.play(seat, "slap", max(aimed, 0), at)
@@ -194,6 +198,8 @@ def another_seat(data: dict[str, Any]) -> None:
         lambda j: j.__setitem__("code", "OTHER1"),
         lambda j: j.__setitem__("written_at", j["base_at"] - 0.5),
         lambda j: j["moves"].append(["tick", None, None, None, False]),
+        lambda j: j["moves"].append(["flip", 0, None, 1.0, False, [1]]),  # only slaps tie
+        lambda j: j["moves"].append(["slap", 0, 0, 1.0, False, ["1"]]),
         lambda j: j.__setitem__("base", {**j, "moves": []}),  # a journal in a journal
     ],
 )
