@@ -2,6 +2,7 @@
 
 import socket
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,6 +32,11 @@ class Settings(BaseSettings):
     # most shutdown_seconds more to close the connections.
     drain_seconds: float = Field(default=2.0, ge=0, le=60)
     shutdown_seconds: int = Field(default=8, ge=1, le=300)
+
+    # How Socket.IO is served (docs/protocol.md, "Transports"): `lean`, our own websocket
+    # reader and writer over python-engineio and uvicorn (the fast path); `stock`, the
+    # libraries' own websocket and Engine.IO paths, with the guards their public hooks allow.
+    transport: Literal["lean", "stock"] = "lean"
 
     max_message_bytes: int = Field(default=4096, ge=256, le=65536)
     rate_per_second: float = Field(default=20.0, gt=0)

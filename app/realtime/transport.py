@@ -51,7 +51,7 @@ from app.realtime.eager import Resumed, first_step
 from app.realtime.limits import TokenBucket
 from app.realtime.outgoing import Assembled, to_json
 from app.realtime.queues import LeanQueue, Outbox
-from app.realtime.serving import LeanWebSocket
+from app.realtime.serving import Flushes, LeanWebSocket
 from app.wire.protocol import ErrorCode, ProtocolError, ack
 
 # How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
@@ -153,6 +153,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             return
         self.connected = self.upgraded = True
         writer = asyncio.ensure_future(self._write(ws, outbox))
+        wire.flushes = self.server.flushes
         outbox.wire = wire
         wire.listener = self._heard
         try:
@@ -266,6 +267,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
         self._pings: deque[tuple[float, GameSocket]] = deque()
         self._pongs: deque[tuple[float, GameSocket, float]] = deque()
+        self.flushes = Flushes()  # what every websocket of this server wrote this loop pass
 
     # ---- pings: one sweep for every connection ----------------------------------------
     # python-engineio gives each connection a task per ping (sleeping ping_interval) and
