@@ -8,9 +8,9 @@ transport that their public hooks allow (docs/protocol.md, "Transports"):
   python-engineio's `message` event (`eio.on`) wrapped around python-socketio's own, before
   python-socketio decodes the frame.
 - No room ever waits on a silent socket: what the app sends (app/realtime/outgoing.py, and
-  `emit`) goes through python-engineio's `send_packet` in a task of its own, never awaited
-  by the room, so the disconnect handler python-engineio runs inline when a pong is late
-  runs in that task, not inside a room's broadcast under its lock.
+  `emit`) goes through python-engineio's `send_packet`, never awaited by the room: started
+  at once, it queues without waiting, and whatever waits (python-engineio closes a
+  connection whose pong is late inline, in the send) goes on in a task of its own.
 - Bounded send queues: each connection's queue (python-engineio makes it with the server's
   `create_queue`) refuses the app's messages past `send_queue_limit`, and the connection is
   dropped from its room, its queue freed.
@@ -30,6 +30,7 @@ from socketio import packet
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
+from app.realtime.eager import first_step
 from app.realtime.guards import RESERVED_EVENTS, FrameGuards
 from app.realtime.outgoing import Encoded
 
@@ -146,12 +147,21 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
 
     def queue_text(self, eio_sid: str, text: str) -> None:
         """Sends an Engine.IO MESSAGE whose whole text is `text` (`42[...]`) through
-        python-engineio's `send_packet`, in a task of its own: in order (each task's one
-        step runs in the order they were made), and never waiting here."""
+        python-engineio's `send_packet`, started here (app/realtime/eager.py): it queues
+        the packet without waiting, in line with python-socketio's own acks (a state is
+        out before the ack of the action that made it). Should it wait (a late pong makes
+        python-engineio close the connection inline, and the disconnect handler runs), the
+        rest goes on as a task of its own: the caller never waits."""
         pkt = AppMessage(engineio_packet.MESSAGE, data=text[1:])
-        task = asyncio.get_running_loop().create_task(self._send(eio_sid, pkt))
-        self._sending.add(task)
-        task.add_done_callback(self._sent)
+        try:
+            rest = first_step(self._send(eio_sid, pkt))
+        except Exception as error:  # a bug of ours: what the task's end would log
+            log_event("send_failed", level=logging.ERROR, exc_info=error)
+            return
+        if rest is not None:
+            task = asyncio.get_running_loop().create_task(rest)
+            self._sending.add(task)
+            task.add_done_callback(self._sent)
 
     async def _send(self, eio_sid: str, pkt: AppMessage) -> None:
         try:
@@ -159,7 +169,7 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         except SendQueueFull as full:
             full.queue.discard()
             log_event("connection_dropped", level=logging.WARNING, why="slow_consumer", sid=eio_sid)
-            await self.hang_up(eio_sid)
+            self.start_background_task(self.hang_up, eio_sid)
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._sending.discard(task)
