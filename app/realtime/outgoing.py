@@ -37,7 +37,8 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
     """An Engine.IO MESSAGE packet made from its encoded text, what `encode()` returns (and
     has cached, as python-engineio's packets cache theirs): the text is built in one piece,
     not as a Socket.IO packet that `encode()` copies again behind its type. Its `data` is
-    read back from that text when asked for (long-polling and tests)."""
+    read back from that text when asked for (long-polling and tests). The packet's
+    attributes it sets are in app/realtime/internals.py."""
 
     def __init__(self, encoded: str) -> None:
         self.packet_type = eio_packet.MESSAGE

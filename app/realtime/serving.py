@@ -6,6 +6,9 @@ needs against slow or greedy clients: a deadline on reading each request (slowlo
 cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
 Each websocket's incoming events wait in a lean queue (app/realtime/queues.py), not an
 asyncio.Queue.
+
+Every name of uvicorn and websockets used here beyond their documented API is in
+app/realtime/internals.py, which a test checks against what is installed.
 """
 
 from __future__ import annotations

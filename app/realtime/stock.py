@@ -14,6 +14,9 @@ transport that their public hooks allow (docs/protocol.md, "Transports"):
 - Bounded send queues: each connection's queue (python-engineio makes it with the server's
   `create_queue`) refuses the app's messages past `send_queue_limit`, and the connection is
   dropped from its room, its queue freed.
+
+The few names of the libraries this still reaches beyond their documented API are in
+app/realtime/internals.py (and docs/protocol.md, "Transports", says why each).
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@ with the guards every frame passes before any handler of ours sees it.
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
   unknown_event and reaches no handler: a client-sent `connect` re-ran the connect handler.
+
+Every name of python-engineio and python-socketio used here beyond their documented API is
+in app/realtime/internals.py, which a test checks against what is installed.
 """
 
 from __future__ import annotations
