@@ -109,8 +109,8 @@ INTERNALS: tuple[Internal, ...] = (
     _engineio("engineio.async_drivers.asgi:WebSocket.wait", "calls", TRANSPORT, "(self)"),
     _engineio("engineio.async_drivers.asgi:WebSocket.send", "calls", TRANSPORT, "(self, message)"),
     _engineio("engineio.async_drivers.asgi:WebSocket.close", "calls", TRANSPORT, "(self)"),
-    # Assembled and AppMessage: packets made from their text, encode() answering the cache
-    _engineio("engineio.packet:Packet", "subclasses", f"{OUTGOING}, {STOCK}"),
+    # Assembled: a packet made from its text, encode() answering the cache
+    _engineio("engineio.packet:Packet", "subclasses", OUTGOING),
     _engineio("engineio.packet:Packet.encode_cache", "sets", OUTGOING),
     _engineio("engineio.packet:Packet.binary", "sets", OUTGOING),
     _engineio("engineio.packet:Packet.encode", "calls", OUTGOING, "(self, b64=False)"),

@@ -12,8 +12,8 @@ transport that their public hooks allow (docs/protocol.md, "Transports"):
   at once, it queues without waiting, and whatever waits (python-engineio closes a
   connection whose pong is late inline, in the send) goes on in a task of its own.
 - Bounded send queues: each connection's queue (python-engineio makes it with the server's
-  `create_queue`) refuses the app's messages past `send_queue_limit`, and the connection is
-  dropped from its room, its queue freed.
+  `create_queue`) takes no message past `send_queue_limit`: the connection is dropped from
+  its room, its queue freed.
 
 The few names of the libraries this still reaches beyond their documented API are in
 app/realtime/internals.py (and docs/protocol.md, "Transports", says why each).
@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import socketio
@@ -40,31 +41,31 @@ from app.realtime.outgoing import Encoded
 NAMESPACE = "/"
 
 
-class AppMessage(engineio_packet.Packet):  # type: ignore[misc]  # python-engineio has no types
-    """An Engine.IO MESSAGE the app sends: the kind a full queue refuses (python-engineio's
-    own packets, a ping, a CLOSE, the end of the writer, always get through)."""
-
-
-class SendQueueFull(Exception):
-    def __init__(self, queue: OutgoingQueue) -> None:
-        super().__init__("send queue full")
-        self.queue = queue
-
-
 class OutgoingQueue(asyncio.Queue[Any]):
     """A connection's outgoing packets (python-engineio's `queue`): `put` never waits, and
-    refuses an AppMessage once `limit` packets are waiting."""
+    once `limit` packets wait, a message more (the app's, or python-socketio's own: an ack)
+    is not queued but tells `overflowed`, once: the client does not read. Engine.IO's own
+    packets (a ping, a CLOSE) and the writer's end always get through."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, overflowed: Callable[[OutgoingQueue], None]) -> None:
         super().__init__()
-        self.limit = limit
+        self.limit, self.overflowed = limit, overflowed
+        self.sid: str | None = None  # set once the connection is known (engineio_connect)
+        self.dropping = False
 
     async def put(self, item: Any) -> None:
         self.put_nowait(item)
 
     def put_nowait(self, item: Any) -> None:
-        if isinstance(item, AppMessage) and self.qsize() >= self.limit:
-            raise SendQueueFull(self)
+        if (
+            item is not None
+            and item.packet_type == engineio_packet.MESSAGE
+            and self.qsize() >= self.limit
+        ):
+            if not self.dropping:
+                self.dropping = True
+                self.overflowed(self)
+            return
         super().put_nowait(item)
 
     def discard(self) -> None:
@@ -91,10 +92,24 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         eio.on("disconnect", self.engineio_disconnect)
 
     def outgoing_queue(self, *args: Any, **kwargs: Any) -> OutgoingQueue:
-        return OutgoingQueue(self.settings.send_queue_limit)
+        return OutgoingQueue(self.settings.send_queue_limit, self._overflowed)
+
+    def _overflowed(self, queue: OutgoingQueue) -> None:
+        """A connection's queue is full: it is dropped (in a task of its own: this runs
+        inside a send), and what it never read is freed now."""
+        queue.discard()
+        if queue.sid is not None:
+            self.start_background_task(self._drop_slow_consumer, queue.sid)
+
+    async def _drop_slow_consumer(self, eio_sid: str) -> None:
+        log_event("connection_dropped", level=logging.WARNING, why="slow_consumer", sid=eio_sid)
+        await self.hang_up(eio_sid)
 
     async def engineio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
         self.budget_for(eio_sid, environ)
+        socket = self.eio.sockets.get(eio_sid)  # made just before this event, with its queue
+        if socket is not None and isinstance(socket.queue, OutgoingQueue):
+            socket.queue.sid = eio_sid
         return await self._eio_handlers["connect"](eio_sid, environ)
 
     async def engineio_disconnect(self, eio_sid: str, reason: Any) -> None:
@@ -155,9 +170,9 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         out before the ack of the action that made it). Should it wait (a late pong makes
         python-engineio close the connection inline, and the disconnect handler runs), the
         rest goes on as a task of its own: the caller never waits."""
-        pkt = AppMessage(engineio_packet.MESSAGE, data=text[1:])
+        pkt = engineio_packet.Packet(engineio_packet.MESSAGE, data=text[1:])
         try:
-            rest = first_step(self._send(eio_sid, pkt))
+            rest = first_step(self.eio.send_packet(eio_sid, pkt))
         except Exception as error:  # a bug of ours: what the task's end would log
             log_event("send_failed", level=logging.ERROR, exc_info=error)
             return
@@ -165,14 +180,6 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
             task = asyncio.get_running_loop().create_task(rest)
             self._sending.add(task)
             task.add_done_callback(self._sent)
-
-    async def _send(self, eio_sid: str, pkt: AppMessage) -> None:
-        try:
-            await self.eio.send_packet(eio_sid, pkt)
-        except SendQueueFull as full:
-            full.queue.discard()
-            log_event("connection_dropped", level=logging.WARNING, why="slow_consumer", sid=eio_sid)
-            self.start_background_task(self.hang_up, eio_sid)
 
     def _sent(self, task: asyncio.Task[None]) -> None:
         self._sending.discard(task)

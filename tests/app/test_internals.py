@@ -16,7 +16,7 @@ from app.realtime import internals
 from app.realtime.internals import INTERNALS, Internal, find, problem, problems
 from app.realtime.outgoing import Assembled
 from app.realtime.serving import DeadlineHttp, LeanWebSocket
-from app.realtime.stock import AppMessage, StockServer
+from app.realtime.stock import StockServer
 from app.realtime.transport import GameEngineIO, GameServer, GameSocket
 
 OURS = [
@@ -28,7 +28,6 @@ OURS = [
     DeadlineHttp,
     WatchedLock,
     Assembled,
-    AppMessage,
 ]
 LIBRARIES = ("engineio", "socketio", "uvicorn", "websockets", "asyncio")
 ASSIGNED = re.compile(r"self\.(_[a-z]\w*)\b[^=\n(]*=(?!=)")
