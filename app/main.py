@@ -18,6 +18,7 @@ from app.ops.metrics import Metrics
 from app.realtime.limits import PerAddress
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
+from app.realtime.stock import StockServer
 from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
 from app.tables.registry import Rooms
@@ -32,7 +33,9 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
     settings = settings or get_settings()
     configure_logging(settings.log_level)
     metrics = Metrics()
-    sio = GameServer(
+    # SLAPJACK_TRANSPORT: our own websocket path (lean) or the libraries' own (stock).
+    server_class = GameServer if settings.transport == "lean" else StockServer
+    sio = server_class(
         settings,
         metrics,
         async_mode="asgi",

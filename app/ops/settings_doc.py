@@ -67,6 +67,8 @@ def accepts(info: FieldInfo) -> str:
         text = "text"
     elif typing.get_origin(kind) is list:
         text = "a JSON list of texts"
+    elif typing.get_origin(kind) is typing.Literal:
+        text = " or ".join(f"`{choice}`" for choice in typing.get_args(kind))
     elif typing.get_origin(kind) is tuple:
         text = f"a JSON list of {len(typing.get_args(kind))} whole numbers"
     else:

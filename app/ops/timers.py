@@ -121,7 +121,8 @@ class WatchedLock(asyncio.Lock):
     """A room's lock that measures how long each holder keeps it, and past `limit` seconds
     logs the room (once per hold) while it is still held: a stuck room shows up live."""
 
-    # asyncio.Lock's own state (the same on Python 3.11 to 3.13), read by `take`
+    # asyncio.Lock's own state (the same on Python 3.11 to 3.13), read by `take`; listed in
+    # app/realtime/internals.py with the other libraries' internals we rely on
     _locked: bool
     _waiters: deque[asyncio.Future[Any]] | None
 

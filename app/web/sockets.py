@@ -25,8 +25,8 @@ from app.cluster.node import ClusterNode
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
+from app.realtime.guards import client_address
 from app.realtime.limits import AddressLimit, PerAddress
-from app.realtime.transport import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire.protocol import (

@@ -43,6 +43,13 @@ FAST = {
 }
 
 
+# The transport (SLAPJACK_TRANSPORT) every Server of a test is made with, unless it names
+# one: conftest.py's `transport` fixture sets it for the tests marked `transports`, which
+# run once on each.
+TRANSPORTS = ("lean", "stock")
+transport = "lean"
+
+
 class Server:
     """The app served by uvicorn on 127.0.0.1 in this event loop, so tests can see rooms."""
 
@@ -54,7 +61,7 @@ class Server:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        options = {**FAST, "allowed_origins": [self.url], **overrides}
+        options = {**FAST, "transport": transport, "allowed_origins": [self.url], **overrides}
         self.settings = Settings(**options)
         self.app = create_app(self.settings)
         # Served as `python -m app` serves it (uvloop: see conftest.py; httptools, limits).

@@ -142,6 +142,7 @@ async def test_the_pong_check_is_kept_when_a_ping_cannot_be_delivered(
     assert dropped == ["ping_timeout"]
 
 
+@pytest.mark.transports("lean", "stock")
 @pytest.mark.parametrize("transports", [["polling"], ["polling", "websocket"]])
 async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: list[str]) -> None:
     """Long-polling (and a websocket upgraded from it) keeps python-engineio's writer, which
@@ -160,6 +161,7 @@ async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: l
         await close_all([ann, bob])
 
 
+@pytest.mark.transports("lean", "stock")
 async def test_a_reconnect_storm_leaves_no_connection_behind() -> None:
     """Twenty phones lose their network at once (no goodbye: the TCP connections just end)
     and all come back at once with their tokens, three times over: every old connection

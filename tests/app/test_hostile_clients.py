@@ -9,11 +9,15 @@ import logging
 from typing import Any
 
 import httpx
+import pytest
 import socketio
 from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, close_all, join, serving
 from raw_client import RawClient
 
 from app.ops.config import Settings
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default

@@ -6,6 +6,9 @@ import pytest
 import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
+
 
 async def refused(server: Server, auth, **options) -> dict:
     client = socketio.AsyncClient(reconnection=False)

@@ -17,10 +17,14 @@ import statistics
 import time
 from typing import Any
 
+import pytest
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
 from app.tables.lag import LagMeter
 from engine import Game
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way
 REACTION_MS = (0, 100)  # both players' reaction times are drawn from the same range

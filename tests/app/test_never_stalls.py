@@ -4,10 +4,14 @@ anyone; a person who comes back with the token finds their seat."""
 import asyncio
 import time
 
+import pytest
 from app_harness import WAIT, Client, Server, close_all, join, serving
 
 from app.wire.protocol import Flip
 from engine import Rules
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def seated_game(server: Server, *names: str) -> list[Client]:
