@@ -83,7 +83,9 @@ def time_calls(tree: ast.AST) -> list[tuple[int, str, str]]:
             found.append((node.lineno, "sleep" if name == "sleep" else name, text))
         elif not isinstance(func, ast.Attribute):
             continue
-        elif name in CLOCK_READS and receiver(node) == "time" or name == "time" and not node.args:
+        elif (name in CLOCK_READS and receiver(node) == "time") or (
+            name == "time" and not node.args
+        ):
             found.append((node.lineno, name, text))  # time.monotonic(), loop.time()
         elif name in TIMERS and not receiver(node).endswith("clock"):
             found.append((node.lineno, name, text))  # a loop's timer, not the clock's
@@ -128,7 +130,7 @@ await self.clock.sleep(1)
 """
     found = [name for _, name, _ in time_calls(ast.parse(source))]
     assert sorted(found) == sorted(
-        ["monotonic", "monotonic", "time", "call_later", "call_at"] + ["sleep"]
+        ["monotonic", "monotonic", "time", "call_later", "call_at", "sleep"]
     )
 
 
@@ -155,8 +157,11 @@ async def test_a_manual_clock_runs_what_is_due_in_time_order() -> None:
     cancelled = clock.call_later(0.5, note, "never")
     cancelled.cancel()
     await clock.advance(1.6)
-    assert ran == [("a", start + 0.25), ("b", start + 1.0), ("b2", start + 1.0)] + [
-        ("b+0.5", start + 1.5)
+    assert ran == [
+        ("a", start + 0.25),
+        ("b", start + 1.0),
+        ("b2", start + 1.0),
+        ("b+0.5", start + 1.5),
     ]
     assert clock.now() == start + 1.6
     assert clock.next_due() == start + 2.0
