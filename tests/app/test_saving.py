@@ -277,6 +277,7 @@ async def test_a_table_nobody_was_at_for_the_expiry_is_purged_at_start(
     await rooms.shutdown(1.0)
 
 
+@pytest.mark.realtime  # a real process, its real connection timeouts
 def test_a_store_that_cannot_be_reached_stops_the_server_at_start_naming_it() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
