@@ -107,7 +107,7 @@ def main() -> None:
     rooms: Rooms = app.other_asgi_app.state.rooms
     settle_the_heap(settings.gc_thresholds)
     young = settings.gc_young_seconds
-    collector = Collector(young) if young > 0 else None
+    collector = Collector(young, clock=rooms.clock) if young > 0 else None
     announce(settings)
     DrainingServer(config, rooms, settings.drain_seconds, collector).run()
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
-from app.ops.timers import Timers, WatchedLock
+from app.ops.timers import LockWatch, Timers, WatchedLock
 from app.realtime.outgoing import Encoded
 from app.stores import (
     Savable,
@@ -202,8 +202,13 @@ class Room:
         metrics: Metrics,
         *,
         table: Table | None = None,
+        clock: Clock = REAL_TIME,
+        lock_watch: LockWatch | None = None,
     ) -> None:
+        """`clock` is where the room reads the time and sets its timers (the registry's),
+        `lock_watch` what looks at its lock while held (the registry's: one for all)."""
         self.code = code
+        self.clock = clock
         self.metrics = metrics
         self.settings = settings
         self.transport = transport
@@ -212,24 +217,25 @@ class Room:
         self.closed = False
         # The process is leaving (Rooms.drain): the table and its clock stop where they are.
         self.suspended = False
-        self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
+        self._held_at = 0.0  # the time the table's clock stopped, once suspended
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
         self._journal: Journal | None = None  # None: the next save is whole
         self._view_parts = ViewParts()  # what each change's view reuses of the last one's
         # Wall-clock time the last person left (None while someone is here): the store's
         # expiry counts from it, across restarts.
         self._seen_at: float | None = wall_clock()
-        self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
+        # Logs a lock held past 1 s.
+        self.lock = WatchedLock(code, metrics, lock_watch or LockWatch(clock))
         self._people_by_sid: dict[str, str] = {}  # connection -> person id
         self._sid_of: dict[str, str] = {}  # person id -> their current connection
         self._planners: dict[str, Bot] = {}  # bot id -> the bot's mind (not in snapshots)
         self._bot_plans: dict[int, Plan] = {}
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._judging: Judging | None = None  # lag-fair slaps waiting for their window
-        self._timers = Timers(self.lock)
+        self._timers = Timers(self.lock, clock)
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
-            when = time.monotonic() + settings.unused_room_seconds
+            when = clock.now() + settings.unused_room_seconds
             self._timers.at("expiry", when, self._expire)
 
     @classmethod
@@ -241,6 +247,9 @@ class Room:
         on_close: Callable[[str], None],
         metrics: Metrics,
         now: float,
+        *,
+        clock: Clock = REAL_TIME,
+        lock_watch: LockWatch | None = None,
     ) -> Room:
         """The room `Room.snapshot` wrote down, continuing at `now` on this clock. Nobody's
         connection survives a move between processes: each person is disconnected now and
@@ -250,7 +259,17 @@ class Room:
         # shows each freeze with the time it had left), and nobody is connected any more.
         if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
-        room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
+        room = cls(
+            table.code,
+            table.rules,
+            settings,
+            transport,
+            on_close,
+            metrics,
+            table=table,
+            clock=clock,
+            lock_watch=lock_watch,
+        )
         room._schedule(now, Views(table), anyone=bool(table.connected()))
         return room
 
@@ -264,7 +283,7 @@ class Room:
         suspended table is written as of the moment it stopped: the seconds a process takes
         to close do not eat into a freeze or a turn. Encoded here once its times are seen
         to be finite (else the store's checked encoding refuses it)."""
-        now = self._held_at if self.suspended else time.monotonic()
+        now = self._held_at if self.suspended else self.clock.now()
         table, kept = self.table, self._journal
         if (
             kept is not None
@@ -308,7 +327,7 @@ class Room:
         """`suspend` for a caller that cannot wait for the lock (the process is ending)."""
         if not self.suspended:
             self.suspended = self.closed = True
-            self._held_at = time.monotonic()
+            self._held_at = self.clock.now()
             self._timers.cancel_all()
             self._answer_held_slaps()  # a lag-fair window that will not close here
 
@@ -400,7 +419,7 @@ class Room:
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
-            now = time.monotonic()
+            now = self.clock.now()
             joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
             person = joined.person
             replaced = self._sid_of.get(person.id) if joined.returning else None
@@ -416,7 +435,7 @@ class Room:
     async def drop(self, sid: str, *, left: bool) -> None:
         """Connection `sid` is gone; `left` when the person said goodbye (`leave`)."""
         async with self.lock:
-            now = time.monotonic()
+            now = self.clock.now()
             person_id = self._people_by_sid.pop(sid, None)
             if person_id is None:
                 return  # replaced by a newer connection: the person is still here
@@ -636,11 +655,12 @@ class Room:
         for person in self.table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None:
-                sent = time.monotonic()  # the moment it leaves, not when the timer fired
+                sent = self.clock.now()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
                 self.transport.send(Encoded.of(PING, ping), sid)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
-            self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
+            when = self.clock.now() + self.settings.lag_ping_seconds
+            self._timers.at("ping", when, self._ping)
 
     # ---- after every change ------------------------------------------------------------
 
@@ -808,7 +828,7 @@ class Room:
                 self._bot_plans.pop(seat, None)
             elif plan is not self._bot_plans.get(seat):
                 self._bot_plans[seat] = plan
-                when = time.monotonic() + plan.delay
+                when = self.clock.now() + plan.delay
                 self._timers.at(timer, when, partial(self._bot_move, seat, occupant.id, plan))
 
     async def _expire(self, now: float) -> None:

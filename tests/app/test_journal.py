@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from typing import Any
 
 import pytest
 from app_harness import Logged, Recorder, close_all, deal, join, serving, until
 from test_snapshot_equivalence import random_rules
 
+from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, decode_snapshot, vouched
 from app.stores.memory import MemoryStore
@@ -268,8 +268,8 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(rooms_module, "JOURNAL_MOVES", 3)
-    # A long delay: the saver writes only the start and what the test flushes.
-    async with serving(save_seconds=30.0) as server:
+    # The clock stands still: the saver writes only the start and what the test flushes.
+    async with serving(ManualClock()) as server:
         code = await server.new_room(collect_seconds=0)  # a flip may follow a take at once
         clients = await join(server, code, "Ann", "Bob")
         await deal(clients)
@@ -286,7 +286,8 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
                 mover = next(c for c in clients if c.state["next"] == c.seat)
                 answer = await mover.call("flip", {})
             assert answer["ok"], answer
-            await until(lambda: all(c.state["version"] == room.version for c in clients), "sent")
+            for client in clients:  # sent
+                await client.wait_state(lambda s: s["version"] == room.version)
 
         assert schema_of(room.snapshot_now()) == JOURNAL_SCHEMA  # the start was written whole
         await flip()
@@ -297,7 +298,7 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
             1,
             room.version,
         )
-        now = time.monotonic()
+        now = room.clock.now()
         assert play_of(Table.from_dict(data, now).to_dict(now)) == play_of(room.snapshot(now))
 
         # A change that is no move (someone comes to watch): the next save is whole.
@@ -310,7 +311,7 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
         await server.rooms.flush([room])
         stored = await server.rooms.store.load(code)
         assert stored is not None and stored[SCHEMA_KEY] == JOURNAL_SCHEMA
-        now = time.monotonic()
+        now = room.clock.now()
         assert play_of(Table.from_dict(stored, now).to_dict(now)) == play_of(room.snapshot(now))
 
         # Past JOURNAL_MOVES moves (the flushed journal holds one), whole again.
