@@ -20,7 +20,7 @@ LOCALES := en ms
 POT := app/locale/messages.pot
 CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo)
 
-.PHONY: lock run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean catalogs messages
+.PHONY: lock run test check lint typecheck pytest jslint jstest unit golden simulate bench cluster clean catalogs messages
 
 run: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m app
@@ -71,6 +71,11 @@ messages: $(POT)
 	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
 		--no-fuzzy-matching
 	$(BIN)/python -m app.web.i18n fill-english
+
+# The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
+# again after a deliberate change to either: review `git diff tests/fixtures` before committing.
+golden: $(STAMP)
+	PYTHONPATH=.:tests/app $(BIN)/python -m golden
 
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1

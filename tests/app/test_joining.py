@@ -3,19 +3,8 @@
 import asyncio
 
 import pytest
-import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving
-
-
-async def refused(server: Server, auth, **options) -> dict:
-    client = socketio.AsyncClient(reconnection=False)
-    reasons: list = []
-    client.on("connect_error", lambda data=None: reasons.append(data))
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        await client.connect(
-            server.url, auth=auth, transports=["websocket"], wait_timeout=WAIT, **options
-        )
-    return reasons[0] if reasons else None
+from app_steps import refused
 
 
 @pytest.mark.parametrize(
