@@ -43,9 +43,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Every test, the 15 slowest named at the end.
+# Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
+# the order tests/conftest.py sorts them (the slowest kinds first).
 pytest: $(STAMP) $(VENDOR) catalogs
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
+		$(PYTEST_ARGS)
 
 # The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs.
 unit: $(STAMP) catalogs

@@ -37,10 +37,16 @@ def needs(item: pytest.Item) -> set[str]:
     return found
 
 
+# The slowest kinds first: xdist hands tests out in this order, so a long browser game starts
+# early instead of ending the run alone, and the many quick unit tests fill the gaps at the end.
+ORDER = ("browser", "cluster", "redis", "realtime", "unit")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank: dict[str, int] = {}
     for item in items:
-        found = needs(item)
+        found = needs(item) or {"unit"}
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))
-        if not found:
-            item.add_marker(pytest.mark.unit)
+        rank[item.nodeid] = min(ORDER.index(name) for name in found)
+    items.sort(key=lambda item: rank[item.nodeid])  # stable: each module's order is kept

@@ -47,8 +47,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+START_SECONDS = 60  # a bound, not an expectation: a loaded 2-core machine starts it in seconds
+
+
 def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
@@ -58,4 +61,4 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
                     return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError("the server did not answer /healthz in 30 s")
+    raise RuntimeError(f"the server did not answer /healthz in {START_SECONDS} s")
