@@ -3,24 +3,13 @@
 import asyncio
 
 import pytest
-import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until, until
+from app_steps import refused
 
 from app.ops.clock import ManualClock
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
 pytestmark = pytest.mark.transports("lean", "stock")
-
-
-async def refused(server: Server, auth, **options) -> dict:
-    client = socketio.AsyncClient(reconnection=False)
-    reasons: list = []
-    client.on("connect_error", lambda data=None: reasons.append(data))
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        await client.connect(
-            server.url, auth=auth, transports=["websocket"], wait_timeout=WAIT, **options
-        )
-    return reasons[0] if reasons else None
 
 
 @pytest.mark.parametrize(
