@@ -53,12 +53,19 @@ class _Armed:
         self.generation = generation
 
 
+def _always() -> bool:
+    return True
+
+
 class Timers:
     def __init__(self, lock: asyncio.Lock) -> None:
         self._lock = lock
         self._handles: dict[str, _Armed] = {}
         self._generation: defaultdict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
+        # Asked before each job, under the lock: False skips it (a paused room, whose owner
+        # sets every timer again from its state when it goes on).
+        self.gate: Callable[[], bool] = _always
 
     def at(self, name: str, when: float, job: Job) -> None:
         """Runs `job(now)` at monotonic time `when` (at once if past), replacing `name`."""
@@ -108,7 +115,7 @@ class Timers:
 
     async def _run(self, name: str, generation: int, job: Job, now: float) -> None:
         async with self._lock:
-            if self._generation[name] == generation:
+            if self._generation[name] == generation and self.gate():
                 await job(now)
 
     def _done(self, task: asyncio.Task[None]) -> None:

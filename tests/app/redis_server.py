@@ -2,6 +2,7 @@
 
     with RedisServer(tmp_path) as server:   # started; server.url -> "redis://127.0.0.1:PORT/0"
         server.stop(); server.start()       # an outage, then the same server back
+        server.hang(); server.wake()        # a hung server (SIGSTOP), then answering again
 
 A missing binary fails the test (CI installs it: .ci/run), it never skips.
 """
@@ -9,6 +10,7 @@ A missing binary fails the test (CI installs it: .ci/run), it never skips.
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -70,8 +72,19 @@ class RedisServer:
                 raise RuntimeError("redis-server did not answer PING")
             time.sleep(0.05)
 
+    def hang(self) -> None:
+        """Redis stops answering with every connection left open (SIGSTOP): a hung server."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def wake(self) -> None:
+        """A hung Redis answers again (SIGCONT), everything it was sent meanwhile included."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)  # a hung server cannot stop
             self.process.terminate()
             self.process.wait(timeout=20)
         self.process = None

@@ -129,7 +129,7 @@ class Player(Client):
 
 def lease_holder(cluster: Cluster, code: str) -> str | None:
     with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
-        holder: str | None = redis.get(f"slapjack:lease:{code}")
+        holder: str | None = redis.hget(f"slapjack:lease:{code}", "node")
         return holder
 
 
