@@ -329,3 +329,106 @@ async def test_a_paused_owner_cannot_overwrite_the_new_owners_table(cluster: Clu
 
     await play_to_the_end(players, 180)
     await close_all(players)
+
+
+def notices(player: Player, kind: str) -> list[float]:
+    """When `kind` notices (`event` messages of their own: paused, resumed) came."""
+    return [
+        when
+        for (name, data), when in zip(player.messages, player.times, strict=True)
+        if name == "event" and data.get("kind") == kind
+    ]
+
+
+def versions_only_grow(player: Player) -> None:
+    versions = [state["version"] for state in player.states]
+    assert versions == sorted(versions), versions
+
+
+@pytest.mark.parametrize("outage", ["stopped", "hung"])
+async def test_a_redis_outage_is_a_pause_that_loses_nothing(cluster: Cluster, outage: str) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 8)
+    before = await settled(players)
+    owner = index_of(lease_holder(cluster, code))
+
+    if outage == "stopped":
+        await asyncio.to_thread(cluster.stop_redis)
+    else:
+        cluster.hang_redis()
+    try:
+        # Past the lease: the table pauses, everyone is told and stays connected...
+        for player in players:
+            await until(lambda p=player: notices(p, "paused"), f"{player.name} told")  # type: ignore[misc]
+        mover = next(p for p in players if p.seat == before["next"])
+        refused = await mover.call("flip", {})
+        assert not refused["ok"] and refused["error"]["code"] == "paused", refused
+        await asyncio.sleep(LEASE_SECONDS)  # paused, well past a lease, with Redis away
+    finally:
+        if outage == "stopped":
+            await asyncio.to_thread(cluster.start_redis)
+        else:
+            cluster.wake_redis()
+    answering = time.monotonic()
+    for player in players:
+        await until(lambda p=player: notices(p, "resumed"), f"{player.name} told it goes on")  # type: ignore[misc]
+    resumed_after = max(notices(p, "resumed")[-1] for p in players) - answering
+    assert resumed_after < 2.0, resumed_after  # the promise: within 2 s of Redis answering
+    # ...nobody was dropped, the table is the one they left, judged by the same process.
+    assert all(player.drops == 0 and player.welcomes == 1 for player in players)
+    assert index_of(lease_holder(cluster, code)) == owner
+    for player in players:  # every card where it was
+        assert table_of(player.state)["seats"] == table_of(before)["seats"]
+        assert player.state["pile"] == before["pile"]
+    await mover.ok("flip", {})
+    after = await settled(players)
+    assert after["version"] > before["version"]
+    for player in players:
+        versions_only_grow(player)
+    await play_to_the_end(players, 180)
+    events = [line["event"] for line in logged(cluster, owner)]
+    assert "lease_lost" not in events and "table_left" not in events
+    await close_all(players)
+
+
+async def test_after_an_outage_a_page_at_the_other_process_never_rolls_the_table_back(
+    cluster: Cluster,
+) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 6)
+    await asyncio.sleep(1.0)  # the game so far is saved
+    owner = index_of(lease_holder(cluster, code))
+    await asyncio.to_thread(cluster.stop_redis)
+    # Play goes on from memory (unsaved now) until the table pauses.
+    accepted: list[int] = []
+    while not notices(players[0], "paused"):
+        state = await settled(players)
+        by_seat = {p.seat: p for p in players}
+        if state["slap_open"]:
+            awake = [s for s in state["seats"] if not s["out"] and s["frozen_ms"] == 0]
+            answer = await by_seat[awake[0]["seat"]].call("slap", {"pile_id": state["pile"]["id"]})
+        else:
+            answer = await by_seat[state["next"]].call("flip", {})
+        if answer["ok"]:
+            accepted.append(max(event["version"] for event in answer["events"]))
+        await asyncio.sleep(0.05)
+    assert accepted, "no move was made during the outage"
+    newest = await settled(players)
+    await asyncio.sleep(2.0)
+    await asyncio.to_thread(cluster.start_redis)
+    # A page (a TV, a misrouted request) reaches the other process the moment Redis is back.
+    newcomer = Player(cluster.app_url(1 - owner), code, "Eve", come_back=False)
+    with contextlib.suppress(Exception):
+        await newcomer.connect()
+    await asyncio.sleep(2.0)
+    after = await settled(players)
+    # Every move accepted during the outage is still there, and nobody ever saw the table's
+    # version go backwards.
+    assert after["version"] >= max(accepted) and after["version"] >= newest["version"]
+    assert stored(cluster, code)["version"] >= newest["version"]
+    for player in players:
+        versions_only_grow(player)
+    assert cards_held(after) == 52
+    await newcomer.close()
+    await play_to_the_end(players, 180)
+    await close_all(players)
