@@ -4,11 +4,12 @@ owner changes.
     .venv/bin/python -m bench.faults                         # every fault, 10 s outages
     .venv/bin/python -m bench.faults --outage 30 --faults redis-hung,redis-stopped
 
-Every step that waits for a process (a start, a stop) runs off the event loop, so the
-players' connections go on meanwhile. Starts deploy/cluster.py's cluster (redis-server with its append-only file, two app
+Starts deploy/cluster.py's cluster (redis-server with its append-only file, two app
 processes, nginx with `hash $arg_room consistent`) and one table of four players who play on
 as fast as a quick table does (a move every MOVE_SECONDS), connected through nginx and coming
-back by themselves 0.5-1 s after a drop, as the page does. Then each fault, on a table in
+back by themselves 0.5-1 s after a drop, as the page does. Every step that waits for a
+process (a start, a stop) runs off the event loop, so the players' connections go on
+meanwhile. Then each fault, on a table in
 full play:
 
 - redis-stopped / redis-hung: Redis stopped (SIGTERM, then started again on its append-only

@@ -380,7 +380,7 @@ async def test_a_redis_outage_is_a_pause_that_loses_nothing(cluster: Cluster, ou
     for player in players:  # every card where it was
         assert table_of(player.state)["seats"] == table_of(before)["seats"]
         assert player.state["pile"] == before["pile"]
-    await mover.ok("flip", {})
+    await play(players, 4)
     after = await settled(players)
     assert after["version"] > before["version"]
     for player in players:
