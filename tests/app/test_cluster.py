@@ -39,6 +39,8 @@ from app_harness import (
 from app.tables.table import Table
 from deploy.cluster import Cluster
 
+pytestmark = pytest.mark.cluster
+
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
 NAMES = ("Ann", "Bob", "Cy", "Dot")
 SETTINGS = {

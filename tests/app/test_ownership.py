@@ -20,6 +20,8 @@ from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, StoreError
 from app.stores.redis import RedisStore
 
+pytestmark = pytest.mark.redis
+
 WAIT_SECONDS = 30.0  # generous: the machine is shared; waits end as soon as the condition holds
 
 
