@@ -2,6 +2,7 @@
 
 import socket
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -82,6 +83,10 @@ class Settings(BaseSettings):
     # Where tables are kept across restarts (app/stores): memory, sqlite:///PATH (relative to
     # the working directory; sqlite:////PATH absolute) or redis://HOST:PORT/DB.
     store: str = "sqlite:///slapjack.db"
+    # A SQLite file that is no database (damaged, or something else): `move` it aside (its
+    # name with the time added, logged as critical) and start with an empty store, or
+    # `refuse` to start, as a store that cannot be opened does.
+    store_damaged: Literal["move", "refuse"] = "move"
     # A changed table is saved at most this long after the change (at once on a phase change).
     save_seconds: float = Field(default=0.5, gt=0, le=60)
 
