@@ -74,9 +74,7 @@ async def test_a_server_over_a_damaged_file_starts_and_opens_tables(
     assert list(tmp_path.glob("slapjack.db.damaged-*"))
 
 
-async def test_a_saved_table_with_a_card_missing_is_refused(
-    tmp_path: Path, logged: Logged
-) -> None:
+async def test_a_saved_table_with_a_card_missing_is_refused(tmp_path: Path, logged: Logged) -> None:
     path = tmp_path / "slapjack.db"
     async with serving(store=f"sqlite:///{path}") as server:
         code = await server.new_room()
