@@ -30,7 +30,7 @@ from app.ops.config import lan_address
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
-START_SECONDS = 20.0  # generous: a shared 2-core machine may be busy
+START_SECONDS = 60.0  # generous: a shared 2-core machine may be very busy
 
 
 def find_binary(name: str) -> str:
@@ -110,6 +110,7 @@ class Cluster:
     app_ports: list[int] = field(default_factory=list)
     redis_port: int = 0
     env: dict[str, str] = field(default_factory=dict)  # extra SLAPJACK_* settings
+    store_url: str = ""  # a Redis of one's own (Sentinel, TLS): none is started here
     host: str = "127.0.0.1"  # where the app processes listen (nginx reaches them there)
     listen_host: str = "127.0.0.1"  # where nginx listens: 0.0.0.0 to serve phones on the LAN
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="slapjack-")))
@@ -123,7 +124,7 @@ class Cluster:
 
     @property
     def store(self) -> str:
-        return f"redis://127.0.0.1:{self.redis_port}/0"
+        return self.store_url or f"redis://127.0.0.1:{self.redis_port}/0"
 
     def app_url(self, index: int) -> str:
         return f"http://127.0.0.1:{self.app_ports[index]}"
@@ -133,7 +134,8 @@ class Cluster:
         self.redis_port = self.redis_port or free_port()
         if not self.app_ports:
             self.app_ports = [free_port() for _ in range(self.processes)]
-        self.start_redis()
+        if not self.store_url:
+            self.start_redis()
         for index in range(len(self.app_ports)):
             self.start_app(index)
         self.start_nginx()

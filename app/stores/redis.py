@@ -27,10 +27,12 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
 from app.ops.logs import log_event
+from app.ops.store_url import parse_store_url, shown
 from app.stores.base import (
     NEWEST_SCHEMA,
     LeaseLost,
@@ -148,6 +150,28 @@ def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any)
     retry unless `retry` says so, where redis-py's default would try a hung Redis four
     times over)."""
     options.setdefault("retry", Retry(NoBackoff(), 0))
+    where = parse_store_url(url)
+    if where.sentinels:
+        # redis-py's own Sentinel support: each new connection asks the sentinels which
+        # server is the primary now, so a failover is followed by reconnecting.
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            list(where.sentinels),
+            sentinel_kwargs={
+                "password": where.password,
+                "socket_timeout": socket_timeout,
+                "socket_connect_timeout": socket_timeout,
+            },
+        )
+        return sentinel.master_for(
+            where.service,
+            redis_class=aioredis.Redis,
+            db=where.db,
+            password=where.password,
+            decode_responses=True,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            **options,
+        )
     return aioredis.Redis.from_url(
         url,
         decode_responses=True,
@@ -350,9 +374,7 @@ class RedisStore:
             raise StoreError(f"redis store {self._where()}: {error}") from error
 
     def _where(self) -> str:
-        # The URL without a password, for logs.
-        kwargs = self._redis.connection_pool.connection_kwargs
-        return f"{kwargs.get('host')}:{kwargs.get('port')}/{kwargs.get('db')}"
+        return shown(self.url)  # without its password: it goes into logs
 
 
 class _WrongType(StoreError):
