@@ -434,3 +434,44 @@ async def test_after_an_outage_a_page_at_the_other_process_never_rolls_the_table
     await newcomer.close()
     await play_to_the_end(players, 180)
     await close_all(players)
+
+
+def leases_taken_since(cluster: Cluster, index: int, lines_before: int) -> int:
+    return sum(
+        1 for line in logged(cluster, index)[lines_before:] if line["event"] == "lease_taken"
+    )
+
+
+async def test_an_owner_that_dies_and_comes_back_moves_its_table_once_each_way(
+    cluster: Cluster,
+) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 6)
+    await asyncio.sleep(1.0)  # saved
+    owner = index_of(lease_holder(cluster, code))
+    other = 1 - owner
+    seen = [len(logged(cluster, index)) for index in (0, 1)]
+
+    cluster.kill(owner, signal.SIGKILL)
+    for player in players:
+        await until(lambda p=player: back(p), f"{player.name} back")  # type: ignore[misc]
+    assert index_of(lease_holder(cluster, code)) == other
+    await asyncio.to_thread(cluster.start_app, owner)
+    # One page refreshes: nginx sends it to the process that is back, and the table follows.
+    refreshed = Player(cluster.url, code, players[0].name)
+    refreshed.token = players[0].token
+    await players[0].close()
+    await refreshed.connect()
+    players[0] = refreshed
+    await until(lambda: lease_holder(cluster, code) == f"node-{owner + 1}", "the table back")
+    for player in players[1:]:
+        await until(lambda p=player: back(p, 3), f"{player.name} back again")  # type: ignore[misc]
+    await asyncio.sleep(3.0)  # any further move would show by now
+    # Taken by the other process when the owner died, taken back once when it returned.
+    assert leases_taken_since(cluster, other, seen[other]) == 1
+    assert leases_taken_since(cluster, owner, seen[owner]) == 1  # its log goes on after a restart
+    assert all(player.drops <= 2 for player in players[1:]), [p.drops for p in players]
+    after = await settled(players)
+    assert cards_held(after) == 52
+    await play_to_the_end(players, 180)
+    await close_all(players)
