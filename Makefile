@@ -31,6 +31,7 @@ test: lint typecheck jslint jstest pytest
 check: lint typecheck jslint jstest unit
 
 lint: $(STAMP)
+	$(UV) lock --check --quiet
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 

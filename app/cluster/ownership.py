@@ -41,12 +41,12 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import StoreError
@@ -61,8 +61,6 @@ LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): res
 # different rates (well under 1%) and a pause between the check and the judging itself.
 MARGIN_SHARE = 0.2
 MARGIN_MIN_SECONDS = 0.5
-# The process's clock: every time read of this module goes through it (a test's clock too).
-Clock = Callable[[], float]
 
 TableCallback = Callable[[str], Awaitable[None]]
 
@@ -104,12 +102,14 @@ class Ownership:
         *,
         renew_seconds: float = RENEW_SECONDS,
         namespace: str = "slapjack",
-        clock: Clock = time.monotonic,
+        clock: Clock = REAL_TIME,
     ) -> None:
         self.store, self.node, self.metrics = store, node, metrics
         self.lease_seconds, self.renew_seconds = lease_seconds, renew_seconds
         self.judge_seconds = judge_seconds(lease_seconds)
         self.namespace = namespace
+        # The app's clock (app/ops/clock.py): renewals come on it, and a lease is ours until
+        # its time says not.
         self.clock = clock
         # Set by whoever serves the tables (app/cluster/node.py); both run before the lease goes.
         self.on_lost: TableCallback = _nothing
@@ -132,7 +132,7 @@ class Ownership:
         """This process may judge the table right now: its lease was confirmed recently
         enough that nobody can have taken it over."""
         confirmed = self._confirmed.get(code)
-        return confirmed is not None and self.clock() - confirmed < self.judge_seconds
+        return confirmed is not None and self.clock.now() - confirmed < self.judge_seconds
 
     def token(self, code: str) -> int | None:
         """The fencing token of our lease of the table (None: not ours)."""
@@ -182,9 +182,9 @@ class Ownership:
         stand still for a whole lease (nobody is asked to hand it over)."""
         watched = self._watched.get(code)
         over = None
-        if watched is not None and self.clock() - watched[1] >= self.lease_seconds:
+        if watched is not None and self.clock.now() - watched[1] >= self.lease_seconds:
             over = watched[0]
-        sent = self.clock()
+        sent = self.clock.now()
         try:
             lease = await self.store.take_lease(code, self.node, over)
         except StoreError:
@@ -192,7 +192,7 @@ class Ownership:
             raise
         if lease.node != self.node:
             if watched is None or watched[0] != lease:
-                self._watched[code] = (lease, self.clock())  # from when we saw it: after it
+                self._watched[code] = (lease, self.clock.now())  # from when we saw it: after it
             return False
         self._watched.pop(code, None)
         self._tokens[code], self._confirmed[code] = lease.token, sent
@@ -210,7 +210,7 @@ class Ownership:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
         hand it over (or, if it is dead, once its lease stood still for `lease_seconds`).
         False if not ours within `wait_seconds`. StoreError if Redis cannot be reached."""
-        deadline = self.clock() + wait_seconds
+        deadline = self.clock.now() + wait_seconds
         asked: tuple[str, float] | None = None  # the holder asked, and when
         released = self._released.setdefault(code, asyncio.Event())
         self._claiming.add(code)
@@ -220,7 +220,7 @@ class Ownership:
                     return True
                 watched = self._watched.get(code)
                 holder = None if watched is None else watched[0].node
-                now = self.clock()
+                now = self.clock.now()
                 if holder is not None and (
                     asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS
                 ):
@@ -231,6 +231,7 @@ class Ownership:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
                 released.clear()
+                # Redis is asked again every POLL_SECONDS of real time (an I/O poll).
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(released.wait(), min(POLL_SECONDS, left))
         finally:
@@ -262,7 +263,7 @@ class Ownership:
     async def _renew_forever(self) -> None:
         while True:
             unsure = any(not self.holds(code) for code in self._tokens)
-            await asyncio.sleep(RETRY_SECONDS if unsure else self.renew_seconds)
+            await self.clock.sleep(RETRY_SECONDS if unsure else self.renew_seconds)
             await self.renew_all()
 
     async def renew_all(self) -> None:
@@ -273,7 +274,7 @@ class Ownership:
         tokens = dict(self._tokens)
         if not tokens:
             return
-        sent = self.clock()
+        sent = self.clock.now()
         script = self.store.renew_script()
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
@@ -307,7 +308,7 @@ class Ownership:
         token = self._tokens.get(code)
         if token is None:
             return False
-        sent = self.clock()
+        sent = self.clock.now()
         if not await self.store.renew_lease(code, self.node, token):
             return False
         if self._tokens.get(code) == token:

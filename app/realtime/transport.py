@@ -23,6 +23,9 @@ with the guards every frame passes before any handler of ours sees it.
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
   unknown_event and reaches no handler: a client-sent `connect` re-ran the connect handler.
+
+Every name of python-engineio and python-socketio used here beyond their documented API is
+in app/realtime/internals.py, which a test checks against what is installed.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
 
 import engineio
@@ -48,11 +50,10 @@ from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.eager import Resumed, first_step
-from app.realtime.limits import TokenBucket
+from app.realtime.guards import RESERVED_EVENTS, FrameBudget, FrameGuards
 from app.realtime.outgoing import Assembled, to_json
 from app.realtime.queues import LeanQueue, Outbox
-from app.realtime.serving import LeanWebSocket
-from app.wire.protocol import ErrorCode, ProtocolError, ack
+from app.realtime.serving import Flushes, LeanWebSocket
 
 # How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
 # this much later than python-engineio's own timing would.
@@ -63,27 +64,11 @@ EVENT_TYPE = str(packet.EVENT)  # "2": a Socket.IO packet's type, its first char
 DIGITS = frozenset("0123456789")
 NOOP = engineio_packet.Packet(engineio_packet.NOOP)
 
-# Event names Socket.IO gives a meaning of its own; never a client's to send.
-RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
-# At most this many "frame_refused" log lines a second for the whole server (burst 10):
-# a flood of bad frames must not become a flood of log lines.
-REFUSAL_LOG_RATE = 1.0
-REFUSAL_LOG_BURST = 10
 # Where orjson's integers end (int64) and floats begin: a frame with a run of this many
 # digits (an ack id or a number) is left to python-socketio's decoder.
 LONG_NUMBER = re.compile(r"[0-9]{19}")
 # An EVENT in the default namespace, its ack id (if any) and the start of its data.
 PLAIN_EVENT = re.compile(r"2([0-9]*)\[")
-
-
-@dataclass(eq=False, slots=True)
-class FrameBudget:
-    """One connection's allowance of incoming frames."""
-
-    bucket: TokenBucket
-    refused_in_a_row: int = 0
-    cut_off: bool = False
-    address: str = "unknown"
 
 
 class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
@@ -153,6 +138,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             return
         self.connected = self.upgraded = True
         writer = asyncio.ensure_future(self._write(ws, outbox))
+        wire.flushes = self.server.flushes
         outbox.wire = wire
         wire.listener = self._heard
         try:
@@ -266,6 +252,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
         self._pings: deque[tuple[float, GameSocket]] = deque()
         self._pongs: deque[tuple[float, GameSocket, float]] = deque()
+        self.flushes = Flushes()  # what every websocket of this server wrote this loop pass
 
     # ---- pings: one sweep for every connection ----------------------------------------
     # python-engineio gives each connection a task per ping (sleeping ping_interval) and
@@ -468,13 +455,11 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             wire.abort_if_stuck()
 
 
-class GameServer(socketio.AsyncServer):  # type: ignore[misc]
+class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
     """python-socketio's server, every incoming frame checked before it is dispatched."""
 
     def __init__(self, settings: Settings, metrics: Metrics, **options: Any) -> None:
-        self.settings, self.metrics = settings, metrics
-        self._budgets: dict[str, FrameBudget] = {}
-        self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
+        self.guard(settings, metrics)
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # Each message is started where it is read (GameEngineIO.on_message, for
         # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
@@ -484,13 +469,13 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         super().__init__(**{**options, "async_handlers": False})
         self.eio.async_handlers = True
         self.eio.send_queue_limit = settings.send_queue_limit
+        self.queue_text = self.eio.queue_text  # app/realtime/outgoing.py's send, per recipient
 
     def _engineio_server_class(self) -> type[GameEngineIO]:
         return GameEngineIO
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
-        bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
-        self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        self.budget_for(eio_sid, environ)
         # The connect request's body reader: python-engineio's ASGI driver makes a class for
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).
@@ -543,9 +528,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 return self._malformed(eio_sid, budget, "bad_event")
             event = args[0]
             if event in RESERVED_EVENTS:
-                self.metrics.handled("unknown")
-                error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {event!r}")
-                return self._answer(eio_sid, namespace, pkt_id, error)
+                return self._refuse_reserved(eio_sid, namespace, pkt_id, event)
             client_event = self._catch_all(namespace, event)
             if client_event is None:
                 await self._handle_event(eio_sid, namespace, pkt_id, args)
@@ -636,14 +619,6 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         # this same text: an Engine.IO MESSAGE, then the Socket.IO ACK.
         self.eio.queue_text(eio_sid, f"{engineio_packet.MESSAGE}{packet.ACK}{where}{id}{text}")
 
-    def _answer(self, eio_sid: str, namespace: str | None, id: Any, error: ProtocolError) -> None:
-        self.metrics.refused(error.code.value)
-        if id is not None:
-            self._queue_packet(eio_sid, self._ack_packet(namespace, id, [ack(error)]))
-
-    def _ack_packet(self, namespace: str | None, id: Any, data: list[Any]) -> Any:
-        return self.packet_class(packet.ACK, namespace=namespace, id=id, data=data)
-
     def _queue_packet(self, eio_sid: str, pkt: Any) -> None:
         """python-socketio's `_send_packet`, which never waits with our Engine.IO server
         (its `send_packet` only queues): each encoded part as an Engine.IO MESSAGE."""
@@ -653,47 +628,5 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 eio_sid, engineio_packet.Packet(engineio_packet.MESSAGE, data=part)
             )
 
-    def _over_budget(
-        self, eio_sid: str, budget: FrameBudget, kind: int, namespace: str | None, id: Any
-    ) -> None:
-        budget.refused_in_a_row += 1
-        if budget.refused_in_a_row >= self.settings.flood_cutoff:
-            return self._cut_off(eio_sid, budget, "rate_limited")
-        if kind == packet.EVENT:
-            error = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
-            self._answer(eio_sid, namespace, id, error)
-
-    def _malformed(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
-        budget.refused_in_a_row += 1
-        if budget.refused_in_a_row >= self.settings.flood_cutoff:
-            return self._cut_off(eio_sid, budget, why)
-        self._log_refusal(why, eio_sid, budget, cut_off=False)
-
-    def _cut_off(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
-        """The transport, not just the namespace, closes: the client must start over."""
-        budget.cut_off = True
-        self._log_refusal(why, eio_sid, budget, cut_off=True)
-        self.start_background_task(self.eio.hang_up, eio_sid)
-
-    def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
-        self.metrics.frames_refused.labels(why).inc()
-        # A cut-off is always told (once per connection, and connections are limited).
-        if cut_off or self._log_allowance.take(time.monotonic()):
-            log_event(
-                "frame_refused",
-                level=logging.WARNING,
-                why=why,
-                cut_off=cut_off,
-                sid=eio_sid,
-                address=budget.address,
-            )
-
-
-def client_address(environ: dict[str, Any]) -> str:
-    """The client's address as uvicorn saw it, after its trusted-proxy rules (the ASGI
-    scope's client). python-engineio's REMOTE_ADDR is always 127.0.0.1 under ASGI."""
-    scope = environ.get("asgi.scope") or {}
-    client = scope.get("client")
-    if client:
-        return str(client[0])
-    return "unknown"
+    async def hang_up(self, eio_sid: str) -> None:
+        await self.eio.hang_up(eio_sid)

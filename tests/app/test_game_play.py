@@ -2,7 +2,11 @@
 
 import asyncio
 
+import pytest
 from app_harness import Client, Server, autoplay, cards_held, check_refusals, close_all, join
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def start_game(

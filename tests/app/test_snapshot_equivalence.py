@@ -120,6 +120,8 @@ def random_rules(rng: random.Random) -> Rules:
         collect_seconds=rng.choice([0.0, 1.0, 2.5]),
         trigger_timeout=rng.choice([0.0, 2.0, 8.0]),
         shuffle_taken=rng.random() < 0.3,
+        after_take=rng.choice(["winner", "left_of_winner"]),
+        tie_window_ms=rng.choice([0, 0, 30]),
     )
 
 

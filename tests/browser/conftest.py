@@ -10,6 +10,7 @@ import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, async_playwright
@@ -66,16 +67,29 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("the server did not answer /healthz in 30 s")
 
 
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line(
+        "markers", "transports(*names): run once on a server of each transport named"
+    )
+
+
+def pytest_generate_tests(metafunc: Any) -> None:
+    marker = metafunc.definition.get_closest_marker("transports")
+    if marker is not None and "base_url" in metafunc.fixturenames:
+        metafunc.parametrize("base_url", marker.args, indirect=True, scope="session")
+
+
 @pytest.fixture(scope="session")
-def base_url() -> Iterator[str]:
-    """The app served by a real uvicorn on a free loopback port, as `make run` would."""
+def base_url(request: Any) -> Iterator[str]:
+    """The app served as `make run` serves it (`python -m app`) on a free loopback port, on
+    the transport (SLAPJACK_TRANSPORT) a test marked `transports` asks for, else `lean`."""
     vendor = ROOT / "static" / "vendor" / "socket.io.esm.min.js"
     assert vendor.exists(), "run `make pytest` (or `make run`) to install the Socket.IO client"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, **FAST_SETTINGS, "SLAPJACK_HOST": "127.0.0.1", "SLAPJACK_PORT": str(port)}
-    command = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--log-level", "warning"]
+    env["SLAPJACK_TRANSPORT"] = getattr(request, "param", "lean")
+    command = [sys.executable, "-m", "app"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
     try:
         wait_until_healthy(url, process)
