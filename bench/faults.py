@@ -22,6 +22,7 @@ full play:
 
 and prints, per fault:
 - play gap: the longest time between two moves the server accepted, around the fault (s);
+- again: from Redis (or the process) being back to the first move accepted after it (s);
 - moves lost: moves the server accepted (an ok ack) that the table does not have any more
   (its version went back below them);
 - versions back: the most any page saw the table's version go backwards;
@@ -231,10 +232,12 @@ async def run_fault(cluster: Cluster, fault: str, outage: float) -> dict[str, An
         owner = owner_index(cluster, code)
         wall, started = time.time(), time.monotonic()
         drops = sum(p.drops for p in pages)
+        answering = started
         if fault.startswith("redis-stopped"):
             await asyncio.to_thread(cluster.stop_redis)
             await asyncio.sleep(outage)
             await asyncio.to_thread(cluster.start_redis)
+            answering = time.monotonic()
             if fault == "redis-stopped-direct":
                 tv = Page(cluster.app_url(1 - owner), code, "TV", come_back=False)
                 extra.append(tv)
@@ -243,10 +246,12 @@ async def run_fault(cluster: Cluster, fault: str, outage: float) -> dict[str, An
             await asyncio.to_thread(cluster.hang_redis)
             await asyncio.sleep(outage)
             await asyncio.to_thread(cluster.wake_redis)
+            answering = time.monotonic()
         elif fault == "owner-killed":
             await asyncio.to_thread(cluster.kill, owner, signal.SIGKILL)
             await asyncio.sleep(outage)
             await asyncio.to_thread(cluster.start_app, owner)
+            answering = time.monotonic()
             await pages[0].close()  # a page refreshes
             pages[0] = Page(cluster.url, code, pages[0].name, token=pages[0].token)
             await pages[0].connect()
@@ -254,6 +259,7 @@ async def run_fault(cluster: Cluster, fault: str, outage: float) -> dict[str, An
             await asyncio.to_thread(cluster.kill, owner, signal.SIGSTOP)
             await asyncio.sleep(outage)
             await asyncio.to_thread(cluster.kill, owner, signal.SIGCONT)
+            answering = time.monotonic()
             await pages[0].close()
             pages[0] = Page(cluster.url, code, pages[0].name, token=pages[0].token)
             await pages[0].connect()
@@ -261,6 +267,8 @@ async def run_fault(cluster: Cluster, fault: str, outage: float) -> dict[str, An
         ended = time.monotonic()
         figures = measure(pages, started - 3.0, ended)
         figures["owner_changes"] = leases_taken(cluster, wall)
+        after = [when for p in pages for when, _ in p.accepted if when >= answering]
+        figures["resumed"] = min(after, default=float("nan")) - answering
         figures["drops"] = sum(p.drops for p in pages) - drops
         figures["paused_notices"] = sum(
             1 for p in pages for when, kind in p.notices if kind == "paused" and when >= started
@@ -288,13 +296,14 @@ async def main() -> None:
     parser.add_argument("--outage", type=float, default=10.0, help="seconds (default 10)")
     parser.add_argument("--faults", default=",".join(FAULTS))
     args = parser.parse_args()
-    print(f"{'fault':22} {'outage s':>8} {'gap s':>6} {'lost':>5} {'back':>5} "
+    print(f"{'fault':22} {'outage s':>8} {'gap s':>6} {'again s':>7} {'lost':>5} {'back':>5} "
           f"{'owners':>6} {'drops':>5} {'paused':>6} {'moves':>5}")  # fmt: skip
     for fault in args.faults.split(","):
         with Cluster(processes=2, env=SETTINGS, workdir=Path(tempfile.mkdtemp())) as cluster:
             f = await run_fault(cluster, fault, args.outage)
         print(
-            f"{fault:22} {args.outage:8.1f} {f['gap']:6.2f} {f['lost']:5d} {f['back']:5d} "
+            f"{fault:22} {args.outage:8.1f} {f['gap']:6.2f} {f['resumed']:7.2f} {f['lost']:5d} "
+            f"{f['back']:5d} "
             f"{f['owner_changes']:6d} {f['drops']:5d} {f['paused_notices']:6d} {f['moves']:5d}",
             flush=True,
         )
