@@ -204,21 +204,23 @@ def measure(pages: list[Page], started: float, ended: float) -> dict[str, Any]:
     accepted = sorted(a for p in pages for a in p.accepted if started <= a[0] <= ended)
     times = [when for when, _ in accepted]
     gap = max((b - a for a, b in itertools.pairwise(times)), default=ended - started)
-    back, lowest_after_drop = 0, None
+    # A version going backwards: the table came back from an older save. The moves lost are
+    # those accepted before that moment numbered at or above the one it came back at (an
+    # upper bound: a restored table numbers its own first change, the people it lost).
+    back, lowest, first_seen = 0, None, None
     for page in pages:
         seen = 0
         for when, version, _ in page.states:
-            if when < started or when > ended:
-                seen = max(seen, version) if when < started else seen
-                continue
-            if version < seen:
+            if when > ended:
+                break
+            if when >= started and version < seen:
                 back = max(back, seen - version)
-                low = version if lowest_after_drop is None else min(lowest_after_drop, version)
-                lowest_after_drop = low
+                lowest = version if lowest is None else min(lowest, version)
+                first_seen = when if first_seen is None else min(first_seen, when)
             seen = max(seen, version)
     lost = 0
-    if lowest_after_drop is not None:
-        lost = sum(1 for _, version in accepted if version > lowest_after_drop)
+    if lowest is not None and first_seen is not None:
+        lost = sum(1 for when, version in accepted if when < first_seen and version >= lowest)
     return {"gap": gap, "lost": lost, "back": back, "moves": len(accepted)}
 
 

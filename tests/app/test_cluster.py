@@ -25,6 +25,7 @@ import httpx
 import pytest
 import redis as sync_redis
 import socketio
+import yaml
 from app_harness import (
     Client,
     cards_held,
@@ -37,7 +38,7 @@ from app_harness import (
 )
 
 from app.tables.table import Table
-from deploy.cluster import Cluster
+from deploy.cluster import ROOT, Cluster
 
 pytestmark = pytest.mark.cluster
 
@@ -475,3 +476,33 @@ async def test_an_owner_that_dies_and_comes_back_moves_its_table_once_each_way(
     assert cards_held(after) == 52
     await play_to_the_end(players, 180)
     await close_all(players)
+
+
+async def test_stopping_the_cluster_saves_every_table_before_redis_stops(
+    cluster: Cluster,
+) -> None:
+    code, players = await a_game_through_nginx(cluster)
+    await play(players, 6)
+    last = await settled(players)
+    owner = index_of(lease_holder(cluster, code))
+    await close_all(players)
+    await asyncio.to_thread(cluster.stop)  # the apps first, then nginx and Redis
+    events = [line["event"] for line in logged(cluster, owner)]
+    assert "tables_saved" in events and "tables_not_saved" not in events, events
+    await asyncio.to_thread(cluster.start_redis)  # its append-only file read back
+    try:
+        assert stored(cluster, code)["version"] >= last["version"]
+    finally:
+        await asyncio.to_thread(cluster.stop_redis)
+
+
+def test_compose_stops_the_apps_before_redis() -> None:
+    # Compose stops a service's dependants before the service: every app depends on Redis
+    # (started once it answers), so each writes its tables while Redis is still there.
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.cluster.yaml").read_text())
+    apps = [name for name in compose["services"] if name.startswith("app")]
+    assert apps
+    for name in apps:
+        depends = compose["services"][name]["depends_on"]
+        assert depends["redis"]["condition"] == "service_healthy", depends
+    assert "healthcheck" in compose["services"]["redis"]
