@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ping_timeout=settings.ping_timeout_seconds,
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
-    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA)
+    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA, damaged=settings.store_damaged)
     # On Redis, a cluster node (app/cluster/node.py): tables served under a lease, saves fenced.
     cluster = cluster_node(store, settings, sio, metrics, clock)
     rooms = Rooms(

@@ -216,9 +216,19 @@ class Settings(BaseSettings):
         description="Where tables are kept so that a restart, a deploy or a crash loses no "
         "game: `sqlite:///PATH` (a SQLite file; three slashes: relative to the working "
         "directory, four: absolute; the Docker image sets `sqlite:////data/slapjack.db`), "
-        "`redis://HOST:PORT/DB` (Redis, which also turns the cluster on), or `memory` "
-        "(nowhere: gone with the process). A store that cannot be reached at start stops the "
-        "server.",
+        "`redis://[:PASSWORD@]HOST:PORT/DB` (Redis, which also turns the cluster on; "
+        "`rediss://` with TLS, `redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE/DB` "
+        "through Redis Sentinel: docs/operations.md), or `memory` (nowhere: gone with the "
+        "process). A store that cannot be reached at start stops the server.",
+    )
+    store_damaged: Literal["move", "refuse"] = Field(
+        default="move",
+        description="A SQLite file that is no database, or a damaged one (`PRAGMA quick_check` "
+        "at start): `move` renames it (and its `-wal`, `-shm`) to its name with the time added, "
+        "`slapjack.db.damaged-20260101T120000Z`, logs `store_damaged` (critical, with both "
+        "paths) and starts with an empty store; `refuse` does not start (`store_unavailable`), "
+        "as with a store that cannot be opened. A zero-length file is logged "
+        "(`store_file_empty`) and used as an empty store.",
     )
     save_seconds: float = Field(
         default=0.5,

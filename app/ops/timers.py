@@ -51,6 +51,10 @@ class _Armed:
         self.generation = generation
 
 
+def _always() -> bool:
+    return True
+
+
 class Timers:
     def __init__(self, lock: asyncio.Lock, clock: Clock) -> None:
         self._lock = lock
@@ -58,6 +62,9 @@ class Timers:
         self._handles: dict[str, _Armed] = {}
         self._generation: defaultdict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
+        # Asked before each job, under the lock: False skips it (a paused room, whose owner
+        # sets every timer again from its state when it goes on).
+        self.gate: Callable[[], bool] = _always
 
     def at(self, name: str, when: float, job: Job) -> None:
         """Runs `job(now)` at the clock's time `when` (at once if past), replacing `name`."""
@@ -106,7 +113,7 @@ class Timers:
 
     async def _run(self, name: str, generation: int, job: Job, now: float) -> None:
         async with self._lock:
-            if self._generation[name] == generation:
+            if self._generation[name] == generation and self.gate():
                 await job(now)
 
     def _done(self, task: asyncio.Task[None]) -> None:

@@ -39,7 +39,7 @@ from app.stores import (
 from app.stores.saver import Saver
 from app.tables.bots import Bot, Plan
 from app.tables.commands import HANDLERS
-from app.tables.events import AppEvent, EventDict
+from app.tables.events import AppEvent, EventDict, Paused, Resumed
 from app.tables.table import (
     JOURNAL_SCHEMA,
     Action,
@@ -56,7 +56,7 @@ from app.tables.table import (
 )
 from app.tables.views import ViewParts, Views
 from app.wire.errors import ErrorCode, ProtocolError
-from app.wire.protocol import COMMANDS, PING, WELCOME, Ack, Message, Slap, ack
+from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
@@ -233,6 +233,12 @@ class Room:
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._judging: Judging | None = None  # lag-fair slaps waiting for their window
         self._timers = Timers(self.lock, clock)
+        # In a cluster (app/cluster/node.py): whether this process may judge the table now.
+        # When it may not, the room pauses: the table stays here, whole, judged by nobody.
+        self.judge_gate: Callable[[], bool] | None = None
+        self.paused = False
+        self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
+        self._timers.gate = self.may_judge
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = clock.now() + settings.unused_room_seconds
@@ -331,6 +337,50 @@ class Room:
             self._timers.cancel_all()
             self._answer_held_slaps()  # a lag-fair window that will not close here
 
+    # ---- a pause: nobody may judge the table for now (a cluster's lease unconfirmed) ---
+
+    def may_judge(self) -> bool:
+        """Whether the table may change now; a room whose judge gate says no pauses."""
+        if self.paused:
+            return False
+        gate = self.judge_gate
+        if gate is None or gate():
+            return True
+        self.pause()
+        return False
+
+    def pause(self) -> None:
+        """Stops judging, keeping everything in memory and every connection open: no
+        action is judged and no timer runs until `resume`; everyone is told."""
+        if self.paused or self.closed:
+            return
+        self.paused = True
+        self._timers.cancel_all()
+        self._answer_held_slaps(ErrorCode.PAUSED)
+        log_event("room_paused", room=self.code, version=self.table.version)
+        self._notice(Paused())
+
+    def resume(self) -> None:
+        """Judging goes on (call it under the lock): the timers are set again from the
+        table's state, and everyone is told."""
+        if not self.paused or self.closed:
+            return
+        self.paused = False
+        now = self.clock.now()
+        gone, self._gone_while_paused = self._gone_while_paused, {}
+        for person_id, left in gone.items():
+            if person_id not in self._sid_of:  # not back meanwhile
+                self._apply(self.table.drop(person_id, now, left=left), now)
+        self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
+        log_event("room_resumed", room=self.code, version=self.table.version)
+        self._notice(Resumed())
+
+    def _notice(self, event: Paused | Resumed) -> None:
+        """An `event` message of its own to everyone connected (no version: no change)."""
+        message = Encoded.of(EVENT, event.to_dict())
+        for sid in self._people_by_sid:
+            self.transport.send(message, sid)
+
     # ---- reading (the table's fields, for the pages and the tests) ---------------------
 
     @property
@@ -419,6 +469,8 @@ class Room:
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
+            if not self.may_judge():  # the page tries again by itself, soon
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the table is paused: try again")
             now = self.clock.now()
             joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
             person = joined.person
@@ -441,6 +493,9 @@ class Room:
                 return  # replaced by a newer connection: the person is still here
             del self._sid_of[person_id]
             if self.closed:
+                return
+            if not self.may_judge():
+                self._gone_while_paused[person_id] = left  # recorded when it goes on
                 return
             self._apply(self.table.drop(person_id, now, left=left), now)
 
@@ -466,7 +521,12 @@ class Room:
         try:
             person_id = self._people_by_sid.get(sid)
             held = None
-            if isinstance(message, Slap) and person_id is not None and not self.closed:
+            if (
+                isinstance(message, Slap)
+                and person_id is not None
+                and not self.closed
+                and self.may_judge()
+            ):
                 held = self._hold_for_judging(person_id, message.pile_id, now)
             if held is None:
                 return self._act_now(sid, person_id, event, message, now)
@@ -482,6 +542,8 @@ class Room:
         try:
             if self.suspended:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting")
+            if not self.closed and not self.may_judge():
+                raise ProtocolError(ErrorCode.PAUSED, "the table is paused: try again soon")
             if person_id is None or self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
             if event == "flip":
@@ -639,12 +701,14 @@ class Room:
             # Flips may go on: the judging no longer holds them.
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
-    def _answer_held_slaps(self) -> None:
-        """The room closes with slaps held: their senders are told, not left waiting."""
+    def _answer_held_slaps(self, why: ErrorCode = ErrorCode.NO_ROOM) -> None:
+        """The room closes (or pauses) with slaps held: their senders are told, not left
+        waiting."""
         judging, self._judging = self._judging, None
+        words = "room closed" if why is ErrorCode.NO_ROOM else "the table is paused"
         for slap in judging.slaps if judging is not None else []:
             if slap.answer is not None and not slap.answer.done():
-                slap.answer.set_result(ack(ProtocolError(ErrorCode.NO_ROOM, "room closed")))
+                slap.answer.set_result(ack(ProtocolError(why, words)))
 
     async def _ping(self, now: float) -> None:
         """Measures each connection's round trip while the room judges lag-fair: an

@@ -31,6 +31,7 @@ from app.tables.lag import LagMeter
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from engine import Game, IllegalAction, Rules
+from engine.cards import full_deck
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
 from engine.views import player_view
 
@@ -682,6 +683,13 @@ class Table:
         table.game = None if game is None else Game.from_dict(_game_times(game, now))
         if (table.game is None) != (phase == "lobby"):
             raise ValueError("a game is on in the playing and over phases only")
+        if table.game is not None:
+            # A table's games are dealt from whole decks, and no card ever leaves one: a
+            # card missing (a hand cut short, an edited file) is a damaged snapshot.
+            held = sum(table.game.hand_sizes) + len(table.game.pile)
+            decks = table.game.rules.decks
+            if held != len(full_deck(decks)):
+                raise ValueError(f"the game holds {held} cards, not all of {decks} deck(s)")
         return table
 
     @classmethod

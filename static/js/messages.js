@@ -35,6 +35,7 @@ const MESSAGES = {
   "error.too_many_rooms": "The server is full of tables right now. Try again later.",
   "error.too_large": "That was too much to send.",
   "error.collecting": "Wait: the pile is being collected",
+  "error.paused": "The table is paused for a moment. Try again when it goes on.",
   // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
@@ -67,6 +68,7 @@ const MESSAGES = {
   "status.title": "Connection: {status}",
   "offline.reconnecting": "Connection lost, reconnecting...",
   "status.restarting": "Server restarting: back in a moment",
+  "status.paused": "Table paused: the server is reaching its store. Play goes on by itself.",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
