@@ -31,12 +31,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from app.cluster.ownership import Ownership
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
@@ -104,10 +104,18 @@ class ClusterStore:
 
 
 class ClusterNode:
-    def __init__(self, redis: RedisStore, settings: Settings, sio: Any, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        redis: RedisStore,
+        settings: Settings,
+        sio: Any,
+        metrics: Metrics,
+        clock: Clock = REAL_TIME,
+    ) -> None:
         self.redis, self.settings, self.sio, self.metrics = redis, settings, sio, metrics
+        self.clock = clock  # the app's: the rooms' clock, the leases' and the saving round's
         self.node = settings.node_id
-        self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics)
+        self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics, clock=clock)
         self.ownership.on_lost = self._lost
         self.ownership.on_hand_over = self._hand_over
         self.store = ClusterStore(redis, self.ownership)
@@ -165,7 +173,7 @@ class ClusterNode:
 
     async def _save_changed(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.save_seconds)
+            await self.clock.sleep(self.settings.save_seconds)
             for code in self.ownership.held():
                 room = self.rooms.get(code)
                 moving = self._moving.get(code)
@@ -308,7 +316,7 @@ class ClusterNode:
                         continue
                     table = Table(code, rules, policy(self.settings))
                     table.lag_fair = lag_fair
-                    await self.redis.save_fenced(code, self.node, table.to_dict(time.monotonic()))
+                    await self.redis.save_fenced(code, self.node, table.to_dict(self.clock.now()))
                 finally:
                     await self.redis.release_lease(code, self.node)
                 log_event("room_opened", room=code, rules=table.rules_shown(), node=self.node)
@@ -335,7 +343,7 @@ class ClusterNode:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
         if snapshot is None:
             return None
-        table = table_from_snapshot(snapshot, time.monotonic(), policy(self.settings))
+        table = table_from_snapshot(snapshot, self.clock.now(), policy(self.settings))
         return {
             "code": code,
             "phase": table.phase,
@@ -346,10 +354,10 @@ class ClusterNode:
 
 
 def cluster_node(
-    store: object, settings: Settings, sio: Any, metrics: Metrics
+    store: object, settings: Settings, sio: Any, metrics: Metrics, clock: Clock = REAL_TIME
 ) -> ClusterNode | None:
     """A cluster node when the store is Redis (every process on it may serve any table),
     else None: SQLite and memory serve one process."""
     if isinstance(store, RedisStore):
-        return ClusterNode(store, settings, sio, metrics)
+        return ClusterNode(store, settings, sio, metrics, clock)
     return None

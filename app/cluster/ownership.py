@@ -10,7 +10,8 @@
 
 One owner per table: a process judges a table only while it holds `slapjack:lease:CODE`
 (SET NX PX, app/stores/redis.py), renewed about every second and expiring after
-`lease_seconds`. `holds` is checked against the local monotonic clock: the lease is ours until
+`lease_seconds`. `holds` is checked against the local clock (the app's, app/ops/clock.py,
+monotonic): the lease is ours until
 `lease_seconds` after the last renewal *was sent*, so a process that was paused (SIGSTOP, a
 long GC, a swapped-out VM) knows on waking that it may have lost the table before Redis says
 so, and stops judging at once. The store refuses its saves anyway (fenced writes).
@@ -28,13 +29,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import StoreError
@@ -92,19 +93,24 @@ class Ownership:
         *,
         renew_seconds: float = RENEW_SECONDS,
         namespace: str = "slapjack",
+        clock: Clock = REAL_TIME,
     ) -> None:
         self.store, self.node, self.metrics = store, node, metrics
+        # The app's clock: renewals come on it, and a lease is ours until its time says not
+        # (a test turns it past a lease to stand for a paused process). Redis's own expiry
+        # runs on Redis's clock, which is why a lease ends here first (`holds`).
+        self.clock = clock
         self.lease_seconds, self.renew_seconds = lease_seconds, renew_seconds
         self.ttl_ms = max(1, round(lease_seconds * 1000))
         self.namespace = namespace
         # Set by whoever serves the tables (app/cluster/node.py); both run before the lease goes.
         self.on_lost: TableCallback = _nothing
         self.on_hand_over: TableCallback = _nothing
-        self._valid_until: dict[str, float] = {}  # code -> monotonic time our lease surely ends
+        self._valid_until: dict[str, float] = {}  # code -> when our lease surely ends
         self._saved_version: dict[str, int] = {}  # code -> the version of our last save
         # While Redis cannot be reached nobody can take a lease either: tables go on from
         # memory as long as this process keeps trying (its renewal loop is alive, so it was
-        # not paused). The monotonic time of the last renewal round that found Redis away:
+        # not paused). The time of the last renewal round that found Redis away:
         self._unreachable_at: float | None = None
         self._claiming: set[str] = set()  # taking the lease now: a hand-over request waits
         self._released: dict[str, asyncio.Event] = {}  # code -> set when its holder lets go
@@ -123,7 +129,7 @@ class Ownership:
         until = self._valid_until.get(code)
         if until is None:
             return False
-        now = time.monotonic()
+        now = self.clock.now()
         if now < until:
             return True
         away = self._unreachable_at
@@ -175,7 +181,7 @@ class Ownership:
 
     async def take(self, code: str) -> bool:
         """Takes the table's lease if nobody holds it (nobody is asked to hand it over)."""
-        sent = time.monotonic()
+        sent = self.clock.now()
         if not await self.store.acquire_lease(code, self.node, self.ttl_ms):
             return False
         self._valid_until[code] = sent + self.lease_seconds
@@ -187,7 +193,7 @@ class Ownership:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
         hand it over (or, if it is dead, once its lease expires). False if not ours within
         `wait_seconds`. StoreError if Redis cannot be reached."""
-        deadline = time.monotonic() + wait_seconds
+        deadline = self.clock.now() + wait_seconds
         asked: tuple[str, float] | None = None  # the holder asked, and when
         released = self._released.setdefault(code, asyncio.Event())
         self._claiming.add(code)
@@ -196,7 +202,7 @@ class Ownership:
                 if await self.take(code):
                     return True
                 holder = await self.store.lease_holder(code)
-                now = time.monotonic()
+                now = self.clock.now()
                 if holder is not None and (
                     asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS
                 ):
@@ -207,6 +213,8 @@ class Ownership:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
                 released.clear()
+                # Redis's lease runs out on Redis's clock: it is asked again every
+                # POLL_SECONDS of real time (an I/O poll, not the app's clock).
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(released.wait(), min(POLL_SECONDS, left))
         finally:
@@ -228,7 +236,7 @@ class Ownership:
 
     async def _renew_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.renew_seconds)
+            await self.clock.sleep(self.renew_seconds)
             await self.renew_all()
 
     async def renew_all(self) -> None:
@@ -238,7 +246,7 @@ class Ownership:
         codes = list(self._valid_until)
         if not codes:
             return
-        sent = time.monotonic()
+        sent = self.clock.now()
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for code in codes:

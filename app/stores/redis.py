@@ -12,7 +12,7 @@ Fencing: `save_fenced`/`delete_fenced` compare the lease with the caller's node 
 in one Lua script, which Redis runs atomically, so a process that lost its lease (paused,
 partitioned, its lease expired and taken by another) can never overwrite the new owner's table.
 
-Durability is Redis's own: a deployer turns on the append-only file (README).
+Durability is Redis's own: a deployer turns on the append-only file (docs/operations.md).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ one transaction by one trip to the thread: a trip and a commit cost far more tha
 The thread gives way to the event loop (`STORE_THREAD_NICE`): where the two share a core
 (one vCPU, every core busy, or a server pinned to one), a beat's commit is a few ms of
 SQLite's own work without the GIL, and at the same priority the kernel let it run on while
-the loop's flips and slaps waited (issue 16's benchmark: the collector's pauses read 3-6 ms
+the loop's flips and slaps waited (bench/load.py at 1,000 tables: the collector's pauses read 3-6 ms
 of wall time for 1 ms of work, and not at all with a store without a thread). At nice 10
 the loop takes the core back as soon as it has work. The thread still has a tenth of the
 weight of any other busy process, not nice 19's hundredth: with another process hogging the

@@ -19,6 +19,7 @@ import hashlib
 import math
 import secrets
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -50,8 +51,12 @@ BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clan
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
 # One play of the game as `Table.play` and `Table.tick` took it, in order: ("flip" or
-# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False).
-Move = tuple[str, int | None, int | None, float, bool]
+# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False); a slap told whom it
+# tied with (tie_window_ms) adds them: ("slap", seat, pile_id, at, False, [seats]).
+Move = (
+    tuple[str, int | None, int | None, float, bool]
+    | tuple[str, int | None, int | None, float, bool, list[int]]
+)
 
 
 def token_hash(token: str) -> str:
@@ -497,15 +502,30 @@ class Table:
         return Done(self.play(seat, action, pile_id, now))
 
     def play(
-        self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
+        self,
+        seat: int,
+        action: Action,
+        pile_id: int | None,
+        now: float,
+        *,
+        auto: bool = False,
+        tied_with: Sequence[int] = (),
     ) -> list[AppEvent]:
-        """Seat `seat` flips or slaps at `now`; the engine judges (IllegalAction: refused)."""
+        """Seat `seat` flips or slaps at `now`; the engine judges (IllegalAction: refused).
+        `tied_with`: the seats whose slaps the room judged tied with this one (the Room's
+        judging window, house rule tie_window_ms; see `Game.slap`)."""
         game = self.game
         if game is None:
             raise ProtocolError(ErrorCode.WRONG_PHASE, "no game is on")
         # Judged and applied in one synchronous engine call: a refusal changes nothing.
-        happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
-        self.moves.append((action, seat, pile_id, now, auto))
+        if action == "flip":
+            happened = game.flip(seat, now)
+        else:
+            happened = game.slap(seat, now, pile_id, tied_with=tied_with)
+        if tied_with:
+            self.moves.append((action, seat, pile_id, now, auto, sorted(tied_with)))
+        else:
+            self.moves.append((action, seat, pile_id, now, auto))
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
@@ -618,7 +638,7 @@ class Table:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
         table.version = int(data["version"])
-        table.lag_fair = bool(data.get("lag_fair", False))  # absent before issue 14
+        table.lag_fair = bool(data.get("lag_fair", False))  # absent from older snapshots
         phase = data["phase"]
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")
@@ -690,9 +710,16 @@ class Table:
         return cls.from_dict(table.to_dict(written_at), now, policy)
 
     def _replay(self, move: Any, number: int) -> None:
-        if not isinstance(move, list) or len(move) != 5:
+        if not isinstance(move, list) or len(move) not in (5, 6):
             raise ValueError(f"move {number}: not a move")
-        kind, seat, pile_id, at, auto = move
+        kind, seat, pile_id, at, auto = move[:5]
+        tied_with = move[5] if len(move) == 6 else []
+        if not (
+            isinstance(tied_with, list)
+            and all(type(other) is int for other in tied_with)
+            and (kind == "slap" or not tied_with)
+        ):
+            raise ValueError(f"move {number}: tied with {tied_with!r}")
         at = float(at)
         if not math.isfinite(at):
             raise ValueError(f"move {number}: at {at}")
@@ -704,7 +731,7 @@ class Table:
             elif kind in ("flip", "slap") and type(seat) is int and type(auto) is bool:
                 if pile_id is not None and type(pile_id) is not int:
                     raise ValueError(f"move {number}: pile {pile_id!r}")
-                self.play(seat, kind, pile_id, at, auto=auto)
+                self.play(seat, kind, pile_id, at, auto=auto, tied_with=tied_with)
             else:
                 raise ValueError(f"move {number}: {kind!r} by {seat!r}")
         except (ProtocolError, IllegalAction) as refused:

@@ -1,7 +1,7 @@
 """Every connection ends, whatever its client does (app/realtime/transport.py's own websocket path):
 a client that stops reading and keeps sending, one that never reads again, and pings that
-keep their rhythm when the wall clock steps. Each case came from a review of that path and
-failed before its fix."""
+keep their rhythm when the wall clock steps. Each case is a way that path could hang or
+leak a connection."""
 
 from __future__ import annotations
 

@@ -3,25 +3,11 @@
 import asyncio
 
 import pytest
-from app_harness import Client, Server, autoplay, cards_held, check_refusals, close_all, join
+from app_harness import Client, Server, autoplay, cards_held, check_refusals, close_all
+from app_steps import start_game
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
 pytestmark = pytest.mark.transports("lean", "stock")
-
-
-async def start_game(
-    server: Server, names: list[str], bots: list[str] = (), **rules
-) -> list[Client]:
-    code = await server.new_room(**rules)
-    clients = await join(server, code, *names)
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    for level in bots:
-        await clients[0].ok("add_bot", {"level": level})
-    await clients[0].ok("start")
-    for client in clients:
-        await client.wait_state(lambda s: s["phase"] == "playing")
-    return clients
 
 
 async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server: Server) -> None:

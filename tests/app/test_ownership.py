@@ -1,10 +1,14 @@
 """Table ownership in a cluster (app/cluster/ownership.py) and the shared per-address limits
 (app/realtime/limits.py), against a real redis-server: leases taken, renewed, lost and handed over
-between two `Ownership`s standing for two processes."""
+between two `Ownership`s standing for two processes.
+
+A lease's local end and its renewals are on the app's clock: a ManualClock turned past a
+lease stands for a paused process, at once. Redis's own expiry runs on Redis's clock, real
+time: the tests that wait for it are marked realtime.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +19,7 @@ from app_harness import until
 from redis_server import RedisServer
 
 from app.cluster.ownership import Ownership
+from app.ops.clock import Clock, ManualClock
 from app.ops.metrics import Metrics
 from app.realtime.limits import SharedPerAddress
 from app.stores.redis import RedisStore
@@ -35,10 +40,26 @@ def snapshot(version: int) -> dict[str, object]:
 class Node:
     """One process's view: its store, its Ownership, and a record of what it was told."""
 
-    def __init__(self, url: str, name: str, lease_seconds: float = 3.0, **kwargs: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        lease_seconds: float = 3.0,
+        *,
+        renew_seconds: float = 1.0,
+        clock: Clock | None = None,
+    ) -> None:
         self.store = RedisStore(url)
         self.metrics = Metrics()
-        self.ownership = Ownership(self.store, name, lease_seconds, self.metrics, **kwargs)
+        self.clock = clock or Clock()
+        self.ownership = Ownership(
+            self.store,
+            name,
+            lease_seconds,
+            self.metrics,
+            renew_seconds=renew_seconds,
+            clock=self.clock,
+        )
         self.lost: list[str] = []
         self.handed: list[str] = []
         self.lease_during_hand_over: list[str | None] = []
@@ -67,13 +88,36 @@ class Node:
         value = self.metrics.registry.get_sample_value(name)
         return 0.0 if value is None else value
 
+    async def renewal_round(self, clock: ManualClock) -> None:
+        """Turns the clock to the next renewal round and waits for its answer from Redis."""
+        before = (dict(self.ownership._valid_until), self.ownership._unreachable_at)
+        await clock.advance(self.ownership.renew_seconds)
+        await until(
+            lambda: (dict(self.ownership._valid_until), self.ownership._unreachable_at) != before,
+            "a renewal round's answer",
+            WAIT_SECONDS,
+        )
+
+
+async def lease_ms_left(url: str, code: str) -> int:
+    """How long Redis itself keeps the lease, by its own clock."""
+    client = aioredis.Redis.from_url(url)
+    try:
+        return int(await client.pttl(f"slapjack:lease:{code}"))
+    finally:
+        await client.aclose()
+
 
 async def test_a_free_table_is_taken_at_once_and_kept_by_renewals(redis_url: str) -> None:
-    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=0.3) as one:
+    clock = ManualClock()
+    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=0.3, clock=clock) as one:
         assert await one.ownership.claim("ABCD", wait_seconds=1)
         assert one.ownership.holds("ABCD")
         assert await one.store.lease_holder("ABCD") == "node-1"
-        await asyncio.sleep(2.5)  # well past one lease: only renewals keep it
+        for _ in range(9):  # 2.7 s of the clock, well past one lease: only renewals keep it
+            await one.renewal_round(clock)
+            assert 0 < await lease_ms_left(redis_url, "ABCD") <= 1500
+        assert one.ownership._valid_until["ABCD"] == clock.now() + 1.5
         assert one.ownership.holds("ABCD")
         assert await one.store.lease_holder("ABCD") == "node-1"
         assert one.count("slapjack_leases_taken_total") == 1
@@ -99,7 +143,9 @@ async def test_a_live_owner_hands_the_table_over_when_asked(redis_url: str) -> N
         assert took < 2.5, took
 
 
+@pytest.mark.realtime
 async def test_a_dead_owners_table_is_taken_once_its_lease_expires(redis_url: str) -> None:
+    """Redis expires the dead owner's lease on its own clock: real time."""
     async with Node(redis_url, "node-2") as two:
         # A process that took the table and died: nobody answers on its channel.
         assert await two.store.acquire_lease("ABCD", "node-1", 1500)
@@ -123,16 +169,20 @@ async def test_a_lease_taken_by_another_process_is_lost_and_reported(redis_url: 
 
 async def test_a_paused_owner_stops_judging_before_redis_says_so(redis_url: str) -> None:
     # No renewal runs (as if the process were stopped): the local clock alone says the
-    # lease may be gone, at the moment Redis expires it too.
-    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60) as one:
+    # lease may be gone, no later than Redis expires it (the same lease, counted from
+    # before the request was sent).
+    clock = ManualClock()
+    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60, clock=clock) as one:
         assert await one.ownership.claim("ABCD", wait_seconds=1)
+        assert 0 < await lease_ms_left(redis_url, "ABCD") <= 1500
         await one.store.save_fenced("ABCD", "node-1", snapshot(7))
         one.ownership.saved("ABCD", 7)
-        await until(
-            lambda: not one.ownership.holds("ABCD"), "the lease to run out locally", WAIT_SECONDS
-        )
-        await asyncio.sleep(0.1)
-        assert await one.store.lease_holder("ABCD") is None
+        await clock.advance(1.49)
+        assert one.ownership.holds("ABCD")
+        await clock.advance(0.01)  # the pause reaches the lease's end
+        assert not one.ownership.holds("ABCD")
+        # Redis expires it on its own clock (here at once: the pause outlasted it).
+        assert await one.store.release_lease("ABCD", "node-1")
         # Nobody took the table meanwhile and its last save is ours: the lease comes back.
         await one.ownership.renew_all()
         assert one.lost == [] and one.ownership.holds("ABCD")
@@ -142,14 +192,14 @@ async def test_a_paused_owner_stops_judging_before_redis_says_so(redis_url: str)
 async def test_a_lapsed_lease_is_not_taken_back_once_another_process_wrote_the_table(
     redis_url: str,
 ) -> None:
-    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60) as one:
+    clock = ManualClock()
+    async with Node(redis_url, "node-1", lease_seconds=1.5, renew_seconds=60, clock=clock) as one:
         assert await one.ownership.claim("ABCD", wait_seconds=1)
         await one.store.save_fenced("ABCD", "node-1", snapshot(7))
         one.ownership.saved("ABCD", 7)
-        await until(
-            lambda: not one.ownership.holds("ABCD"), "the lease to run out locally", WAIT_SECONDS
-        )
-        await asyncio.sleep(0.1)
+        await clock.advance(1.5)  # paused past the lease
+        assert not one.ownership.holds("ABCD")
+        assert await one.store.release_lease("ABCD", "node-1")  # Redis expired it
         # While node-1 was stopped, node-2 took the table, played on, saved and let go.
         assert await one.store.acquire_lease("ABCD", "node-2", 5000)
         await one.store.save_fenced("ABCD", "node-2", snapshot(9))
@@ -164,16 +214,19 @@ async def test_a_table_goes_on_while_redis_is_away_and_is_kept_when_it_is_back(
 ) -> None:
     server = RedisServer(tmp_path / "redis")
     server.start()
-    async with Node(server.url, "node-1", lease_seconds=1.5, renew_seconds=0.2) as one:
+    clock = ManualClock()
+    node = Node(server.url, "node-1", lease_seconds=1.5, renew_seconds=0.2, clock=clock)
+    async with node as one:
         assert await one.ownership.claim("ABCD", wait_seconds=1)
         server.stop()
-        await asyncio.sleep(3.0)  # twice the lease: only renewals that found Redis away
+        for _ in range(15):  # twice the lease: only renewals that found Redis away
+            await one.renewal_round(clock)
+            assert one.ownership._unreachable_at == clock.now()
         assert one.ownership.holds("ABCD") and one.lost == []
         server.start()  # the same address, empty: the lease comes back with the next round
-        await until(
-            lambda: one.count("slapjack_tables_owned") == 1 and not one.lost, "kept", WAIT_SECONDS
-        )
-        await until(lambda: one.ownership._unreachable_at is None, "Redis seen again", WAIT_SECONDS)
+        await one.renewal_round(clock)
+        assert one.ownership._unreachable_at is None
+        assert one.count("slapjack_tables_owned") == 1 and not one.lost
         assert await one.store.lease_holder("ABCD") == "node-1"
         assert one.lost == []
     server.stop()

@@ -26,6 +26,7 @@ from app_harness import Logged, until
 from pydantic import ValidationError
 from redis_server import RedisServer
 
+from app.ops.clock import ManualClock, settle
 from app.ops.config import Settings
 from app.stores import (
     NEWEST_SCHEMA,
@@ -498,49 +499,61 @@ async def test_a_burst_of_changes_costs_one_write_of_the_latest() -> None:
 
 
 async def test_an_urgent_change_is_written_at_once() -> None:
-    store = Counting()
-    saver = Saver(store, "ANNS", lambda: table(1), delay=3600)
+    store, clock = Counting(), ManualClock()
+    saver = Saver(store, "ANNS", lambda: table(1), delay=3600, clock=clock)
     saver.changed()
-    await asyncio.sleep(0.05)
+    assert saver._due is not None and saver._due <= clock.now() + 3600
+    await clock.advance_to(saver._due - 0.001)
     assert store.writes == 0 and saver.pending  # waiting out its (long) delay
     saver.changed(urgent=True)  # the game ended
-    await until(lambda: not saver.pending, "the urgent write", WAIT_SECONDS)
-    assert store.writes == 1
+    await settle()  # no time passes
+    assert store.writes == 1 and not saver.pending
     await saver.close()
 
 
 async def test_a_change_is_written_within_the_delay_without_a_flush() -> None:
-    store = Counting()
-    saver = Saver(store, "ANNS", lambda: table(1), delay=0.05)
+    store, clock = Counting(), ManualClock()
+    saver = Saver(store, "ANNS", lambda: table(1), delay=0.5, clock=clock)
     saver.changed()
-    await until(lambda: store.writes == 1, "the delayed write", WAIT_SECONDS)
-    assert not saver.pending
+    await clock.advance(0.49)
+    assert store.writes == 0
+    await clock.advance(0.01)
+    assert store.writes == 1 and not saver.pending
     await saver.close()
 
 
 async def test_a_failed_write_is_retried_with_the_latest_snapshot(logged: Logged) -> None:
-    store = Counting()
+    store, clock = Counting(), ManualClock()
     store.fail_next = 3
     current = {"seed": 1}
-    saver = Saver(store, "ANNS", lambda: table(current["seed"]), delay=0.01, first_retry=0.01)
+    saver = Saver(
+        store, "ANNS", lambda: table(current["seed"]), delay=0.5, first_retry=0.2, clock=clock
+    )
     saver.changed()
-    await until(lambda: saver.failures >= 1, "a failed write", WAIT_SECONDS)
+    await clock.advance(0.5)
+    assert saver.failures == 1
     current["seed"] = 2
-    await asyncio.wait_for(saver.flush(), WAIT_SECONDS)
-    assert saver.failures == 3 and store.writes == 1
+    await clock.advance(0.3)  # retried 0.2 s after the failure
+    assert saver.failures == 2
+    await clock.advance(0.4)  # the backoff doubles: 0.4 s
+    assert saver.failures == 3 and store.writes == 0
+    await clock.advance(0.6)  # and 0.8 s
+    assert store.writes == 0
+    await clock.advance(0.2)
+    assert saver.failures == 3 and store.writes == 1 and not saver.pending
     assert await store.load("ANNS") == table(2)
     assert logged.events.count("save_failed") == 3
     await saver.close()
 
 
 async def test_a_discarded_room_is_deleted_and_stays_deleted() -> None:
-    store = Counting()
+    store, clock = Counting(), ManualClock()
     await store.save("ANNS", table(1))
-    saver = Saver(store, "ANNS", lambda: table(2), delay=0.05)
+    saver = Saver(store, "ANNS", lambda: table(2), delay=0.05, clock=clock)
     saver.changed()
     await saver.discard()
     saver.changed(urgent=True)  # a late change of a closed room
-    await asyncio.sleep(0.2)
+    await clock.advance(60)
     assert await store.codes() == []
     assert store.writes == 1  # only the save before the saver
 
