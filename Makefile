@@ -50,9 +50,10 @@ pytest: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
 		$(PYTEST_ARGS)
 
-# The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs.
+# The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs
+# (the folders where they live: collecting the browser tests too costs seconds).
 unit: $(STAMP) catalogs
-	$(BIN)/python -m pytest -m unit -q tests/engine tests/app $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m unit -q tests/engine tests/app tests/test_suite_layout.py $(PYTEST_ARGS)
 
 # The page's scripts and styles (eslint.config.js, stylelint.config.js).
 jslint: $(NODE_STAMP)

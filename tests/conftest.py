@@ -25,7 +25,9 @@ def needs(item: pytest.Item) -> set[str]:
     path = item.path
     module = getattr(item, "module", None)
     names = vars(module) if module is not None else {}
-    found: set[str] = set()
+    # A mark a test carries itself (say `realtime` on the one test of a module that waits on
+    # real time) counts as well.
+    found = {name for name in ORDER[:-1] if item.get_closest_marker(name) is not None}
     if TESTS / "browser" in path.parents:
         found.add("browser")
     if "Cluster" in names or "find_binary" in names:  # deploy.cluster: nginx and processes
