@@ -90,6 +90,12 @@ const MESSAGES = {
   "race.beat": "{winner} beat {loser} by {ms} ms!",
   "race.you_beat": "You beat {loser} by {ms} ms!",
   "race.beat_you": "{winner} beat you by {ms} ms!",
+  // The whole photo finish once a second runner-up arrives (finish.js): "1. Sam · 2. Priya +38 ms".
+  "race.order": "Photo finish: {order}",
+  "race.first": "{place}. {name}",
+  "race.behind": "{place}. {name} +{ms} ms",
+  "race.title": "Photo finish",
+  "finish.behind": "+{ms} ms",
   // A trigger nobody slapped: a nudge after a few seconds, then the server lets it lapse.
   "trigger.nudge": "Slap it!",
   "lapse": "Nobody slapped the {card}: flipping goes on",
@@ -255,6 +261,18 @@ const MESSAGES = {
   "title.fastest": "Fastest hand · {ms} ms",
   "title.takes": "Most takes ({count})",
   "title.false_slaps": "Most wrong slaps ({count})",
+  // The recap at game over (recap.js), on the card, the big screen and the shared picture.
+  "recap.title": "Recap",
+  "recap.fastest": "Fastest hand: {name}, {ms} ms",
+  "recap.closest": "Closest call: {name} won a pile by {ms} ms",
+  "recap.median": "{name}: {ms} ms",
+  "recap.medians": "Median reaction",
+  "recap.share": "Share the recap",
+  "recap.saved": "Recap picture saved",
+  "recap.table": "table {room}",
+  "recap.file": "slapjack-recap.png",
+  "recap.players.one": "{count} player",
+  "recap.players.other": "{count} players",
   "match.score": "{name} {wins}",
   "match.line": "Match: {scores}",
   // The shared screen's name among the watchers (/r/CODE/tv).
