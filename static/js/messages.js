@@ -113,6 +113,10 @@ const MESSAGES = {
   "leave": "{name} left",
   "disconnect": "{name} lost connection",
   "reconnect": "{name} is back",
+  // You, back after being away (narration.js): what happened meanwhile.
+  "away.missed_deal": "A game was dealt while you were away: you're watching this one",
+  "away.flipped.one": "While you were away, {count} card was flipped for you",
+  "away.flipped.other": "While you were away, {count} cards were flipped for you",
   "remove.mine": "The host freed your seat: you're watching",
   "host.mine": "You're the host now",
   "abandon": "The players left, so that game is over. Sit down for the next one.",

@@ -121,8 +121,15 @@ const HANDLERS = {
     return [["toast", { text: say("disconnect", { name: who }), game: false }]];
   },
   reconnect(state, event, memory) {
+    if (event.player && event.player === state.you?.player) {
+      // Back: what happened while away, once ("14 cards flipped for you").
+      const effects = [];
+      if (event.missed_deal) effects.push(["toast", { text: say("away.missed_deal"), game: false }]);
+      if (event.flipped > 0) effects.push(["toast", { text: countOf("away.flipped", event.flipped), game: false }]);
+      return effects;
+    }
     const who = memory.names.get(event.player);
-    if (!who || event.player === state.you?.player || !given(event.seat)) return [];
+    if (!who || !given(event.seat)) return [];
     return [["toast", { text: say("reconnect", { name: who }), game: false }]];
   },
   remove(state, event) {

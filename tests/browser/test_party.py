@@ -232,3 +232,35 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         await leave_all(guests)
     assert problems == [], "\n".join(problems)
     assert host.problems == [] and tv.problems == []
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+async def test_a_player_away_at_the_deal_is_not_dealt_in_and_is_told_on_return(
+    base_url: str, browser: Browser, lang: str
+) -> None:
+    code = await open_room(base_url)
+    guests = await seat_guests(base_url, code, ["Ann", "Cy"])  # Ann opened it: the host
+    phone = {**LANGUAGES[lang], "viewport": SCREENS["360x740"], "has_touch": True}
+    bob = await Person.open(browser, "bob", phone)
+    try:
+        await bob.join(f"{base_url}/r/{code}", "Bob")
+        await bob.seated()
+        await bob.page.goto("about:blank")  # the tab moves on: the connection closes
+        ann = guests[0]
+        await wait_for(
+            ann,
+            lambda s: any(x and x["name"] == "Bob" and not x["connected"] for x in s["seats"]),
+            "Bob away",
+        )
+        reply = await ann.call("start")
+        assert reply["ok"], reply
+        await wait_for(ann, lambda s: s["phase"] == "playing", "dealt")
+        assert [x["name"] for x in ann.state["seats"] if x] == ["Ann", "Cy"]
+        await bob.page.goto(f"{base_url}/r/{code}")
+        await bob.wait_phase("playing")
+        await expect(bob.page.locator(".seat--you")).to_have_count(0)
+        told = "watching this one" if lang == "en" else "menonton yang ini"
+        await expect(bob.page.locator(".toast").last).to_contain_text(told, timeout=WAIT_MS)
+    finally:
+        await leave_all(guests)
+    assert bob.problems == []
