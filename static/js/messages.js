@@ -120,7 +120,6 @@ const MESSAGES = {
   "remove.mine": "The host freed your seat: you're watching",
   "host.mine": "You're the host now",
   "abandon": "The players left, so that game is over. Sit down for the next one.",
-  "restart": "Server restarting: back in a moment",
   "trigger.said": "{card}! Slap!",
   "trigger.plain": "Slap!",
   "rules.changed": "The host changed the house rules",

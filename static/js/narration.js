@@ -144,9 +144,10 @@ const HANDLERS = {
     return [["toast", { text: say("abandon"), game: false }]];
   },
   restart() {
-    // The server is restarting: the table is saved and the page comes back by itself.
-    const text = say("restart");
-    return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
+    // The server is restarting: the table is saved and the page comes back by itself. Said
+    // in one place, the table's "offline" notice (gates.js, a role=alert the screen reader
+    // speaks), not again in a banner and a toast.
+    return [];
   },
 };
 

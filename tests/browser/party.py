@@ -117,6 +117,25 @@ async def names_whole(
     return problems
 
 
+# Seat names whose corners something else covers or clips (the felt's rounded edge, a
+# card): the element at each corner, 2px in, must be the name itself. (Not under the
+# game-over card, which covers the whole table on purpose.)
+HIDDEN_CORNERS = """() => !document.getElementById('over').hidden ? [] :
+  [...document.querySelectorAll('#seats .seat-name')]
+  .filter((name) => name.getClientRects().length > 0)
+  .filter((name) => {
+    const r = name.getBoundingClientRect();
+    const points = [[r.left + 2, r.top + 2], [r.right - 2, r.top + 2],
+                    [r.left + 2, r.bottom - 2], [r.right - 2, r.bottom - 2]];
+    return points.some(([x, y]) => {
+      if (x < 0 || y < 0 || x > innerWidth || y > innerHeight) return false;
+      const hit = document.elementFromPoint(x, y);
+      return !hit || !name.contains(hit) && !hit.contains(name);
+    });
+  })
+  .map((name) => name.textContent)"""
+
+
 async def seats_apart(
     page: Page, where: str, size: dict[str, int], scrolls: bool = False
 ) -> list[str]:
@@ -131,6 +150,8 @@ async def seats_apart(
         for second in seats[i + 1 :]:
             if overlap(first, second):
                 problems.append(f"{where}: seats {first['seat']} and {second['seat']} overlap")
+    for name in await page.evaluate(HIDDEN_CORNERS):
+        problems.append(f"{where}: {name!r} is partly hidden")
     return problems
 
 

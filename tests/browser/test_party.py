@@ -62,6 +62,53 @@ async def seats_whole(page: Page, where: str, size: dict[str, int]) -> list[str]
     return await names_whole(page, where, SEAT_NAMES, size) + await seats_apart(page, where, size)
 
 
+# A long note shown as the page shows them, and what it covers: the table's code or a seat.
+TOAST_COVERS = """() => {
+  const toast = document.createElement('div');
+  toast.className = 'toast';
+  toast.textContent = 'Maximiliana Rosewood lost connection';
+  document.getElementById('toasts').replaceChildren(toast);
+  const t = toast.getBoundingClientRect();
+  const over = (r) => t.left < r.right - 0.5 && r.left < t.right - 0.5
+    && t.top < r.bottom - 0.5 && r.top < t.bottom - 0.5;
+  const covered = [...document.querySelectorAll('.room-code, .brand, #seats .seat > *')]
+    .filter((n) => n.getClientRects().length && over(n.getBoundingClientRect()))
+    .map((n) => n.className || n.tagName);
+  toast.remove();
+  return covered;
+}"""
+
+
+# Small parts over what they belong beside: a seat's HOST/BOT tag over more than a quarter
+# of its avatar, a burned card over a seat's name.
+SMALL_OVERLAPS = """() => {
+  const box = (n) => n.getBoundingClientRect();
+  const shared = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
+    * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const found = [];
+  for (const tag of document.querySelectorAll('#seats .seat-tag')) {
+    const avatar = box(tag.parentElement);
+    const part = shared(box(tag), avatar) / (avatar.width * avatar.height);
+    if (part > 0.25) found.push(`tag over ${Math.round(part * 100)}% of its avatar`);
+  }
+  for (const burned of document.querySelectorAll('.pile-burned .card')) {
+    for (const name of document.querySelectorAll('#seats .seat-name')) {
+      if (shared(box(burned), box(name)) > 0) found.push('burned card');
+    }
+  }
+  return found;
+}"""
+
+
+async def table_and_toast(page: Page, where: str, size: dict[str, int]) -> list[str]:
+    problems = await seats_whole(page, where, size)
+    problems += [f"{where}: a {what} overlaps" for what in await page.evaluate(SMALL_OVERLAPS)]
+    covered = await page.evaluate(TOAST_COVERS)
+    if covered:
+        problems.append(f"{where}: a toast covers {covered}")
+    return problems
+
+
 async def tv_shows(tv: Person, where: str) -> list[str]:
     problems = await names_whole(tv.page, f"tv {where}", SEAT_NAMES, TV, TV_TEXT_PX)
     problems += await seats_apart(tv.page, f"tv {where}", TV)
@@ -74,6 +121,7 @@ async def tv_shows(tv: Person, where: str) -> list[str]:
     return problems
 
 
+@pytest.mark.timeout(300)  # a whole game at five sizes, on a shared 2-core machine
 @pytest.mark.parametrize("lang", list(LANGUAGES))
 async def test_party_night_on_every_screen_and_the_big_screen(
     base_url: str, browser: Browser, screenshots: Path, lang: str
@@ -82,7 +130,7 @@ async def test_party_night_on_every_screen_and_the_big_screen(
     shots.mkdir(exist_ok=True)
     device = {**LANGUAGES[lang], "color_scheme": "dark"}
     phone = {**device, "viewport": SCREENS["360x740"], "has_touch": True, "is_mobile": True}
-    code = await open_room(base_url, {"time_limit": 30, "freeze_seconds": 1})
+    code = await open_room(base_url, {"time_limit": 45, "freeze_seconds": 1})
     link = f"{base_url}/r/{code}"
     host = await Person.open(browser, "host", phone)
     page = host.page
@@ -132,7 +180,7 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         await host.wait_phase("playing")
         await tv.wait_phase("playing")
         await expect(tv.page.locator(".seat-cards")).to_have_count(8)
-        problems += await every_size(page, "playing", seats_whole, shots, "table")
+        problems += await every_size(page, "playing", table_and_toast, shots, "table")
         problems += await tv_shows(tv, "playing")
 
         # A take with a photo finish three deep, then a wrong slap: the big screen says each.
@@ -175,6 +223,7 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         wrong = next(g for g in guests if g not in slappers)
         current = guests[0].state["pile"]["id"]
         reply = await wrong.call("slap", {"pile_id": current})
+        assert reply["ok"], reply
         await tv.page.wait_for_function(
             "(name) => window.bannerLog.some((t) => t.includes(name))"
             " && document.querySelector('.seat--frozen')",
@@ -182,6 +231,12 @@ async def test_party_night_on_every_screen_and_the_big_screen(
             timeout=WAIT_MS,
         )
         await tv.page.screenshot(path=shots / "tv-wrong-slap.png")
+        # The burned card lies apart under the pile, unless it makes a trigger (a Jack burned
+        # onto an empty pile is one, and shows on top to be slapped).
+        await wait_for(guests[0], lambda s: s["pile"]["burned"] > 0, "a card burned")
+        if not guests[0].state.get("trigger"):
+            await expect(page.locator(".pile-burned .card")).to_have_count(1, timeout=WAIT_MS)
+            problems += await every_size(page, "burned", table_and_toast, shots, "burned")
 
         # Game over (the time limit): podium and match score large on the big screen,
         # the QR code back; every name whole on the phones, "All stats" within the screen.
