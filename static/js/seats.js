@@ -72,7 +72,9 @@ function takenSeat(state, entry, flags) {
     badge.title = say("seat.lag.label", { ms: entry.lag_ms });
     avatar.append(badge);
   }
-  const parts = [avatar, nameTag(name, flags.you)];
+  const tag = nameTag(name, flags.you);
+  tag.dataset.away = say("seat.away"); // shown while the person is away (seats.css)
+  const parts = [avatar, tag];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
