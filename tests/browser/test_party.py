@@ -158,6 +158,9 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         async def lobby(page: Page, where: str, size: dict[str, int]) -> list[str]:
             found = await names_whole(page, where, SEAT_NAMES, size, scrolls=True)
             found += await seats_apart(page, where, size, scrolls=True)
+            start = await page.locator("#start").bounding_box()
+            if start and start["height"] > 64:
+                found.append(f"{where}: Start is {start['height']} px tall")
             return found + await in_sight(page, where, HOST_CONTROLS)
 
         problems += await every_size(page, "lobby", lobby, shots, "lobby")
