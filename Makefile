@@ -20,9 +20,9 @@ LOCALES := en ms
 POT := app/locale/messages.pot
 CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo)
 
-.PHONY: lock run test check lint typecheck pytest jslint jstest unit golden simulate bench cluster clean catalogs messages
+.PHONY: lock run test check lint typecheck pytest jslint jstest unit golden simulate bench cluster clean catalogs messages bundle
 
-run: $(STAMP) $(VENDOR) catalogs
+run: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m app
 
 test: lint typecheck jslint jstest pytest
@@ -46,7 +46,7 @@ typecheck: $(STAMP)
 
 # Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
 # the order tests/conftest.py sorts them (the slowest kinds first).
-pytest: $(STAMP) $(VENDOR) catalogs
+pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
 		$(PYTEST_ARGS)
 
@@ -65,7 +65,7 @@ jstest: $(NODE_STAMP)
 	node --test tests/js/
 
 # Redis, two app processes and nginx in front (Debian's redis-server and nginx): one address.
-cluster: $(STAMP) $(VENDOR) catalogs
+cluster: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m deploy.cluster --processes 2
 
 catalogs: $(CATALOGS)
@@ -125,5 +125,13 @@ $(VENDOR): $(NODE_STAMP)
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js $@
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js.map static/vendor/ 2>/dev/null || true
 
+# The page's scripts and styles bundled by esbuild (bundle.js) into build/assets/ (git-
+# ignored), each file named by its content's hash; the app serves them for a year.
+BUNDLE := build/assets/manifest.json
+bundle: $(BUNDLE)
+
+$(BUNDLE): $(NODE_STAMP) $(VENDOR) bundle.js $(wildcard static/js/*.js) $(wildcard static/css/*.css)
+	node bundle.js
+
 clean:
-	rm -rf $(VENV) node_modules static/vendor $(POT) $(CATALOGS) .pytest_cache .mypy_cache .ruff_cache .cluster
+	rm -rf $(VENV) node_modules static/vendor build $(POT) $(CATALOGS) .pytest_cache .mypy_cache .ruff_cache .cluster

@@ -99,8 +99,9 @@ async def test_a_game_survives_a_server_restart_with_the_page_reconnecting_by_it
         await person.page.evaluate("() => { window.sameDocument = true; }")
 
     stopping = asyncio.create_task(asyncio.to_thread(app.stop))
-    for person in people:
-        await expect(person.page.locator("#banner")).to_have_text(RESTARTING, timeout=WAIT_MS)
+    for person in people:  # said once: the offline notice, no banner, no toast
+        await expect(person.page.locator("#offline-text")).to_have_text(RESTARTING, timeout=WAIT_MS)
+        assert RESTARTING not in await person.page.locator("#banner, #toasts").all_inner_texts()
     await stopping
     for person in people:  # the old process is gone: the page says so and waits, no gate
         await expect(person.page.locator("#conn-text")).to_have_text(RESTARTING)
