@@ -40,7 +40,7 @@ def install() -> Callable[[], dict[str, Any]]:
     write = saver._write
 
     async def timed(beat: Any, savers: list[Any]) -> None:
-        _, spacing, index = beat.key  # (loop, the beats' spacing, which beat)
+        *_, spacing, index = beat.key  # (clock, loop, the beats' spacing, which beat)
         due = index * spacing
         began = time.monotonic()
         try:

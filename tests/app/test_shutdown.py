@@ -14,9 +14,6 @@ import httpx
 import pytest
 from app_harness import WAIT, Client
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 ROOT = Path(__file__).resolve().parents[2]
 # Drain (2 s) + closing connections (5 s) + exit, generously: a hang fails, slowness does not.
 SHUTDOWN_BOUND = 30
@@ -39,7 +36,8 @@ async def wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the server exited before it was healthy")
 
 
-async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
+@pytest.mark.transports("lean", "stock")  # the same on both (SLAPJACK_TRANSPORT)
+async def test_sigterm_tells_every_room_closes_connections_and_exits(transport: str) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
@@ -49,6 +47,7 @@ async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
         "SLAPJACK_DRAIN_SECONDS": "2",
         "SLAPJACK_SHUTDOWN_SECONDS": "5",
         "SLAPJACK_STORE": "memory",
+        "SLAPJACK_TRANSPORT": transport,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "app"],
