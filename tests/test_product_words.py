@@ -12,7 +12,9 @@ THIS = Path(__file__).resolve().relative_to(ROOT).as_posix()
 
 # The words, as `git grep -n -i -E` would find them.
 PROCESS_WORDS = re.compile(
-    r"issue ?[0-9]+|\b[a-z]+(st|nd|rd|th) round\b|\bround [0-9]+|README, [a-z]+ round",
+    r"issue ?[0-9]+|\bround [0-9]+|README, [a-z]+ round"
+    r"|\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+    r"|[a-z]+teenth|[a-z]+tieth|[a-z]+ty-first) round\b",
     re.IGNORECASE,
 )
 
