@@ -1,6 +1,7 @@
 # Slapjack server image: one uvicorn worker (uvloop, httptools, websockets) on port 8000.
-# Stages: the browser's Socket.IO client from npm; Python dependencies from uv.lock (their
-# own layer, so a code change rebuilds in seconds); the runtime, as a non-root user.
+# Stages: the browser's Socket.IO client from npm and the page's bundle (esbuild); Python
+# dependencies from uv.lock (their own layer, so a code change rebuilds in seconds); the
+# runtime, as a non-root user.
 
 FROM python:3.12-slim AS browser-client
 RUN apt-get update \
@@ -11,6 +12,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --loglevel=error \
     && mkdir vendor \
     && cp node_modules/socket.io-client/dist/socket.io.esm.min.js* vendor/
+# The page's bundle (`make bundle`): scripts and styles named by the hash of their content.
+COPY bundle.js ./
+COPY static static
+RUN mkdir -p static/vendor && cp vendor/socket.io.esm.min.js static/vendor/ && node bundle.js
 
 FROM python:3.12-slim AS python-deps
 # The runtime packages exactly as uv.lock pins them (versions and hashes), as `make` installs
@@ -33,6 +38,7 @@ COPY app app
 COPY templates templates
 COPY static static
 COPY --from=browser-client /build/vendor static/vendor
+COPY --from=browser-client /build/build/assets build/assets
 # The message catalogs, as `make catalogs` builds them: extract (a check that babel.cfg and
 # the sources agree) and compile the .po files to the .mo the app reads.
 COPY babel.cfg babel.cfg

@@ -59,7 +59,7 @@ const noModuleState = {
 };
 
 export default [
-  { ignores: ["node_modules/", "static/vendor/", ".venv/"] },
+  { ignores: ["node_modules/", "static/vendor/", ".venv/", "build/"] },
   js.configs.recommended,
   {
     files: ["static/js/**/*.js"],
@@ -74,7 +74,7 @@ export default [
     },
   },
   {
-    files: ["tests/js/**/*.js", "eslint.config.js", "stylelint.config.js"],
+    files: ["tests/js/**/*.js", "eslint.config.js", "stylelint.config.js", "bundle.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.node },
   },
 ];

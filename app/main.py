@@ -10,6 +10,7 @@ import socketio
 from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.cluster.node import cluster_node
 from app.ops.clock import Clock
@@ -26,6 +27,7 @@ from app.tables.registry import Rooms
 from app.tables.table import NEWEST_SCHEMA
 from app.web import api as web
 from app.web import pages, sockets
+from app.web.assets import BUILD_DIR, URL_PREFIX, HashedFiles
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -91,6 +93,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    api.mount(URL_PREFIX, HashedFiles(directory=BUILD_DIR, check_dir=False), name="assets")
+    # Pages, scripts and styles compressed for phones on mobile data (a third of the bytes).
+    api.add_middleware(GZipMiddleware, minimum_size=1024)
     sockets.install(sio, rooms, settings, cluster)
     return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
 

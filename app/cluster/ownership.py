@@ -209,7 +209,8 @@ class Ownership:
     async def claim(self, code: str, wait_seconds: float) -> bool:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
         hand it over (or, if it is dead, once its lease stood still for `lease_seconds`).
-        False if not ours within `wait_seconds`. StoreError if Redis cannot be reached."""
+        False if not ours within `wait_seconds` of the app's clock (on a test's ManualClock,
+        as the test turns it). StoreError if Redis cannot be reached."""
         deadline = self.clock.now() + wait_seconds
         asked: tuple[str, float] | None = None  # the holder asked, and when
         released = self._released.setdefault(code, asyncio.Event())

@@ -41,9 +41,14 @@ class Join(RoomEvent):
 
 @dataclass(frozen=True, slots=True)
 class Reconnect(RoomEvent):
+    """A person came back. `flipped`: cards the autopilot flipped for their seat while they
+    were away; `missed_deal`: a game was dealt without them (they were not here)."""
+
     kind: ClassVar[str] = "reconnect"
     player: str
     seat: int | None
+    flipped: int = 0
+    missed_deal: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,11 @@ class Person:
     # A shared screen (/r/CODE/tv, joined with `watch`): it shows the table and never plays,
     # so it is never seated on arrival and never made host.
     screen: bool = False
+    # While away: cards the autopilot flipped for them, and whether a game was dealt
+    # without them (they were stood up, and are remembered until they come back or the
+    # next deal). Told once when they come back (the Reconnect event).
+    away_flips: int = 0
+    missed_deal: bool = False
 
     @property
     def connected(self) -> bool:
@@ -300,7 +305,9 @@ class Table:
             self.lag.forget(person.id)  # a new connection: measure it afresh
             self._lag_shown.pop(person.id, None)
             person.name, person.disconnected_at, person.avatar = name, None, avatar
-            happened = [events.Reconnect(person.id, self.seat_of(person.id))]
+            seat = self.seat_of(person.id)
+            happened = [events.Reconnect(person.id, seat, person.away_flips, person.missed_deal)]
+            person.away_flips, person.missed_deal = 0, False
         assert token is not None
         if self.host is None and not person.screen:
             self.host = person.id
@@ -473,12 +480,34 @@ class Table:
         return self._deal(now, seed, rematch=True)
 
     def _deal(self, now: float, seed: int | None, *, rematch: bool) -> Done:
+        # Only the present are dealt in: a seated person whose connection is gone is stood
+        # up (they watch when they come back, and are told why) rather than dealt a hand the
+        # autopilot would flip away all game.
+        absent = [
+            (seat, person)
+            for seat, occupant in enumerate(self.seats)
+            if occupant is not None
+            and (person := self.people.get(occupant)) is not None
+            and not person.connected
+        ]
+        gone = {person.id for _, person in absent}
         seated = [occupant for occupant in self.seats if occupant is not None]
+        seated = [occupant for occupant in seated if occupant not in gone]
         try:
             check_players(len(seated))  # the engine is the judge of how many can play
         except ValueError:
-            message = f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} seated"
+            message = f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} seated and here"
             raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, message) from None
+        # Those stood up at an earlier deal and never back are forgotten now, so at most a
+        # table's seats of absent people are remembered.
+        for person in list(self.people.values()):
+            if person.missed_deal and not person.connected and person.id != self.host:
+                self._forget_if_unneeded(person)
+        happened: list[AppEvent] = []
+        for seat, person in absent:
+            self.seats[seat] = None
+            person.missed_deal = True
+            happened.append(events.Stand(person.id, seat))
         first = (self.first + 1) % len(seated) if self.games else 0
         seed = secrets.randbits(64) if seed is None else seed  # nobody can predict a deck
         game = Game.deal(len(seated), rules=self.rules, seed=seed, first=first, now=now)
@@ -488,7 +517,8 @@ class Table:
         self.games += 1
         self.phase = "playing"
         self.turn_started_at = now
-        return Done([events.Start(self.games, first, rematch)], {"game": self.games})
+        happened.append(events.Start(self.games, first, rematch))
+        return Done(happened, {"game": self.games})
 
     # ---- the game: one path for people, bots and the autopilot ------------------------
 
@@ -527,6 +557,9 @@ class Table:
             self.moves.append((action, seat, pile_id, now, auto, sorted(tied_with)))
         else:
             self.moves.append((action, seat, pile_id, now, auto))
+        occupant = self.occupant(seat)
+        if auto and isinstance(occupant, Person) and not occupant.connected:
+            occupant.away_flips += sum(1 for e in happened if e.kind == "flip")
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
@@ -617,6 +650,8 @@ class Table:
                     "gone_for": None if p.disconnected_at is None else now - p.disconnected_at,
                     "avatar": p.avatar,
                     "screen": p.screen,
+                    "away_flips": p.away_flips,
+                    "missed_deal": p.missed_deal,
                 }
                 for p in self.people.values()
             ],
@@ -658,6 +693,8 @@ class Table:
                 None if gone is None else now - float(gone),
                 clean_avatar(p.get("avatar")),
                 bool(p.get("screen", False)),
+                int(p.get("away_flips", 0)),
+                bool(p.get("missed_deal", False)),
             )
             table.people[person.id] = person
             table._by_token[person.token_hash] = person.id

@@ -16,6 +16,7 @@ from app.cluster.node import ClusterNode
 from app.ops.config import Settings, lan_address
 from app.tables.registry import Rooms
 from app.web import i18n
+from app.web.assets import asset_url
 from app.web.qr import qr_svg
 from app.wire import rules_schema
 
@@ -44,6 +45,7 @@ ENVIRONMENT.install_gettext_callables(  # type: ignore[attr-defined]
 ENVIRONMENT.globals["say"] = i18n.context_say
 ENVIRONMENT.globals["rules_schema"] = rules_schema.form_rules()
 ENVIRONMENT.globals["rules_schema_json"] = rules_schema.page_schema_json()
+ENVIRONMENT.globals["asset"] = asset_url  # a script's or stylesheet's URL (app/web/assets.py)
 TEMPLATES = Jinja2Templates(env=ENVIRONMENT, context_processors=[page_language])
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 SAME_SITE_PATH = re.compile(r"/(?![/\\])[\w/.\-]*")  # a path here, never "//host"
@@ -175,6 +177,8 @@ async def security_headers(
     if response.headers.get("content-type", "").startswith("text/html"):
         # A page's language follows these two: a cache must not hand one person's to another.
         response.headers.append("Vary", "Accept-Language, Cookie")
+        # Asked for again on every visit: it names the bundle's files of this deploy.
+        response.headers.setdefault("Cache-Control", "no-cache")
     return response
 
 

@@ -5,6 +5,7 @@
 // trigger `key` still shows unslapped, see nudgeDue) for feedback.js to carry out.
 
 import { cardName } from "./cards.js";
+import { finishOrder } from "./finish.js";
 import { say } from "./messages.js";
 import { isMyTurn, mySeat, seatAt, seatName } from "./state.js";
 
@@ -79,22 +80,28 @@ export function nudgeDue(state, key) {
   return Boolean(state && state.phase === "playing" && triggerIn(state) && !state.trigger_lapsed && triggerKey(state) === key);
 }
 
-// "Sam beat Priya by 38 ms!": the server's photo finish (`race`) for every screen, once, when
-// the first runner-up of a newly won pile arrives. Later, slower runners-up add nothing.
+// "Sam beat Priya by 38 ms!": the server's photo finish (`race`) for every screen, when the
+// first runner-up of a newly won pile arrives; each slower runner-up after it brings the
+// whole order, "Photo finish: 1. Sam · 2. Priya +38 ms · 3. Ali +52 ms".
 export function raceNews(state, previous) {
   const race = state?.race;
-  const closest = race?.runners_up?.[0];
+  const runners = race?.runners_up || [];
+  const closest = runners[0];
   if (!previous || previous.phase !== "playing" || state.phase === "lobby" || !closest) return null;
   const before = previous.race;
-  if (before && before.pile_id === race.pile_id && before.runners_up?.length) return null;
+  const known = before && before.pile_id === race.pile_id ? (before.runners_up || []).length : 0;
+  if (runners.length <= known) return null;
   const mine = mySeat(state);
-  if (given(race.tie)) return tieNews(state, race, closest.seat);
+  const tone = race.winner === mine ? "good" : "";
+  // A tie is told once, by its rule; a slower runner-up adds nothing to it.
+  if (given(race.tie)) return known ? null : tieNews(state, race, closest.seat);
+  if (runners.length > 1) return { text: say("race.order", { order: finishOrder(state) }), tone, about: "" };
   const ms = Math.round(closest.behind_ms);
   if (race.winner === mine) {
-    return { text: say("race.you_beat", { loser: seatName(state, closest.seat), ms }), tone: "good", about: "" };
+    return { text: say("race.you_beat", { loser: seatName(state, closest.seat), ms }), tone, about: "" };
   }
   if (closest.seat === mine) {
-    return { text: say("race.beat_you", { winner: seatName(state, race.winner), ms }), tone: "", about: "" };
+    return { text: say("race.beat_you", { winner: seatName(state, race.winner), ms }), tone, about: "" };
   }
-  return { text: say("race.beat", { winner: seatName(state, race.winner), loser: seatName(state, closest.seat), ms }), tone: "", about: "" };
+  return { text: say("race.beat", { winner: seatName(state, race.winner), loser: seatName(state, closest.seat), ms }), tone, about: "" };
 }

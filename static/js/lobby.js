@@ -1,6 +1,7 @@
 // The lobby's and the game-over card's buttons: each sends one client event.
 
 import { byId } from "./dom.js";
+import { fitNames } from "./fit.js";
 import { readRules, writeRules } from "./rules.js";
 
 // Game over is a dialog: Tab and Shift+Tab go round its buttons, and focus that wanders
@@ -28,8 +29,11 @@ function trapFocus(dialog) {
   });
 }
 
-export function wireLobby({ act, leave, getState }) {
+export function wireLobby({ act, leave, getState, shareRecap }) {
   trapFocus(byId("over"));
+  byId("recap-share").addEventListener("click", () => shareRecap());
+  // "All stats" opened: its names are fitted now they have room to be measured.
+  byId("over").querySelector(".over-stats").addEventListener("toggle", () => fitNames(byId("over")));
   byId("start").addEventListener("click", () => act("start", {}));
   byId("sit").addEventListener("click", () => act("sit", { seat: null }));
   byId("stand").addEventListener("click", () => act("stand", {}));

@@ -17,10 +17,13 @@ import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
+import { refitOnResize } from "./fit.js";
 import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
+import { winnerTitle } from "./podium.js";
 import { wirePreferences } from "./preferences.js";
+import { recapImage } from "./recap.js";
 import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
@@ -145,7 +148,29 @@ function startRoomPage() {
   document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
   window.addEventListener("online", wake);
 
-  wireLobby({ act, leave, getState: () => store.get() });
+  // The recap as a picture through the system's share sheet; where a browser cannot share
+  // files, the picture is saved instead.
+  async function shareRecap() {
+    const state = store.get();
+    if (!state || state.phase !== "over") return;
+    const blob = await recapImage(state, room);
+    if (!blob) return;
+    const file = new File([blob], say("recap.file"), { type: "image/png" });
+    const data = { files: [file], title: say("share.title"), text: winnerTitle(state) };
+    if (navigator.canShare && navigator.canShare(data)) {
+      await navigator.share(data).catch(() => {});
+      return;
+    }
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = file.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    toast(say("recap.saved"));
+  }
+
+  wireLobby({ act, leave, getState: () => store.get(), shareRecap });
+  refitOnResize(document.body);
   wirePreferences(sound);
   wireGates();
   buildAvatarPicker(byId("gate-avatar"));

@@ -28,6 +28,7 @@ export function slidePileTo(motionView, seat) {
   const to = seatNode.querySelector(".seat-avatar").getBoundingClientRect();
   const flying = top.cloneNode(true);
   flying.classList.add("flying-card");
+  flying.setAttribute("aria-hidden", "true"); // a moment's motion: the pile's label says it
   flying.classList.remove("card--new");
   Object.assign(flying.style, { left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px` });
   document.body.append(flying);

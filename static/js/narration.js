@@ -124,8 +124,15 @@ const HANDLERS = {
     return [["toast", { text: say("disconnect", { name: who }), game: false }]];
   },
   reconnect(state, event, memory) {
+    if (event.player && event.player === state.you?.player) {
+      // Back: what happened while away, once ("14 cards flipped for you").
+      const effects = [];
+      if (event.missed_deal) effects.push(["toast", { text: say("away.missed_deal"), game: false }]);
+      if (event.flipped > 0) effects.push(["toast", { text: countOf("away.flipped", event.flipped), game: false }]);
+      return effects;
+    }
     const who = memory.names.get(event.player);
-    if (!who || event.player === state.you?.player || !given(event.seat)) return [];
+    if (!who || !given(event.seat)) return [];
     return [["toast", { text: say("reconnect", { name: who }), game: false }]];
   },
   remove(state, event) {
@@ -140,9 +147,10 @@ const HANDLERS = {
     return [["toast", { text: say("abandon"), game: false }]];
   },
   restart() {
-    // The server is restarting: the table is saved and the page comes back by itself.
-    const text = say("restart");
-    return [["banner", { text, tone: "bad", about: "" }], ["toast", { text, game: false }]];
+    // The server is restarting: the table is saved and the page comes back by itself. Said
+    // in one place, the table's "offline" notice (gates.js, a role=alert the screen reader
+    // speaks), not again in a banner and a toast.
+    return [];
   },
 };
 

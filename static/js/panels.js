@@ -2,7 +2,9 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
+import { finishRows } from "./finish.js";
 import { matchLine, podiumRows, winnerTitle } from "./podium.js";
+import { recapLines } from "./recap.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
@@ -97,6 +99,9 @@ function statRow(state, stat, winner, fastest) {
   row.append(cell);
   row.append(el("td", "", stat.takes ?? 0), el("td", "", stat.false_slaps ?? 0));
   for (const field of ["best_ms", "median_ms", "closest_win_ms", "closest_loss_ms"]) row.append(el("td", "", msText(stat[field])));
+  // Each number says its column's name where a phone shows the rows as cards (over.css).
+  const headings = [...document.querySelectorAll(".stats thead th")].map((th) => th.textContent);
+  [...row.children].forEach((td, index) => index > 0 && headings[index] && (td.dataset.label = headings[index]));
   if (stat.seat === winner) row.classList.add("is-winner");
   if (fastest !== null && stat.best_ms === fastest) row.classList.add("is-fastest");
   return row;
@@ -106,7 +111,7 @@ export function renderGameOver(state) {
   const over = state.phase === "over";
   const opening = over && byId("over").hidden;
   show(byId("over"), over);
-  if (!over) return;
+  if (!over) return false;
   setText(byId("over-title"), winnerTitle(state));
   const reason = ["cards", "time"].includes(state.win_reason) ? say(`over.reason.${state.win_reason}`) : "";
   setText(byId("over-reason"), reason);
@@ -116,6 +121,10 @@ export function renderGameOver(state) {
   const times = stats.map((stat) => stat.best_ms).filter((ms) => typeof ms === "number");
   const fastest = times.length ? Math.min(...times) : null;
   byId("stats-body").replaceChildren(...stats.map((stat) => statRow(state, stat, state.winner, fastest)));
+  const recap = recapLines(state);
+  show(byId("recap"), recap.lines.length > 0 || recap.medians.length > 0);
+  byId("recap-lines").replaceChildren(...recap.lines.map((line) => el("li", "", line)));
+  byId("recap-medians").replaceChildren(...recap.medians.map((line) => el("li", "", line)));
   const match = matchLine(state);
   setText(byId("match"), match);
   show(byId("match"), Boolean(match));
@@ -126,4 +135,21 @@ export function renderGameOver(state) {
   setText(byId("over-wait"), amHost(state) ? "" : say("over.waiting_for", { name: host || say("over.the_host") }));
   // Keyboard and screen reader users land on the result, the host on "Play again".
   if (opening) (amHost(state) ? byId("rematch") : byId("over")).focus({ preventScroll: true });
+  return true;
+}
+
+// The big screen's photo finish: the last pile won by a slap, 1st, 2nd, 3rd ... with how
+// far behind each came, until the next pile is won (phones say it in the banner).
+export function renderFinish(state, stage) {
+  const rows = stage && state.phase === "playing" ? finishRows(state) : [];
+  show(byId("finish"), rows.length > 0);
+  if (!rows.length) return;
+  byId("finish-list").replaceChildren(
+    ...rows.map((row) => {
+      const item = el("li", row.place === 1 ? "stage-place stage-place--first" : "stage-place");
+      item.append(el("span", "stage-place-rank", say("over.place", { place: row.place })), nameTag(row.name, false, "stage-place-name"));
+      item.append(el("span", "stage-place-ms", row.behindMs === null ? "" : say("finish.behind", { ms: row.behindMs })));
+      return item;
+    }),
+  );
 }

@@ -6,18 +6,21 @@ import { countOf, say } from "./messages.js";
 import { mySeat, seatAt, seatName } from "./state.js";
 
 // The titles of a finished game, by seat: fastest hand, most takes, most wrong slaps. A
-// title needs something to show for it (a take, a wrong slap); a tie gives it to each.
+// title needs something to show for it (a take, a wrong slap) and one holder: a tie
+// gives it to nobody ("Most wrong slaps (1)" to six of eight players says nothing).
 export function gameTitles(stats) {
   const titles = new Map();
   const give = (seat, text) => titles.set(seat, [...(titles.get(seat) || []), text]);
   const times = stats.filter((s) => typeof s.best_ms === "number");
   if (times.length) {
     const best = Math.min(...times.map((s) => s.best_ms));
-    for (const s of times) if (s.best_ms === best) give(s.seat, say("title.fastest", { ms: Math.round(best) }));
+    const holders = times.filter((s) => s.best_ms === best);
+    if (holders.length === 1) give(holders[0].seat, say("title.fastest", { ms: Math.round(best) }));
   }
   for (const [field, id] of [["takes", "title.takes"], ["false_slaps", "title.false_slaps"]]) {
     const most = Math.max(0, ...stats.map((s) => s[field] ?? 0));
-    if (most > 0) for (const s of stats) if ((s[field] ?? 0) === most) give(s.seat, say(id, { count: most }));
+    const holders = stats.filter((s) => (s[field] ?? 0) === most);
+    if (most > 0 && holders.length === 1) give(holders[0].seat, say(id, { count: most }));
   }
   return titles;
 }

@@ -2,9 +2,10 @@
 // always of the newest state (older ones in between are simply skipped).
 
 import { byId, setText, show } from "./dom.js";
+import { fitName, fitNames } from "./fit.js";
 import { noteFreezes } from "./freeze.js";
 import { hasMessage, say } from "./messages.js";
-import { renderControls, renderGameOver, renderLobby } from "./panels.js";
+import { renderControls, renderFinish, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
 import { canFlip, mySeat } from "./state.js";
@@ -28,11 +29,15 @@ function renderPage(state) {
 // `view` is the store's view state: the seats' nodes, the pile on screen, the freezes.
 export function draw(state, view) {
   renderPage(state);
-  renderSeats(view.seats, state, byId("seats"));
+  const stage = document.body.dataset.tv === "1";
+  for (const seat of renderSeats(view.seats, state, byId("seats"), { stage })) {
+    for (const name of seat.querySelectorAll(".name-text")) fitName(name);
+  }
   renderPile(view, state, byId("pile"), byId("pile-count"));
   renderControls(state);
+  renderFinish(state, stage);
   if (state.phase === "lobby") renderLobby(state);
-  renderGameOver(state);
+  if (renderGameOver(state)) fitNames(byId("over"));
   noteFreezes(view.freeze, state);
 }
 

@@ -72,7 +72,9 @@ function takenSeat(state, entry, flags) {
     badge.title = say("seat.lag.label", { ms: entry.lag_ms });
     avatar.append(badge);
   }
-  const parts = [avatar, nameTag(name, flags.you)];
+  const tag = nameTag(name, flags.you);
+  tag.dataset.away = say("seat.away"); // shown while the person is away (seats.css)
+  const parts = [avatar, tag];
   if (state.phase !== "lobby") {
     const label = entry.out ? say("seat.out") : countOf("cards", entry.cards);
     parts.push(el("span", "seat-cards", label));
@@ -122,10 +124,11 @@ function describeSeat(entry, flags, index) {
   return bits.join(say("list.and"));
 }
 
-function updateSeat(cache, state, index, list) {
+function updateSeat(cache, state, index, list, stage) {
   const entry = state.seats[index];
   const flags = seatFlags(state, index, entry);
-  const canSit = !entry && state.phase === "lobby" && mySeat(state) === null;
+  // The big screen is a stage, never a seat: it offers none.
+  const canSit = !stage && !entry && state.phase === "lobby" && mySeat(state) === null;
   // frozen_ms changes with every state during a freeze: the countdown ticks in freeze.js, so
   // only being frozen or not rebuilds the seat (a rebuilt seat would lose its countdown).
   const lagFair = Boolean(state.rules?.lag_fair); // the lag badges show only under the rule
@@ -143,18 +146,25 @@ function updateSeat(cache, state, index, list) {
     record.node.className = seatClass(entry, flags) + (celebrating ? " seat--took" : "");
     record.node.setAttribute("aria-label", describeSeat(entry, flags, index));
     record.node.replaceChildren(...(entry ? takenSeat(state, entry, flags) : emptySeat(index, canSit)));
+    record.fresh = true;
   }
   if (record.node.parentNode !== list) list.append(record.node);
   return record.node;
 }
 
-// `cache` is store.view.seats: seat index -> { node, signature }, so a seat is rebuilt only
-// when what it shows changes.
-export function renderSeats(cache, state, list) {
+// `cache` is store.view.seats: seat index -> { node, signature, fresh }, so a seat is
+// rebuilt only when what it shows changes. `stage`: the big screen, which offers no seat.
+// Returns the seats rebuilt (their names are fitted once they are in place).
+export function renderSeats(cache, state, list, { stage = false } = {}) {
   const order = ringOrder(state);
   const visible = new Set(order);
+  const rebuilt = [];
   order.forEach((index, position) => {
-    const node = updateSeat(cache, state, index, list);
+    const node = updateSeat(cache, state, index, list, stage);
+    if (cache.get(index).fresh) {
+      cache.get(index).fresh = false;
+      rebuilt.push(node);
+    }
     // Position 0 (you) at the bottom, then clockwise round the ellipse.
     const angle = Math.PI / 2 + (position * 2 * Math.PI) / order.length;
     const cos = Math.cos(angle);
@@ -171,4 +181,5 @@ export function renderSeats(cache, state, list) {
   for (const [index, record] of cache) {
     if (!visible.has(index) || index >= state.seats.length) record.node.remove();
   }
+  return rebuilt;
 }

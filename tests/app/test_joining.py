@@ -3,24 +3,13 @@
 import asyncio
 
 import pytest
-import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until, until
+from app_steps import refused
 
 from app.ops.clock import ManualClock
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
 pytestmark = pytest.mark.transports("lean", "stock")
-
-
-async def refused(server: Server, auth, **options) -> dict:
-    client = socketio.AsyncClient(reconnection=False)
-    reasons: list = []
-    client.on("connect_error", lambda data=None: reasons.append(data))
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        await client.connect(
-            server.url, auth=auth, transports=["websocket"], wait_timeout=WAIT, **options
-        )
-    return reasons[0] if reasons else None
 
 
 @pytest.mark.parametrize(
@@ -235,3 +224,24 @@ async def test_an_event_named_star_is_unknown_not_a_crash(server: Server) -> Non
     assert reply["error"]["code"] == "unknown_event"
     assert (await ann.call("sit", {"seat": None}))["ok"]
     await ann.close()
+
+
+async def test_a_person_away_at_the_deal_is_not_dealt_in_and_is_told_on_return(
+    server: Server,
+) -> None:
+    code = await server.new_room()
+    ann, bob, cy = await join(server, code, "Ann", "Bob", "Cy")
+    for person in (ann, bob, cy):
+        await person.ok("sit", {"seat": None})
+    await bob.drop()  # closed the tab in the lobby
+    await ann.wait_state(lambda s: s["seats"][1] and s["seats"][1]["connected"] is False)
+    await ann.ok("start")
+    state = await ann.wait_state(lambda s: s["phase"] == "playing")
+    seated = [seat["name"] for seat in state["seats"] if seat]
+    assert seated == ["Ann", "Cy"]
+    assert [e["kind"] for e in state["events"]] == ["stand", "start"]
+    back = await Client(server, code, "Bob", token=bob.token).connect()
+    assert back.player == bob.player and back.seat is None  # watching this game
+    told = await back.wait_for(lambda: [e for e in back.events if e["kind"] == "reconnect"])
+    assert told[0]["missed_deal"] is True and told[0]["flipped"] == 0
+    await close_all([ann, back, cy])

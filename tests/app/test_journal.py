@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from app_harness import Logged, Recorder, close_all, deal, join, serving, until
-from test_snapshot_equivalence import random_rules
+from played import random_rules
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings

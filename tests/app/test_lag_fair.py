@@ -22,7 +22,8 @@ import time
 from typing import Any
 
 import pytest
-from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
+from app_harness import WAIT, Client, Recorder, Server, close_all, serving
+from app_steps import rig_a_jack, seated, stage_a_jack
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
@@ -31,7 +32,6 @@ from app.tables.lag import LagMeter
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol
-from engine import Game
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
 pytestmark = pytest.mark.transports("lean", "stock")
@@ -46,37 +46,6 @@ async def until(condition: Any) -> None:
     async with asyncio.timeout(WAIT):
         while not condition():
             await asyncio.sleep(0.05)
-
-
-async def seated(server: Server, names: list[str], **rules: Any) -> tuple[str, list[Client]]:
-    code = await server.new_room(**rules)
-    clients = await join(server, code, *names)
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    await clients[0].ok("start")
-    return code, clients
-
-
-def rig_a_jack(room: Room, players: int) -> None:
-    """The table's game becomes one with a Jack on the pile (under the room's lock)."""
-    hands = [[f"{rank}C", f"{rank}D"] for rank in range(2, 2 + players)]  # no trigger
-    now = room.clock.now()
-    room.table.game = Game.from_hands(hands, rules=room.rules, pile=["JS"], now=now)
-    room.table.turn_started_at = now
-    room._apply([], now)  # broadcast it, as any change is
-
-
-async def stage_a_jack(server: Server, code: str, clients: list[Client]) -> dict[str, Any]:
-    """A fresh game state with a Jack on the pile and slaps open, seen by every client."""
-    room = server.room(code)
-    async with room.lock:
-        rig_a_jack(room, room.game.players if room.game is not None else len(clients))
-        version = room.version
-    states = [
-        await c.wait_state(lambda s, v=version: s["version"] >= v and s["slap_open"])
-        for c in clients
-    ]
-    return states[0]
 
 
 # ---- the round-trip meter ---------------------------------------------------------------

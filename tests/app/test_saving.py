@@ -633,12 +633,13 @@ async def test_a_room_discarded_during_its_beats_write_stays_deleted() -> None:
             await gate.wait()
             await super().save(code, snapshot, seen_at)
 
-    store = Slow()
-    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.05)
+    store, clock = Slow(), ManualClock()
+    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.05, clock=clock)
     saver.changed()
-    await until(lambda: saver._in_batch, "the beat's write")
+    await clock.advance(0.05)
+    assert saver._in_batch  # the beat's write, held at the gate
     discarding = asyncio.create_task(saver.discard())
-    await asyncio.sleep(0.05)
+    await clock.advance(60)
     assert not discarding.done()  # the delete waits for the write under way
     gate.set()
     await asyncio.wait_for(discarding, WAIT)

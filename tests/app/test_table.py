@@ -280,6 +280,42 @@ def test_rematch_deals_the_same_seats_with_the_first_flipper_moved_on() -> None:
     assert firsts == [0, 1, 2, 0] and table.games == 4
 
 
+def test_only_the_present_are_dealt_in_and_a_returning_player_is_told_what_happened() -> None:
+    table = new_table()
+    ann = join(table, "Ann")
+    table.sit(ann, None, 0.0)
+    bob, cy = join(table, "Bob"), join(table, "Cy")
+    table.sit(bob, None, 0.0)
+    table.sit(cy, None, 0.0)
+    table.drop(bob, 1.0, left=False)  # closed the tab in the lobby
+    done = table.start(ann, 2.0, seed=2)
+    assert kinds(done.events) == ["stand", "start"]
+    assert table.seats[:3] == [ann, cy, None] and table.game is not None
+    assert table.game.players == 2
+    back = table.join("Bob", "token-Bob", 3.0)
+    assert back.events[0] == events.Reconnect(bob, None, 0, True)
+    assert table.seat_of(bob) is None  # watching this game
+    # Away during a game: the autopilot's flips for the seat are counted and told once.
+    table.drop(cy, 4.0, left=False)
+    turn = table.game.next_to_play
+    assert turn is not None
+    if table.seats[turn] != cy:
+        table.play(turn, "flip", None, 4.5)
+    flipped = table.play(1, "flip", None, 5.0, auto=True)
+    assert kinds(flipped) == ["flip"]
+    again = table.join("Cy", "token-Cy", 6.0)
+    assert again.events[0] == events.Reconnect(cy, 1, 1, False)
+    assert table.join("Cy", "token-Cy", 7.0).events[0] == events.Reconnect(cy, 1, 0, False)
+
+
+def test_a_deal_with_too_few_present_is_refused_and_changes_nothing() -> None:
+    table, ann, bob = lobby_of_two()
+    table.drop(bob, 1.0, left=False)
+    before = table.to_dict(2.0)
+    refused(table, ErrorCode.TOO_FEW_PLAYERS, table.start, ann, 2.0, seed=1)
+    assert table.to_dict(2.0) == before and table.seat_of(bob) == 1
+
+
 def test_playing_refuses_spectators_future_piles_and_the_wrong_turn() -> None:
     table, ann, bob = lobby_of_two()
     refused(table, ErrorCode.WRONG_PHASE, table.play_as, ann, "flip", None, 0.0)

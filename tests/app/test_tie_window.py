@@ -4,7 +4,8 @@ window of the first slap at a trigger are a genuine tie, and the seat next to fl
 the window in the judging window lag-fair judging uses; with both rules on, the window
 compares compensated times.
 
-Races are staged as in tests/app/test_lag_fair.py: a Jack on the pile, seat 0 next to flip.
+Races are staged as in tests/app/test_lag_fair.py (app_steps.py): a Jack on the pile, seat 0
+next to flip.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 from typing import Any
 
 from app_harness import Client, close_all, serving, until
-from test_lag_fair import seated, stage_a_jack
+from app_steps import seated, stage_a_jack
 
 from app.tables.room import HeldSlap, judging_order
 

@@ -162,15 +162,16 @@ async def test_the_big_screen_shows_the_table_large_with_the_qr_code_and_never_s
     try:
         await guest.sit()
         await expect(page.locator(".seat:not(.seat--empty)")).to_have_count(2, timeout=WAIT_MS)
-        await host.page.tap("#start")
-        await screen.wait_phase("playing")
-        # Large: the table fills most of the screen, the QR code and code stay beside it.
-        felt = await box(page, "#felt")
+        # Between games the QR code and the code stand beside the table.
         qr = await box(page, ".share-qr")
-        assert felt["width"] >= 1920 * 0.6 and felt["height"] >= 1080 * 0.8
-        await page.screenshot(path=screenshots / "tv-1920x1080.png")
         assert qr["width"] >= 240 and qr["y"] + qr["height"] <= 1080, qr
         await expect(page.locator(".share-code")).to_have_text(code)
+        await host.page.tap("#start")
+        await screen.wait_phase("playing")
+        # Large: the table fills most of the screen while a game is on.
+        felt = await box(page, "#felt")
+        assert felt["width"] >= 1920 * 0.6 and felt["height"] >= 1080 * 0.8
+        await page.screenshot(path=screenshots / "tv-1920x1080.png")
         await expect(page.locator("#controls")).to_be_hidden()
         await page.screenshot(path=screenshots / "tv-1920x1080.png")
     finally:

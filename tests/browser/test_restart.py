@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_server import FAST_SETTINGS, ROOT, free_port, wait_until_healthy
 from browser_table import WAIT_MS, Person, open_table_from_home, start_the_game
-from conftest import FAST_SETTINGS, ROOT, free_port, wait_until_healthy
 from playwright.async_api import Browser, expect
-from test_game import SHORT_GAME, play_to_the_end
+from whole_game import SHORT_GAME, play_to_the_end
 
 RESTARTING = "Server restarting: back in a moment"
 SHUTDOWN_BOUND = 30  # seconds: drain (2 s) + closing connections (8 s) + exit, generously
@@ -99,8 +99,9 @@ async def test_a_game_survives_a_server_restart_with_the_page_reconnecting_by_it
         await person.page.evaluate("() => { window.sameDocument = true; }")
 
     stopping = asyncio.create_task(asyncio.to_thread(app.stop))
-    for person in people:
-        await expect(person.page.locator("#banner")).to_have_text(RESTARTING, timeout=WAIT_MS)
+    for person in people:  # said once: the offline notice, no banner, no toast
+        await expect(person.page.locator("#offline-text")).to_have_text(RESTARTING, timeout=WAIT_MS)
+        assert RESTARTING not in await person.page.locator("#banner, #toasts").all_inner_texts()
     await stopping
     for person in people:  # the old process is gone: the page says so and waits, no gate
         await expect(person.page.locator("#conn-text")).to_have_text(RESTARTING)

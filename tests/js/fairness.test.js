@@ -42,10 +42,11 @@ test("a take with a runner-up: every screen says who beat whom by how much", () 
   assert.deepEqual(effects.find(([kind]) => kind === "banner")[1].text, "Sam beat Priya by 38 ms!");
 });
 
-test("the photo finish is said once per pile, not for slower runners-up or on arrival", () => {
+test("the photo finish grows with each slower runner-up, and is not told again or on arrival", () => {
   const one = table(0, won([{ seat: 2, behind_ms: 38 }]));
-  const two = table(0, won([{ seat: 2, behind_ms: 38 }, { seat: 0, behind_ms: 120 }]));
-  assert.equal(raceNews(two, one), null);
+  const two = table(0, won([{ seat: 2, behind_ms: 38 }, { seat: 0, behind_ms: 120.4 }]));
+  assert.equal(raceNews(two, one).text, "Photo finish: 1. Sam · 2. Priya +38 ms · 3. You +120 ms");
+  assert.equal(raceNews(two, two), null);
   assert.equal(raceNews(one, null), null); // a page opened mid-game tells no old news
   assert.equal(raceNews(table(0, won([])), table(0)), null); // a take with nobody close
   const next = table(0, { race: { pile_id: 6, winner: 0, runners_up: [{ seat: 1, behind_ms: 5 }] } });

@@ -105,11 +105,9 @@ test("an event of a kind the page does not know says nothing", () => {
   assert.deepEqual(narrate(table(), null, createViewState()), []);
 });
 
-test("a server restart says the table comes back, whatever the server's own words", () => {
+test("a server restart is said once, by the offline notice (gates.js), not by a banner or a toast", () => {
   const event = { kind: "restart", message: "The server is restarting: this table will close." };
-  const effects = narrate(table(), event, createViewState());
-  assert.deepEqual(find(effects, "banner"), { text: "Server restarting: back in a moment", tone: "bad", about: "" });
-  assert.equal(find(effects, "toast").text, "Server restarting: back in a moment");
+  assert.deepEqual(narrate(table(), event, createViewState()), []);
 });
 
 test("a state's events are read in the order the change caused them, none when it has none", () => {

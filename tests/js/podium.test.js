@@ -41,12 +41,15 @@ test("a time-limit win keeps everyone's final count", () => {
   assert.deepEqual(podiumRows(state).map((r) => r.cards), ["32 cards", "20 cards"]);
 });
 
-test("titles: fastest hand, most takes (ties share), most wrong slaps", () => {
+test("titles: fastest hand, most takes, most wrong slaps; a tie gives the title to nobody", () => {
   const titles = gameTitles(over().stats);
   assert.deepEqual(titles.get(1), ["Fastest hand · 290 ms", "Most wrong slaps (3)"]);
-  assert.deepEqual(titles.get(0), ["Most takes (5)"]);
-  assert.deepEqual(titles.get(2), ["Most takes (5)"]);
+  assert.equal(titles.get(0), undefined); // five takes each for Ana and Bleep
+  assert.equal(titles.get(2), undefined);
   assert.equal(gameTitles([{ seat: 0, takes: 0, false_slaps: 0, best_ms: null }]).size, 0);
+  const sixWrong = [0, 1, 2, 3, 4, 5].map((seat) => ({ seat, takes: seat, false_slaps: 1, best_ms: 300 }));
+  const tied = gameTitles(sixWrong);
+  assert.deepEqual([...tied.entries()], [[5, ["Most takes (5)"]]]);
 });
 
 test("the match score shows from the second game, you named as you", () => {
