@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -238,7 +239,10 @@ class Room:
         self.judge_gate: Callable[[], bool] | None = None
         self.paused = False
         self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
-        self._timers.gate = self.may_judge
+        # Through a weak reference: the room is freed by its reference count when it closes,
+        # never kept for a full collection by a cycle through its timers.
+        room = weakref.ref(self)
+        self._timers.gate = lambda: (held := room()) is not None and held.may_judge()
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = clock.now() + settings.unused_room_seconds

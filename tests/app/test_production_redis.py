@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from app_harness import cards_held, play, play_to_the_end, settled, until
+from cluster_harness import SETTINGS, a_game_through_nginx, close_all, versions_only_grow
 from redis_server import RedisServer, SentinelServer, certificates
-from test_cluster import SETTINGS, a_game_through_nginx, close_all, versions_only_grow
 
 from app.cluster.ownership import Ownership
 from app.ops.metrics import Metrics
