@@ -47,11 +47,21 @@ class Settings(BaseSettings):
     # reads, and is dropped (the room goes on without it).
     send_queue_limit: int = Field(default=500, ge=10)
 
-    # The HTTP server (see README, "Behind a proxy"): a request's headers and body must
+    # The HTTP server (see docs/protocol.md, "Settings"): a request's headers and body must
     # arrive within request_timeout_seconds (slowloris), and at most max_connections
-    # connections and requests are served at once (beyond: 503).
+    # connections and requests are served at once (beyond: 503), of which websockets never
+    # take the last http_reserve (pages, the API and /healthz keep room). Per client address
+    # (IPv6: per /64), counted from the connection's open: at most connections_per_address
+    # open at once, websockets_per_address of them websockets (a school behind one NAT:
+    # 40 tables of 4 and a TV each is 200). A trusted proxy's own address has no cap of its
+    # own. A connection that has not joined a room (a Socket.IO CONNECT) within
+    # connect_deadline_seconds of opening is closed.
     request_timeout_seconds: float = Field(default=10.0, gt=0)
-    max_connections: int = Field(default=2000, ge=1)
+    max_connections: int = Field(default=4000, ge=1)
+    http_reserve: int = Field(default=400, ge=0)
+    connections_per_address: int = Field(default=500, ge=1)
+    websockets_per_address: int = Field(default=300, ge=1)
+    connect_deadline_seconds: float = Field(default=5.0, gt=0)
     # Host names the server answers to (JSON list), against DNS rebinding: a page from an
     # attacker's name resolving to this server is refused. Empty: any Host is served.
     allowed_hosts: list[str] = []

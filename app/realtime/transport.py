@@ -475,6 +475,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         self.settings, self.metrics = settings, metrics
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
+        self._untold = 0  # refusals not logged since the last line
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # Each message is started where it is read (GameEngineIO.on_message, for
         # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
@@ -496,7 +497,18 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         # Nothing reads a connect's body (a polling transport's POSTs have their own).
         environ.pop("wsgi.input", None)
         self.eio.adopt(eio_sid)
+        # Joined within the deadline, or closed: an open connection that never joins holds
+        # a connection of the server's for nothing.
+        asyncio.get_running_loop().call_later(
+            self.settings.connect_deadline_seconds, self._joined_or_closed, eio_sid
+        )
         await super()._handle_eio_connect(eio_sid, environ)
+
+    def _joined_or_closed(self, eio_sid: str) -> None:
+        budget = self._budgets.get(eio_sid)
+        if budget is None or self.manager.sid_from_eio_sid(eio_sid, "/") is not None:
+            return
+        self._cut_off(eio_sid, budget, "no_connect")
 
     async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:
         self._budgets.pop(eio_sid, None)
@@ -677,8 +689,10 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
 
     def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
         self.metrics.frames_refused.labels(why).inc()
-        # A cut-off is always told (once per connection, and connections are limited).
-        if cut_off or self._log_allowance.take(time.monotonic()):
+        # Rate-limited for the whole server, cut-offs too (an address reconnecting in a
+        # loop is cut off every time): each line says how many went untold before it.
+        if self._log_allowance.take(time.monotonic()):
+            untold, self._untold = self._untold, 0
             log_event(
                 "frame_refused",
                 level=logging.WARNING,
@@ -686,7 +700,10 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 cut_off=cut_off,
                 sid=eio_sid,
                 address=budget.address,
+                untold=untold,
             )
+        else:
+            self._untold += 1
 
 
 def client_address(environ: dict[str, Any]) -> str:
