@@ -67,6 +67,8 @@ class Settings(BaseSettings):
     allowed_hosts: list[str] = []
     # Serve Prometheus metrics at /metrics. Off to keep them private on a public address.
     expose_metrics: bool = True
+    # Serve the HTTP API's description (/docs, /redoc, /openapi.json). Off on a public server.
+    api_docs: bool = False
 
     # How soon a vanished connection is noticed: a ping every interval, gone after the timeout.
     ping_interval_seconds: float = Field(default=10.0, gt=0)

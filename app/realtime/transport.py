@@ -40,7 +40,7 @@ from typing import Any
 import engineio
 import orjson
 import socketio
-from engineio import async_socket, exceptions
+from engineio import async_socket, exceptions, payload
 from engineio import packet as engineio_packet
 from socketio import packet
 
@@ -62,6 +62,10 @@ MESSAGE_TYPE = str(engineio_packet.MESSAGE)  # "4": an Engine.IO frame's type, i
 EVENT_TYPE = str(packet.EVENT)  # "2": a Socket.IO packet's type, its first character
 DIGITS = frozenset("0123456789")
 NOOP = engineio_packet.Packet(engineio_packet.NOOP)
+# A long-polling body: packets separated by this, at most python-engineio's number of them.
+PAYLOAD_SEPARATOR = "\x1e"
+MOST_POLLED_PACKETS = payload.Payload.max_decode_packets
+ENGINEIO_TYPES = frozenset("0123456")  # a packet's type, its first character
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
 RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
@@ -569,6 +573,41 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 self._send_answer(eio_sid, namespace, pkt_id, answer)
         except Exception:  # a bug of ours: one JSON line, and the connection goes on
             log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=eio_sid)
+
+    def polled(self, eio_sid: str, body: bytes) -> bool:
+        """A long-polling POST's body, checked as a websocket's frames are (app/realtime/polling.py
+        calls this before python-engineio reads it): every packet but a message (charged
+        when it is handled) is charged to the connection's budget, and a body python-engineio
+        could not read (not UTF-8, more packets than it takes, an empty or unknown packet)
+        is refused as malformed, with the same cut-off. False: refused, never read."""
+        budget = self._budgets.get(eio_sid)
+        if budget is None:
+            return True  # no such connection: python-engineio answers that itself
+        if budget.cut_off:
+            return False
+        try:
+            packets = body.decode().split(PAYLOAD_SEPARATOR)
+        except UnicodeDecodeError:
+            self._malformed(eio_sid, budget, "undecodable")
+            return False
+        if len(packets) > MOST_POLLED_PACKETS:
+            self._malformed(eio_sid, budget, "too_many_packets")
+            return False
+        now = time.monotonic()
+        for text in packets:
+            kind = text[:1]
+            if kind == "b":
+                self._cut_off(eio_sid, budget, "binary")
+                return False
+            if kind not in ENGINEIO_TYPES:
+                self._malformed(eio_sid, budget, "undecodable")
+                return False
+            if kind != MESSAGE_TYPE:
+                if not budget.bucket.take(now):
+                    self._over_budget(eio_sid, budget, -1, None, None)
+                    return False
+                budget.refused_in_a_row = 0
+        return True
 
     def _plain_event(self, text: str) -> tuple[int | None, Any] | None:
         """Almost every frame a client sends: an EVENT in the default namespace with an ack
