@@ -80,8 +80,13 @@ class Settings(BaseSettings):
     autoflip_pause_seconds: float = Field(default=1.0, ge=0)
     host_handover_seconds: float = Field(default=10.0, ge=0)
     room_expiry_seconds: float = Field(default=600.0, gt=0)
-    # A room nobody ever joined: created by a script, or a link never opened.
-    unused_room_seconds: float = Field(default=120.0, gt=0)
+    # A room nobody ever joined (created by a script, or a link never opened), or whose one
+    # person left before a second came: closed this long after.
+    unused_room_seconds: float = Field(default=60.0, gt=0)
+    # Rooms one client address may hold open that have not had two people in them yet; when
+    # every room (max_rooms) is taken, a room nobody is in is closed for an address holding
+    # fewer than the one that opened it.
+    open_rooms_per_address: int = Field(default=5, ge=1)
     # A game whose every seat still in belongs to a person who is gone ends after this long.
     abandon_seconds: float = Field(default=60.0, gt=0)
     bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02

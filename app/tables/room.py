@@ -198,6 +198,9 @@ class Room:
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._judging: Judging | None = None  # lag-fair slaps waiting for their window
         self._timers = Timers(self.lock)
+        # Whether two people have been in it (a restored table is taken to have been): a
+        # room only its opener came to is of no use to anyone else, and goes soon.
+        self.used = table is not None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = time.monotonic() + settings.unused_room_seconds
@@ -673,10 +676,17 @@ class Room:
         self._schedule_abandon(now)
         self._schedule_host()
         self._schedule_ping(now, anyone)
+        if not self.used and len(self.table.people) >= 2:
+            self.used = True
         if anyone:
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
-            self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
+            keep = (
+                self.settings.room_expiry_seconds
+                if self.used
+                else self.settings.unused_room_seconds
+            )
+            self._timers.at("expiry", now + keep, self._expire)
 
     def _schedule_ping(self, now: float, anyone: bool) -> None:
         """Lag pings while lag-fair judging is on and someone is here to answer: at once
