@@ -154,9 +154,10 @@ async def test_a_full_room_refuses_more_people() -> None:
 async def test_a_room_nobody_is_in_closes() -> None:
     async with serving(room_expiry_seconds=0.3) as server:
         code = await server.new_room()
-        ann = await Client(server, code, "Ann").connect()
+        ann, bob = await join(server, code, "Ann", "Bob")  # used: it lives room_expiry_seconds
+        await bob.close()
         await asyncio.sleep(0.5)
-        assert server.rooms.get(code) is not None  # someone is in: it stays open
+        assert server.rooms.get(code) is not None  # someone is still in: it stays open
         await ann.close()
         async with asyncio.timeout(WAIT):
             while server.rooms.get(code) is not None:

@@ -22,7 +22,8 @@ async def hoard(http: httpx.AsyncClient, address: str, tries: int) -> list[str]:
 
 
 async def test_hoarders_cannot_keep_an_honest_user_out() -> None:
-    async with serving(max_rooms=30) as server, httpx.AsyncClient(base_url=server.url) as http:
+    caps = {"max_rooms": 30, "open_rooms_per_address": 5}
+    async with serving(**caps) as server, httpx.AsyncClient(base_url=server.url) as http:
         held = await asyncio.gather(*(hoard(http, address, 20) for address in HOARDERS))
         assert all(len(codes) <= 5 for codes in held), [len(c) for c in held]
         for _ in range(3):  # more than once: each time a hoarder's room gives way
