@@ -94,7 +94,9 @@ class Settings(BaseSettings):
     # round trip is measured with an app-level ping this often, and no one is credited with
     # more than the cap.
     lag_ping_seconds: float = Field(default=2.0, gt=0, le=60)
-    lag_cap_ms: int = Field(default=150, ge=0, le=1000)
+    # The cap is what a player holding back pongs gains in every race: see docs/protocol.md,
+    # "Lag-fair judging", for why 50 ms (bench/photo_finish.py).
+    lag_cap_ms: int = Field(default=50, ge=0, le=1000)
 
     # Where tables are kept across restarts (app/stores): memory, sqlite:///PATH (relative to
     # the working directory; sqlite:////PATH absolute) or redis://HOST:PORT/DB.

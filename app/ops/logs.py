@@ -62,7 +62,7 @@ class Bounded(logging.Filter):
             fields = {"error": repr(error)[:200]}
         else:
             fields = {}
-        record.fields = {  # type: ignore[attr-defined]
+        record.fields = {
             **getattr(record, "fields", {}),
             **fields,
             "logger": record.name,

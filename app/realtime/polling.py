@@ -58,6 +58,7 @@ async def guarded_post(sio: GameServer, app: Any, scope: Scope, receive: Any, se
         if not replayed:
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
+        message: dict[str, Any] = await receive()
+        return message
 
     await app(scope, replay, send)

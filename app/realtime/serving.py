@@ -84,7 +84,7 @@ class DeadlineHttp(HttpToolsProtocol):
         self._door = None  # counted as a websocket from here: the websocket's end uncounts it
         super().handle_websocket_upgrade()
         # Whichever websocket protocol serves it, its frames pass the meter first.
-        websocket = self.transport.get_protocol()
+        websocket: Any = self.transport.get_protocol()
         self.transport.set_protocol(doors.metered(websocket, self.transport, door))
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -209,7 +209,7 @@ const MESSAGES = {
   "rules.trigger_timeout.none": "never: wait for a slap",
   "rules.shuffle_taken": "Shuffle a won pile into the winner's deck",
   "rules.lag_fair": "Lag-fair judging",
-  "rules.lag_fair.help": "(a slow connection's slaps count up to 150 ms earlier)",
+  "rules.lag_fair.help": "(a slow connection's slaps count up to 50 ms earlier)",
   // The house rules in one line (panels.js), by the same schema.
   "summary.slap": "Slap {triggers}",
   "summary.give": "wrong slap gives a card",
