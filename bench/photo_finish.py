@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.tables.bots import SKILLS, Level
 from engine import IllegalAction, Rules
+from engine.events import Late
 from engine.game import Game
 
 FLIP_SECONDS = 0.6
@@ -48,27 +48,28 @@ def margins(levels: tuple[Level, ...], games: int, rng: random.Random) -> list[i
             if game.slap_open and not game.trigger_lapsed:
                 aimed = game.pile_id
                 racers = sorted(
-                    (now + reaction(level, rng), seat)
-                    for seat, level in enumerate(levels)
-                    if not game.is_out(seat) and game.frozen_until(seat) <= now
+                    (now + reaction(level, rng), racer)
+                    for racer, level in enumerate(levels)
+                    if not game.is_out(racer) and game.frozen_until(racer) <= now
                 )
-                for at, seat in racers:
+                for at, racer in racers:
                     try:
-                        events = game.slap(seat, at, aimed)
+                        events = game.slap(racer, at, aimed)
                     except IllegalAction:
                         continue
-                    late = [e for e in events if e.kind == "late" and e.behind_ms is not None]
-                    if late:
-                        found.append(late[0].behind_ms)
+                    late = [e.behind_ms for e in events if isinstance(e, Late)]
+                    margin = next((ms for ms in late if ms is not None), None)
+                    if margin is not None:
+                        found.append(margin)
                         break  # the runner-up: the photo finish's margin
                 now = max(now, racers[-1][0] if racers else now, game.collect_until)
                 continue
-            seat = game.next_to_play
-            if seat is None:
+            turn = game.next_to_play
+            if turn is None:
                 break
             now = max(now, game.collect_until)
             try:
-                game.flip(seat, now)
+                game.flip(turn, now)
             except IllegalAction:
                 game.tick(now)
     return found
@@ -95,7 +96,6 @@ def main() -> None:
             f"{100 * sum(m < cap for m in found) / len(found):5.1f}%" for cap in CAPS_MS
         )
         print(f"{name:10} {len(found):6} {p10:5} {p25:5} {p50:5}  {shares}")
-    print("median of all:", statistics.median(found) if found else "-")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     rooms_per_minute: float = Field(default=30.0, gt=0)  # new rooms per client address
     # Connections per client address: a reconnect loop must not flood a room with states.
     connects_per_minute: float = Field(default=120.0, gt=0)
+    # Engine.IO sessions (websocket or long-polling) one client address may open a minute,
+    # joined or not: a loop of bare connections costs the server, and its log, little.
+    opens_per_minute: float = Field(default=600.0, gt=0)
     # Refused (rate-limited or malformed) frames in a row before the connection is closed
     # at the transport.
     flood_cutoff: int = Field(default=40, ge=1)

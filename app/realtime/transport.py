@@ -48,7 +48,7 @@ from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.eager import Resumed, first_step
-from app.realtime.limits import TokenBucket
+from app.realtime.limits import PerAddress, TokenBucket
 from app.realtime.outgoing import Assembled, to_json
 from app.realtime.queues import LeanQueue, Outbox
 from app.realtime.serving import LeanWebSocket
@@ -480,6 +480,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
         self._untold = 0  # refusals not logged since the last line
+        self._opens = PerAddress.per_minute(settings.opens_per_minute)
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # Each message is started where it is read (GameEngineIO.on_message, for
         # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
@@ -493,9 +494,16 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
     def _engineio_server_class(self) -> type[GameEngineIO]:
         return GameEngineIO
 
-    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        address = client_address(environ)
+        if not self._opens.take(address, time.monotonic()):
+            # Engine.IO sessions opened by one address a minute, joined or not: refused
+            # before any state is kept for it (python-engineio answers 401).
+            budget = FrameBudget(TokenBucket(1, 1), address=address)
+            self._log_refusal("opens_per_minute", eio_sid, budget, cut_off=True)
+            return False
         bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
-        self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        self._budgets[eio_sid] = FrameBudget(bucket, address=address)
         # The connect request's body reader: python-engineio's ASGI driver makes a class for
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).

@@ -91,3 +91,19 @@ async def test_trickled_requests_from_one_address_never_take_every_connection() 
             for task in attack:
                 task.cancel()
             await asyncio.gather(*attack, return_exceptions=True)
+
+
+async def test_engineio_opens_per_address_are_counted() -> None:
+    """Bare sessions opened and dropped in a loop, none joining: counted all the same."""
+    async with serving(opens_per_minute=5) as server:
+        taken = 0
+        for _ in range(8):
+            websocket = await BareWebSocket.open(server.port, ATTACKERS[2])
+            if websocket is not None:
+                await asyncio.sleep(0.05)
+                taken += not websocket.closed.is_set()
+                websocket.close()
+        assert taken == 5
+        other = await BareWebSocket.open(server.port, ATTACKERS[0])  # its own share
+        assert other is not None
+        other.close()
