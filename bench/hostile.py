@@ -48,7 +48,11 @@ def start_server(repo: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
         "PYTHONPATH": str(repo),
     }
     server = subprocess.Popen(
-        [sys.executable, "-m", "app"], cwd=repo, env=env, stdout=log.open("w"), stderr=2
+        [sys.executable, "-m", "app"],
+        cwd=repo,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,  # python-engineio logged to stderr
     )
     for _ in range(1800):  # a loaded machine takes its time to start
         with socket.socket() as probe:

@@ -15,7 +15,7 @@ then serves it (app/realtime/serving.py hands each connection here):
   it and the connection is cut.
 
 A trusted proxy's own address is not capped per address (everyone behind it shares it):
-the proxy caps per address in front (deploy/nginx.conf, `limit_conn`)."""
+the proxy in front caps per address (nginx: `limit_conn`)."""
 
 from __future__ import annotations
 
