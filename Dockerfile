@@ -1,6 +1,6 @@
 # Slapjack server image: one uvicorn worker (uvloop, httptools, websockets) on port 8000.
-# Stages: the browser's Socket.IO client from npm; Python dependencies (their own layer,
-# so a code change rebuilds in seconds); the runtime, as a non-root user.
+# Stages: the browser's Socket.IO client from npm; Python dependencies from uv.lock (their
+# own layer, so a code change rebuilds in seconds); the runtime, as a non-root user.
 
 FROM python:3.12-slim AS browser-client
 RUN apt-get update \
@@ -13,12 +13,15 @@ RUN npm ci --no-audit --no-fund --loglevel=error \
     && cp node_modules/socket.io-client/dist/socket.io.esm.min.js* vendor/
 
 FROM python:3.12-slim AS python-deps
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-RUN python -m venv /opt/venv
-COPY pyproject.toml /tmp/pyproject.toml
-# Only the runtime dependencies named in pyproject.toml, not the project itself.
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
-    && /opt/venv/bin/pip install -r /tmp/requirements.txt
+# The runtime packages exactly as uv.lock pins them (versions and hashes), as `make` installs
+# them; not the dev tools, not the project itself (its code is copied below).
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    UV_PROJECT_ENVIRONMENT=/opt/venv UV_PYTHON_DOWNLOADS=never UV_COMPILE_BYTECODE=1 \
+    UV_LINK_MODE=copy UV_NO_CACHE=1
+RUN pip install uv==0.13.9
+WORKDIR /build
+COPY pyproject.toml uv.lock ./
+RUN uv sync --frozen --no-install-project --python /usr/local/bin/python3
 
 FROM python:3.12-slim
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin slapjack \

@@ -1,7 +1,7 @@
 # Two commands matter: `make run` serves the app, `make test` runs every check.
 # Both create or refresh .venv and node_modules (the browser's Socket.IO client, and
-# ESLint and Stylelint for the page) as needed. `make check` is the fast lane: every
-# check but the browser tests.
+# ESLint and Stylelint for the page) as needed. `make check` is the fast lane: lint, types,
+# and the tests that need no server, Redis, nginx or browser (marked `unit`: tests/conftest.py).
 
 PYTHON ?= python3
 VENV := .venv
@@ -20,28 +20,40 @@ LOCALES := en ms
 POT := app/locale/messages.pot
 CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo)
 
-.PHONY: lock run test check lint typecheck pytest jslint jstest unit simulate bench cluster clean catalogs messages
+.PHONY: lock run test check lint typecheck pytest jslint jstest unit golden simulate bench cluster clean catalogs messages
 
 run: $(STAMP) $(VENDOR) catalogs
 	$(BIN)/python -m app
 
 test: lint typecheck jslint jstest pytest
 
-# The inner loop: lint, types and unit tests (Python and JS), no browser.
+# The inner loop: lint, types and unit tests (Python and JS): no server, no browser.
 check: lint typecheck jslint jstest unit
 
+# pytest-xdist workers for `make test`. Most tests wait on sockets, a server's timers or a
+# browser, so more workers than cores pays; more than this loaded a 2-core machine enough
+# for timing-sensitive tests to suffer. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 4
+PYTEST_ARGS ?=
+
 lint: $(STAMP)
+	$(UV) lock --check --quiet
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
+# the order tests/conftest.py sorts them (the slowest kinds first).
 pytest: $(STAMP) $(VENDOR) catalogs
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
+		$(PYTEST_ARGS)
 
+# The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs
+# (the folders where they live: collecting the browser tests too costs seconds).
 unit: $(STAMP) catalogs
-	$(BIN)/python -m pytest --ignore=tests/browser -q
+	$(BIN)/python -m pytest -m unit -q tests/engine tests/app tests/test_suite_layout.py $(PYTEST_ARGS)
 
 # The page's scripts and styles (eslint.config.js, stylelint.config.js).
 jslint: $(NODE_STAMP)
@@ -71,6 +83,11 @@ messages: $(POT)
 	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
 		--no-fuzzy-matching
 	$(BIN)/python -m app.web.i18n fill-english
+
+# The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
+# again after a deliberate change to either: review `git diff tests/fixtures` before committing.
+golden: $(STAMP)
+	PYTHONPATH=.:tests/app $(BIN)/python -m golden
 
 simulate: $(STAMP)
 	$(BIN)/python -m engine.simulate --players 4 --games 1000 --seed 1

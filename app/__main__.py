@@ -5,7 +5,7 @@ app/realtime/serving.py: uvloop, httptools, websockets, request deadlines), and 
 Ctrl-C drains: no new room or person is taken, every table stops where it is and is
 written to the store, every connection is told the server is restarting (the page comes
 back by itself), then connections close within a bound. The next process restores the
-tables at start (app/tables/room.py `Rooms.start`).
+tables at start (app/tables/registry.py `Rooms.start`).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def main() -> None:
     rooms: Rooms = app.other_asgi_app.state.rooms
     settle_the_heap(settings.gc_thresholds)
     young = settings.gc_young_seconds
-    collector = Collector(young) if young > 0 else None
+    collector = Collector(young, clock=rooms.clock) if young > 0 else None
     announce(settings)
     DrainingServer(config, rooms, settings.drain_seconds, collector).run()
 

@@ -12,6 +12,7 @@ from fastapi.responses import PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.cluster.node import cluster_node
+from app.ops.clock import Clock
 from app.ops.config import Settings, get_settings
 from app.ops.logs import configure_logging, library_logger, log_event
 from app.ops.metrics import Metrics
@@ -19,6 +20,7 @@ from app.realtime.limits import PerAddress
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
 from app.realtime.polling import guarded_post, is_polled_post
+from app.realtime.stock import StockServer
 from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
 from app.tables.registry import Rooms
@@ -29,11 +31,16 @@ from app.web import pages, sockets
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
-def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> socketio.ASGIApp:
+    """The app; `clock` is the one its rooms, timers, saves and leases run on (a test's
+    ManualClock, real time otherwise)."""
     settings = settings or get_settings()
+    clock = clock if clock is not None else Clock()
     configure_logging(settings.log_level)
     metrics = Metrics()
-    sio = GameServer(
+    # SLAPJACK_TRANSPORT: our own websocket path (lean) or the libraries' own (stock).
+    server_class = GameServer if settings.transport == "lean" else StockServer
+    sio = server_class(
         settings,
         metrics,
         async_mode="asgi",
@@ -46,11 +53,15 @@ def create_app(settings: Settings | None = None) -> socketio.ASGIApp:
         engineio_logger=library_logger("engineio"),
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
-    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA)
+    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA, damaged=settings.store_damaged)
     # On Redis, a cluster node (app/cluster/node.py): tables served under a lease, saves fenced.
-    cluster = cluster_node(store, settings, sio, metrics)
+    cluster = cluster_node(store, settings, sio, metrics, clock)
     rooms = Rooms(
-        settings, SocketTransport(sio), metrics, store=cluster.store if cluster else store
+        settings,
+        SocketTransport(sio),
+        metrics,
+        store=cluster.store if cluster else store,
+        clock=clock,
     )
     if cluster is not None:
         cluster.serve(rooms)

@@ -28,7 +28,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "app"))
-from hostile import BareWebSocket, frame, http_success, trickle  # type: ignore[import-not-found]
+from hostile import BareWebSocket, frame, http_success, trickle
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.load --steps 100,200,400,1000 --seconds 20
     .venv/bin/python -m bench.load --steps 200,400 --rounds 3 --idle 0   # the ratio, steadier
     .venv/bin/python -m bench.load --steps 200 --rounds 3 --idle 0 --together  # steadiest
+    .venv/bin/python -m bench.load --transport stock      # one transport (default: both)
 
 Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
 to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
@@ -39,6 +40,10 @@ few percent dearer than the other, whichever it is, so rounds alternate which go
 take an even number of them. No ratio is taken where the relay's
 core is saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
+
+The app is served on each transport `--transport` names (SLAPJACK_TRANSPORT: `lean`, our
+own websocket path, and `stock`, the libraries' own), one ramp each per round, each printed
+with its ratio to the relay, and with both, stock's CPU per inbound message to lean's.
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.compile(rb'"version":\s*(\d+)')
 SEQ = re.compile(rb'"seq":(\d+)')
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+APPS = ("lean", "stock")  # the app on each transport (SLAPJACK_TRANSPORT)
 
 FLIP = b'["flip",{}]'
 REMATCH = b'["rematch",{}]'
@@ -384,7 +391,8 @@ def free_port() -> int:
 
 
 class Server:
-    """The app (bench.serve) or the relay (bench.relay) in its own process, on `core`."""
+    """The app (bench.serve, `kind` its transport) or the relay (bench.relay) in its own
+    process, on `core`."""
 
     def __init__(self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True) -> None:
         self.kind, self.port, self.core = kind, free_port(), core
@@ -393,8 +401,9 @@ class Server:
         if gc_watch:
             env["BENCH_GC_FILE"] = str(self.gc_file)
         self.gc_watch = gc_watch
-        if kind == "app":
+        if kind in APPS:
             env.update(
+                SLAPJACK_TRANSPORT=kind,
                 SLAPJACK_HOST=HOST,
                 SLAPJACK_PORT=str(self.port),
                 SLAPJACK_LOG_LEVEL="warning",
@@ -541,8 +550,8 @@ class Run:
         self.stats = Stats()
         self.log = Path(args.log)
 
-    async def idle_memory(self, players: int) -> dict[str, Any]:
-        server = Server("app", self.args.server_core, self.log, gc_watch=self.args.gc_watch)
+    async def idle_memory(self, players: int, transport: str) -> dict[str, Any]:
+        server = Server(transport, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
         try:
             await server.ready()
             warm = [Table("", Stats()) for _ in range(2)]
@@ -573,7 +582,7 @@ class Run:
             print(f"# {kind} server: pid {server.process.pid} on {where}", flush=True)
             for count in self.args.steps:
                 new: list[Any]
-                if kind == "app":
+                if kind in APPS:
                     new = [Table("", self.stats) for _ in range(count - len(tables))]
                 else:
                     rate = rates.get(count) or 2.8
@@ -595,7 +604,7 @@ class Run:
         return rows
 
     async def together(
-        self, *, relay_first: bool = False
+        self, transport: str, *, relay_first: bool = False
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
         tables (the relay's kept to the app's inbound count over the measured seconds by
@@ -616,11 +625,12 @@ class Run:
         rate = 2.8  # the relay's tables' rate a table until the app's is measured
         try:
             for kind in ("relay", "app") if relay_first else ("app", "relay"):
-                servers[kind] = Server(kind, core, self.log, gc_watch=gc_watch)
+                served = transport if kind == "app" else kind
+                servers[kind] = Server(served, core, self.log, gc_watch=gc_watch)
                 await servers[kind].ready()
             app, relay = servers["app"], servers["relay"]
             print(
-                f"# app (pid {app.process.pid}) and relay (pid {relay.process.pid})"
+                f"# app, {transport} (pid {app.process.pid}) and relay (pid {relay.process.pid})"
                 f" at once, on {'any core' if core is None else f'core {core}'},"
                 f" {'relay' if relay_first else 'app'} first",
                 flush=True,
@@ -847,12 +857,16 @@ def markdown_row(row: dict[str, Any]) -> str:
 SATURATED_PCT = 95.0
 
 
-def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> str:
+def ratio_report(
+    rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]],
+    names: tuple[str, str] = ("app", "relay"),
+) -> str:
     """Server CPU ms per inbound message, app / relay, for each step of each round (an app
     ramp, then the relay's at the same rates; or both at once, `--together`) and, over
     several rounds, their median: alternating the ramps spreads the machine's drift over
-    both."""
-    lines = ["server CPU ms per inbound message, app / relay:"]
+    both. `names`: what is compared (one transport of the app to another: the second's
+    core is never taken for saturated)."""
+    lines = [f"server CPU ms per inbound message, {names[0]} / {names[1]}:"]
     by_step: dict[int, list[float]] = {}
     for number, (app, relay) in enumerate(rounds, 1):
         if len(rounds) > 1:
@@ -863,7 +877,7 @@ def ratio_report(rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]
                 f"{theirs['cpu_ms_per_in']:.3f}"
             )
             busy = theirs["cpu_pct"] + (theirs["others_pct"] if theirs.get("pinned") else 0.0)
-            if busy >= SATURATED_PCT:
+            if busy >= SATURATED_PCT and names[1] == "relay":
                 lines.append(f"{text}: the relay's core is saturated, no ratio")
                 continue
             ratio = mine["cpu_ms_per_in"] / theirs["cpu_ms_per_in"]
@@ -898,38 +912,50 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench = Run(args)
     lag = asyncio.create_task(watch_lag(lambda: bench.stats))
     results: dict[str, Any] = {"args": {k: v for k, v in vars(args).items()}}
+    transports = APPS if args.transport == "both" else (args.transport,)
     try:
-        if args.idle:
-            idle = await bench.idle_memory(args.idle)
-            results["idle"] = idle
+        for transport in transports if args.idle else ():
+            idle = await bench.idle_memory(args.idle, transport)
+            results.setdefault("idle", {})[transport] = idle
             print(
-                f"idle memory: {idle['players']} players sitting in lobbies: RSS "
+                f"idle memory, {transport}: {idle['players']} players sitting in lobbies: RSS "
                 f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
-                f"{idle['kb_per_player']:.1f} KB per player\n",
+                f"{idle['kb_per_player']:.1f} KB per player",
                 flush=True,
             )
-        print(HEADER, flush=True)
-        rounds: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+        print("\n" + HEADER, flush=True)
+        # Per transport, each round's (app rows, relay rows); and (stock rows, lean rows).
+        rounds: dict[str, list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]] = {}
+        side_by_side: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
         for number in range(args.rounds):
-            if args.together:
-                app, relay = await bench.together(relay_first=number % 2 == 1)
-                results.setdefault("app", []).extend(app)
-                results.setdefault("relay", []).extend(relay)
-                rounds.append((app, relay))
-                continue
-            app = await bench.ramp("app", {})
-            results.setdefault("app", []).extend(app)
-            if args.relay:
-                rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in app}
+            apps: dict[str, list[dict[str, Any]]] = {}
+            for transport in transports:
+                if args.together:
+                    app, relay = await bench.together(transport, relay_first=number % 2 == 1)
+                    results.setdefault("relay", []).extend(relay)
+                    rounds.setdefault(transport, []).append((app, relay))
+                else:
+                    app = await bench.ramp(transport, {})
+                results.setdefault(transport, []).extend(app)
+                apps[transport] = app
+            if args.relay and not args.together:
+                first = apps[transports[0]]  # the relay plays at the first one's rates
+                rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in first}
                 relay = await bench.ramp("relay", rates)
                 results.setdefault("relay", []).extend(relay)
-                rounds.append((app, relay))
-        if rounds:
-            print("\n" + ratio_report(rounds))
+                for transport in transports:
+                    rounds.setdefault(transport, []).append((apps[transport], relay))
+            if len(apps) == 2:
+                side_by_side.append((apps["stock"], apps["lean"]))
+        for transport, taken in rounds.items():
+            print("\n" + ratio_report(taken, (transport, "relay")))
+        if side_by_side:
+            print("\n" + ratio_report(side_by_side, ("stock", "lean")))
         if args.markdown:
             print("\n" + MARKDOWN_HEADER)
-            for row in results["app"] + results.get("relay", []):
-                print(markdown_row(row))
+            for kind in (*transports, "relay"):
+                for row in results.get(kind, []):
+                    print(markdown_row(row))
     finally:
         lag.cancel()
     return results
@@ -944,6 +970,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="seconds each step measures")
     parser.add_argument("--idle", type=int, default=2000, help="players for idle memory; 0: skip")
     parser.add_argument("--no-relay", dest="relay", action="store_false")
+    parser.add_argument(
+        "--transport",
+        choices=(*APPS, "both"),
+        default="both",
+        help="the app's SLAPJACK_TRANSPORT: lean, stock, or both side by side (default)",
+    )
     parser.add_argument(
         "--rounds",
         type=positive,

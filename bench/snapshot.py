@@ -13,8 +13,8 @@ a photo finish with late slaps), then each step of a save is timed on it many ti
 - a save: the snapshot, the check and `vouched`, what the Saver pays per write before the
   store's own I/O (`Room.snapshot_now`), and the same with `encode_snapshot` for comparison,
 - `decode_snapshot` + `Table.from_dict`: a restore, for comparison (paid once per start),
-- a journal's save (what most of a busy room's saves are since issue 16's thirteenth round:
-  its whole snapshot's text kept, two new moves encoded, the text put together) and its
+- a journal's save (what most of a busy room's saves are: its whole snapshot's text kept,
+  two new moves encoded, the text put together) and its
   restore (the whole snapshot, then the moves played again),
 - `Saver.changed()` while a write is pending: what every change of a busy table pays,
 - the Saver's own cost per write (its task, timer and wake-ups; a store that does nothing),

@@ -30,7 +30,7 @@ from app.ops.config import lan_address
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
-START_SECONDS = 20.0  # generous: a shared 2-core machine may be busy
+START_SECONDS = 60.0  # generous: a shared 2-core machine may be very busy
 
 
 def find_binary(name: str) -> str:
@@ -69,6 +69,11 @@ def accepts(port: int) -> bool:
 def nginx_config(listen: str, servers: list[str], prefix: Path | None) -> str:
     """The nginx configuration for app processes at `servers` ("host:port"); with a
     `prefix`, nginx keeps its pid, log and temporary files there (a local, unprivileged run)."""
+    # Rooms: never marked down (max_fails=0). A request tries the room's own process and,
+    # only if that refuses or times out, the next one on the ring; once the process is back
+    # every request goes to it again. A process marked down for fail_timeout was probed by
+    # one request at a time when it came back, and the room's table moved with each answer.
+    rooms = "\n".join(f"        server {server} max_fails=0;" for server in servers)
     lines = "\n".join(f"        server {server} max_fails=1 fail_timeout=3s;" for server in servers)
     global_lines, paths = "", ""
     if prefix is not None:
@@ -83,6 +88,7 @@ def nginx_config(listen: str, servers: list[str], prefix: Path | None) -> str:
         TEMPLATE.read_text()
         .replace("{{GLOBAL}}", global_lines)
         .replace("{{HTTP_PATHS}}", paths)
+        .replace("{{ROOM_SERVERS}}", rooms)
         .replace("{{SERVERS}}", lines)
         .replace("{{LISTEN}}", listen)
     )
@@ -104,6 +110,7 @@ class Cluster:
     app_ports: list[int] = field(default_factory=list)
     redis_port: int = 0
     env: dict[str, str] = field(default_factory=dict)  # extra SLAPJACK_* settings
+    store_url: str = ""  # a Redis of one's own (Sentinel, TLS): none is started here
     host: str = "127.0.0.1"  # where the app processes listen (nginx reaches them there)
     listen_host: str = "127.0.0.1"  # where nginx listens: 0.0.0.0 to serve phones on the LAN
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="slapjack-")))
@@ -117,7 +124,7 @@ class Cluster:
 
     @property
     def store(self) -> str:
-        return f"redis://127.0.0.1:{self.redis_port}/0"
+        return self.store_url or f"redis://127.0.0.1:{self.redis_port}/0"
 
     def app_url(self, index: int) -> str:
         return f"http://127.0.0.1:{self.app_ports[index]}"
@@ -127,7 +134,8 @@ class Cluster:
         self.redis_port = self.redis_port or free_port()
         if not self.app_ports:
             self.app_ports = [free_port() for _ in range(self.processes)]
-        self.start_redis()
+        if not self.store_url:
+            self.start_redis()
         for index in range(len(self.app_ports)):
             self.start_app(index)
         self.start_nginx()
@@ -191,19 +199,26 @@ class Cluster:
         if sig in (signal.SIGKILL, signal.SIGTERM):
             self.apps[index].wait(timeout=START_SECONDS)
 
+    def stop_redis(self) -> None:
+        """Redis stops (SIGTERM: its append-only file is written); `start_redis` brings it
+        back on the same port and files."""
+        _stop([self.redis])
+        self.redis = None
+
+    def hang_redis(self) -> None:
+        """Redis stops answering, every connection left open (SIGSTOP)."""
+        assert self.redis is not None
+        self.redis.send_signal(signal.SIGSTOP)
+
+    def wake_redis(self) -> None:
+        assert self.redis is not None
+        self.redis.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
-        for process in [*self.apps.values(), self.nginx, self.redis]:
-            if process is not None and process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.send_signal(signal.SIGCONT)  # a paused process cannot stop
-                    process.terminate()
-        for process in [*self.apps.values(), self.nginx, self.redis]:
-            if process is not None:
-                try:
-                    process.wait(timeout=START_SECONDS)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        """The apps first, each writing its tables (to a Redis still there), then nginx and
+        Redis: stopping them together lost every app's last save."""
+        _stop(list(self.apps.values()))
+        _stop([self.nginx, self.redis])
 
     def __enter__(self) -> Cluster:
         try:
@@ -214,6 +229,22 @@ class Cluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _stop(processes: list[subprocess.Popen[bytes] | None]) -> None:
+    """SIGTERM to each (a paused one woken first), then waits for them all."""
+    for process in processes:
+        if process is not None and process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGCONT)  # a paused process cannot stop
+                process.terminate()
+    for process in processes:
+        if process is not None:
+            try:
+                process.wait(timeout=START_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def main() -> None:

@@ -75,13 +75,17 @@ class Late(Event):
     """`seat` slapped pile `pile_id`, which someone had already taken: nothing happens but the
     photo finish. `winner` is the seat whose slap took that pile and `behind_ms` how long after
     that slap this one arrived; both None when the pile was not won by a slap (or is older than
-    the last one won), and `behind_ms` is None when the winner slaps again."""
+    the last one won), and `behind_ms` is None when the winner slaps again. `tie` is the seat
+    that was next to flip when this slap tied with the winner's and the tie rule gave the pile
+    to the winner (Rules.tie_window_ms), else None; a tied slap may have arrived first, so its
+    `behind_ms` may be 0."""
 
     kind: ClassVar[str] = "late"
     seat: int
     pile_id: int
     behind_ms: int | None = None
     winner: int | None = None
+    tie: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import functools
 import random
 import statistics
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -126,6 +126,10 @@ class Race:
     at: float  # when the winning slap arrived
     shown_at: float | None  # when the trigger showed
     behind: list[tuple[int, int]] = field(default_factory=list)  # (seat, ms behind the winner)
+    # A take the tie rule decided (Rules.tie_window_ms): the seat that was next to flip, and
+    # the seats whose slaps tied with the winner's. None and empty for a plain race.
+    tie: int | None = None
+    tied: list[int] = field(default_factory=list)
 
     def runners_up(self) -> list[dict[str, int]]:
         if not self.behind:
@@ -134,7 +138,12 @@ class Race:
         return [{"seat": seat, "behind_ms": ms} for ms, seat in close]
 
     def public(self) -> dict[str, Any]:
-        return {"pile_id": self.pile_id, "winner": self.winner, "runners_up": self.runners_up()}
+        return {
+            "pile_id": self.pile_id,
+            "winner": self.winner,
+            "runners_up": self.runners_up(),
+            "tie": self.tie,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """Every field, by hand (not `asdict`: see SeatStats.to_dict); pairs as lists."""
@@ -144,6 +153,8 @@ class Race:
             "at": self.at,
             "shown_at": self.shown_at,
             "behind": [[seat, ms] for seat, ms in self.behind],
+            "tie": self.tie,
+            "tied": list(self.tied),
         }
 
     @classmethod
@@ -154,6 +165,9 @@ class Race:
             at=float(data["at"]),
             shown_at=None if data["shown_at"] is None else float(data["shown_at"]),
             behind=[(int(seat), int(ms)) for seat, ms in data["behind"]],
+            # Absent from a race saved before the tie rule: no tie decided it.
+            tie=None if data.get("tie") is None else int(data["tie"]),
+            tied=[int(seat) for seat in data.get("tied", ())],
         )
 
 
@@ -442,9 +456,24 @@ class Game:
         self._settle(events, seat)
         return events
 
-    def slap(self, seat: int, now: float, pile_id: int | None = None) -> list[Event]:
-        """A slap aimed at pile `pile_id` (None: whatever pile is there when it arrives)."""
+    def slap(
+        self,
+        seat: int,
+        now: float,
+        pile_id: int | None = None,
+        *,
+        tied_with: Collection[int] = (),
+    ) -> list[Event]:
+        """A slap aimed at pile `pile_id` (None: whatever pile is there when it arrives).
+
+        `tied_with`: the other seats whose slaps at this trigger the caller judged a genuine
+        tie with this one (Rules.tie_window_ms), this seat being the one the tie rule gives
+        the pile (first in `tie_order`). The engine stays first-come: the caller hands it
+        this slap first and the tied ones after it; if it takes the pile, the photo finish
+        and the tied seats' `late` events say the tie rule decided it. A tie the rule would
+        decide otherwise, or with the rule off, is the caller's bug: ValueError."""
         self._check_actor(seat, now)
+        tie = self._check_tie(seat, tied_with) if tied_with else None
         if pile_id is not None and pile_id < self._pile_id:
             return self._late(seat, now, pile_id)  # that pile is gone: nothing to pay
         if not self._pile and now < self._collect_until:
@@ -459,11 +488,21 @@ class Game:
         if self._winner is not None or self._out[seat]:
             return events  # a lapse decided the game, or spent this seat's last chance
         if self._trigger is not None:
-            self._take(seat, now, events, reason="slap")
+            self._take(seat, now, events, reason="slap", tie=tie, tied=tied_with)
         else:
             self._false_slap(seat, now, events)
         self._settle(events, seat)
         return events
+
+    def tie_order(self, seats: Iterable[int]) -> list[int]:
+        """Seats whose slaps at the trigger showing are a genuine tie, in the order the tie
+        rule gives them the pile: the seat next to flip first, then the others clockwise
+        after it (a seat out of the game or without cards keeps its place in the circle)."""
+        chosen = set(seats)
+        for seat in chosen:
+            self._check_seat(seat)
+        start, players = self._next or 0, len(self._hands)
+        return sorted(chosen, key=lambda seat: (seat - start) % players)
 
     def tick(self, now: float) -> list[Event]:
         """Lets time pass: a trigger lapses when its time has come, and the time limit ends
@@ -478,7 +517,14 @@ class Game:
     # ---- rules --------------------------------------------------------------------------
 
     def _take(
-        self, seat: int, now: float, events: list[Event], *, reason: Literal["slap", "last_card"]
+        self,
+        seat: int,
+        now: float,
+        events: list[Event],
+        *,
+        reason: Literal["slap", "last_card"],
+        tie: int | None = None,
+        tied: Collection[int] = (),
     ) -> None:
         pile, top = self._pile, self._pile[-1]
         reaction_ms = None
@@ -486,7 +532,7 @@ class Game:
             reaction_ms = _ms(now - self._trigger_since)
         self._race = None
         if reason == "slap":
-            self._race = Race(self._pile_id, seat, now, self._trigger_since)
+            self._race = Race(self._pile_id, seat, now, self._trigger_since, [], tie, sorted(tied))
         if self.rules.shuffle_taken:
             # A fresh generator per pile, from the game's secret seed and the pile's id: the
             # order is a pure function of the deal yet unknowable from the public flips.
@@ -495,7 +541,9 @@ class Game:
         self._trigger = self._trigger_since = None
         self._lapsed = False
         self._collect_until = now + self.rules.collect_seconds
-        self._next = seat
+        # The policy may name a seat the loop below knocks out (last_chance): `_settle` then
+        # passes the turn on to the next seat still in, as after any action.
+        self._next = FIRST_AFTER_TAKE[self.rules.after_take](self, seat)
         self._stats[seat].record_take(reaction_ms)
         events.append(Take(seat, top, len(pile), self._pile_id, reaction_ms, reason))
         if self.rules.empty_deck == "last_chance":
@@ -518,6 +566,7 @@ class Game:
             return Late(seat, pile_id)
         if seat == race.winner:
             return Late(seat, pile_id, None, race.winner)
+        # A tied slap may have arrived before the winner's: it is 0 ms behind (a dead heat).
         behind_ms = _ms(now - race.at)
         if all(other != seat for other, _ in race.behind):  # only a seat's first slap counts
             if not race.behind:
@@ -525,7 +574,7 @@ class Game:
             race.behind.append((seat, behind_ms))
             reaction_ms = None if race.shown_at is None else _ms(now - race.shown_at)
             self._stats[seat].record_loss(behind_ms, reaction_ms)
-        return Late(seat, pile_id, behind_ms, race.winner)
+        return Late(seat, pile_id, behind_ms, race.winner, race.tie if seat in race.tied else None)
 
     def _false_slap(self, seat: int, now: float, events: list[Event]) -> None:
         hand = self._hands[seat]
@@ -649,6 +698,18 @@ class Game:
 
     # ---- checks -------------------------------------------------------------------------
 
+    def _check_tie(self, seat: int, tied_with: Collection[int]) -> int | None:
+        """The seat next to flip, by which the tie rule gives `seat` the pile over the seats
+        `tied_with`; ValueError when the rule is off or would give it to another of them."""
+        if not self.rules.tie_window_ms:
+            raise ValueError("a tie needs the tie rule: tie_window_ms is 0")
+        if seat in tied_with:
+            raise ValueError(f"seat {seat} cannot tie with itself")
+        favoured = self.tie_order([seat, *tied_with])[0]
+        if favoured != seat:
+            raise ValueError(f"the tie rule gives the pile to seat {favoured}, not {seat}")
+        return self._next
+
     def _check_seat(self, seat: int) -> None:
         if type(seat) is not int or not 0 <= seat < len(self._hands):
             raise IllegalAction(ErrorCode.BAD_SEAT, f"there is no seat {seat!r}")
@@ -738,6 +799,14 @@ class Game:
         return (
             f"<Game players={self.players} hands={self.hand_sizes} pile={len(self._pile)} {state}>"
         )
+
+
+# Who flips first after a take, by Rules.after_take: the take asks this policy rather than
+# testing the rule itself. "left_of_winner" (seed 003) names the next seat still in.
+FIRST_AFTER_TAKE: dict[str, Callable[[Game, int], int]] = {
+    "winner": lambda game, taker: taker,
+    "left_of_winner": lambda game, taker: game._seat_after(taker),
+}
 
 
 def _ms(seconds: float) -> int:

@@ -1,6 +1,7 @@
 """House rules. The defaults are the product's digital rules (first slap to reach the server
-wins, a false slap burns a card and freezes 1.5 s, the winner of a pile has 1 s to collect it,
-a trigger nobody slaps lapses after 8 s); every field is a variant from the table rule books."""
+wins, a false slap burns a card and freezes 1.5 s, the winner of a pile has 1 s to collect it
+and flips next, a trigger nobody slaps lapses after 8 s); every field is a variant from the
+table rule books."""
 
 from __future__ import annotations
 
@@ -15,14 +16,19 @@ from engine.cards import FACE_RANKS, Card
 TRIGGERS = ("jack", "face", "double", "sandwich")  # also the order a showing trigger is named
 PENALTIES = ("burn", "give")
 EMPTY_DECK = ("out", "last_chance")
+AFTER_TAKE = ("winner", "left_of_winner")
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 MAX_COLLECT_SECONDS = 5.0  # longer than this and the table feels stuck after every take
 # A lapse sooner than a slow human reaction would race the slappers; later than a minute
 # and the table looks broken. 0 means a trigger never lapses.
 MIN_TRIGGER_TIMEOUT, MAX_TRIGGER_TIMEOUT = 2.0, 60.0
+# A tie window wider than this would hand a pile to the seat next to flip over a slap a
+# human could see was faster (two frames at 40 fps); 0 turns the rule off.
+MAX_TIE_WINDOW_MS = 50
 
 Penalty = Literal["burn", "give"]
 EmptyDeck = Literal["out", "last_chance"]
+AfterTake = Literal["winner", "left_of_winner"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,8 @@ class Rules:
     collect_seconds: float = 1.0
     trigger_timeout: float = 8.0
     shuffle_taken: bool = False
+    after_take: AfterTake = "winner"
+    tie_window_ms: int = 0
 
     def __post_init__(self) -> None:
         _check_number("freeze_seconds", self.freeze_seconds, allow_zero=True)
@@ -67,6 +75,14 @@ class Rules:
             raise ValueError(f"last_card_jack must be true or false, not {self.last_card_jack!r}")
         if self.time_limit is not None:
             _check_number("time_limit", self.time_limit, allow_zero=False)
+        if self.after_take not in AFTER_TAKE:
+            raise ValueError(f"after_take must be one of {AFTER_TAKE}, not {self.after_take!r}")
+        window = self.tie_window_ms
+        if type(window) is not int or not 0 <= window <= MAX_TIE_WINDOW_MS:
+            raise ValueError(
+                f"tie_window_ms must be a whole number of ms from 0 to {MAX_TIE_WINDOW_MS}, "
+                f"not {window!r}"
+            )
 
     def trigger(self, pile: Sequence[Card]) -> str | None:
         """The name of the slap trigger showing on `pile` (top last), or None."""
@@ -154,7 +170,9 @@ class RuleOption:
     """One choice the form offers: a value as the wire carries it (None: "no limit")."""
 
     value: Any
-    label: str  # message id; a number's label gets {seconds}, {minutes} and {count}
+    # Message id; a number's label gets {seconds}, {minutes} and {count}, or {number} (the
+    # value as written) for a rule in another unit ("rules.milliseconds").
+    label: str
     help: str | None = None  # message id of a short hint beside it
     summary: str | None = None  # message id the rules summary says when this is chosen
 
@@ -171,7 +189,7 @@ class RuleSpec:
     integer: bool = False
     nullable: bool = False  # null is a value ("no limit")
     help: str | None = None  # message id of a short hint beside the label
-    # The summary's words for a value no option speaks for (a number: {seconds}, or
+    # The summary's words for a value no option speaks for (a number: {seconds} or {number}, or
     # {minutes} through summary_minutes when it is whole minutes; a set: {triggers}; a
     # flag: when it is on). A value equal to the default is left out unless summary_default.
     summary: str | None = None
@@ -313,6 +331,39 @@ RULES_SCHEMA: tuple[RuleSpec, ...] = (
         "the winner shuffles a taken pile before it goes under their deck (seeds 000, 003, "
         "004), so following the public flips does not predict the next ones",
         summary="summary.shuffle",
+    ),
+    RuleSpec(
+        "after_take",
+        "choice",
+        "rules.after_take",
+        "who flips first after a take: the winner, or the seat on the winner's left (the next "
+        "seat still in; seed 003)",
+        options=(
+            RuleOption("winner", "rules.after_take.winner"),
+            RuleOption(
+                "left_of_winner",
+                "rules.after_take.left_of_winner",
+                summary="summary.left_of_winner",
+            ),
+        ),
+    ),
+    RuleSpec(
+        "tie_window_ms",
+        "number",
+        "rules.tie_window_ms",
+        f"`0` to {MAX_TIE_WINDOW_MS} ms: slaps reaching the server within this long of the first "
+        "slap at a trigger are a genuine tie, and the seat next to flip among them (else the "
+        "tied slapper nearest after it) takes the pile (seed 000); the room holds the first "
+        "slap this long. `0`: off, the first slap wins",
+        options=(
+            RuleOption(0, "rules.tie_window_ms.none"),
+            *(RuleOption(ms, "rules.milliseconds") for ms in (10, 25, 50)),
+        ),
+        minimum=0,
+        maximum=MAX_TIE_WINDOW_MS,
+        integer=True,
+        help="rules.tie_window_ms.help",
+        summary="summary.tie_window",
     ),
 )
 NULLABLE_RULES = frozenset(spec.name for spec in RULES_SCHEMA if spec.nullable)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from engine.errors import IllegalAction
 from engine.game import Game
-from engine.rules import TRIGGERS, Rules
+from engine.rules import AFTER_TAKE, TRIGGERS, Rules
 
 FLIP_SECONDS = 0.6  # a steady human rhythm between flips
 FALSE_SLAP_CHANCE = 0.02  # per flip, someone slaps a card that is no trigger
@@ -156,6 +156,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--trigger-timeout", type=float, default=Rules.trigger_timeout, help="0: never lapse"
     )
     parser.add_argument("--shuffle-taken", action="store_true")
+    parser.add_argument(
+        "--after-take", choices=AFTER_TAKE, default=Rules.after_take, help="who flips after a take"
+    )
     return parser.parse_args(argv)
 
 
@@ -169,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             collect_seconds=args.collect_seconds,
             trigger_timeout=args.trigger_timeout,
             shuffle_taken=args.shuffle_taken,
+            after_take=args.after_take,
         )
         if args.games < 1:
             raise ValueError("games must be at least 1")

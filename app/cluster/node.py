@@ -14,8 +14,11 @@ With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - a hand-over asked by another process: the room stops, is saved, is dropped here, the lease
   is released and the room's connections are closed, so their pages reconnect, through the
   router, to the process that asked;
-- a process that cannot confirm its lease (paused past it, Redis unreachable) judges nothing
-  more for that table;
+- a process that cannot confirm its lease (paused past it, Redis stopped or hung) judges
+  nothing more for that table, and keeps it, paused, in memory with its connections open
+  (`Room.pause`: everyone is told); the first renewal that lands sets it going again
+  (`ClusterNode._watch`). The table kept in memory is newer than the stored one and wins:
+  nobody can take the lease over while its holder renews it (app/cluster/ownership.py);
 - new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
   process the router sends their first connection to; GET /api/rooms/CODE and the room page
   read Redis;
@@ -31,18 +34,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from app.cluster.ownership import Ownership
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.limits import SharedPerAddress
-from app.stores import LeaseLost, Savable, Snapshot, StoreError, snapshot_version
-from app.stores.redis import RedisStore
+from app.stores import LeaseLost, Savable, Snapshot, StoreError
+from app.stores.redis import RedisStore, connect
 from app.tables.registry import Rooms, new_code
 from app.tables.room import Room, policy, table_from_snapshot
 from app.tables.table import Table
@@ -55,7 +56,11 @@ CLAIM_MARGIN_SECONDS = 1.0
 # A hand-over writes the table before letting go; a store slower than this loses the last
 # SLAPJACK_SAVE_SECONDS of play rather than keeping the table's people waiting.
 HAND_OVER_SAVE_SECONDS = 2.0
+# How often the tables' pauses are matched to their leases: a table pauses this soon after
+# its lease can no longer be confirmed, and goes on this soon after a renewal lands.
+WATCH_SECONDS = 0.1
 MOVING = "the table is moving between servers: try again"
+PAUSED = "the table is paused while the server reaches its store: try again"
 UNREACHABLE = "the server cannot reach its tables: try again"
 
 
@@ -75,23 +80,28 @@ class ClusterStore:
         await self.redis.close()
 
     async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
+        token = self.ownership.token(code)
+        if token is None:
+            raise LeaseLost(f"table {code}: not held by {self.node}")
         try:
-            await self.redis.save_fenced(code, self.node, snapshot, seen_at)
+            await self.redis.save_fenced(code, self.node, token, snapshot, seen_at)
         except LeaseLost:
-            # A lapsed lease (Redis restarted empty, a pause) nobody took: take it back if
-            # nobody wrote the table since, and write; else the table is another's.
+            # A lease Redis lost (it restarted empty) nobody took: take it back if nobody
+            # wrote the table since, and write; else the table is another's.
             if not await self.ownership.keep(code):
                 raise
-            await self.redis.save_fenced(code, self.node, snapshot, seen_at)
-        self.ownership.saved(code, snapshot_version(snapshot))
+            await self.redis.save_fenced(code, self.node, token, snapshot, seen_at)
 
     async def load(self, code: str) -> Snapshot | None:
         return await self.redis.load(code)
 
     async def delete(self, code: str) -> None:
-        """The room closed for good: its table goes, then its lease."""
-        await self.redis.delete_fenced(code, self.node)
-        await self.ownership.release(code)
+        """The room closed for good: its table goes, with its lease."""
+        token = self.ownership.token(code)
+        if token is None:
+            raise LeaseLost(f"table {code}: not held by {self.node}")
+        await self.redis.delete_fenced(code, self.node, token)
+        self.ownership.forget(code)
 
     async def codes(self) -> list[str]:
         return await self.redis.codes()
@@ -104,10 +114,18 @@ class ClusterStore:
 
 
 class ClusterNode:
-    def __init__(self, redis: RedisStore, settings: Settings, sio: Any, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        redis: RedisStore,
+        settings: Settings,
+        sio: Any,
+        metrics: Metrics,
+        clock: Clock = REAL_TIME,
+    ) -> None:
         self.redis, self.settings, self.sio, self.metrics = redis, settings, sio, metrics
+        self.clock = clock  # the app's: the rooms' clock, the leases' and the saving round's
         self.node = settings.node_id
-        self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics)
+        self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics, clock=clock)
         self.ownership.on_lost = self._lost
         self.ownership.on_hand_over = self._hand_over
         self.store = ClusterStore(redis, self.ownership)
@@ -115,7 +133,8 @@ class ClusterNode:
         self._moving: dict[str, asyncio.Lock] = {}  # code -> held while the table moves
         self._written: dict[str, int] = {}  # code -> the version last written to Redis
         self._saving: asyncio.Task[None] | None = None
-        limits = aioredis.Redis.from_url(redis.url, socket_timeout=1, socket_connect_timeout=1)
+        self._watching: asyncio.Task[None] | None = None
+        limits = connect(redis.url, socket_timeout=1)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
         self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
         self._limits = limits
@@ -139,7 +158,9 @@ class ClusterNode:
         for code in await self.store.purge_expired(self.settings.room_expiry_seconds):
             log_event("room_expired_in_store", room=code)
         await self.ownership.start()
-        self._saving = asyncio.get_running_loop().create_task(self._save_changed())
+        loop = asyncio.get_running_loop()
+        self._saving = loop.create_task(self._save_changed())
+        self._watching = loop.create_task(self._watch())
         opened = 0
         for code in await self.store.codes():
             async with self._lock(code):
@@ -150,8 +171,9 @@ class ClusterNode:
     async def close(self) -> None:
         """The process stops: every table it holds is written and its lease let go (another
         process may take it at once), then the connections to Redis close."""
-        if self._saving is not None:
-            self._saving.cancel()
+        for task in (self._saving, self._watching):
+            if task is not None:
+                task.cancel()
         for code in self.ownership.held():  # none once Rooms.shutdown closed the store
             room = self.rooms.get(code)
             if room is not None:
@@ -161,11 +183,32 @@ class ClusterNode:
             await self.store.close()
         await self._limits.aclose()
 
+    # ---- pauses --------------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Pauses each table whose lease cannot be confirmed now, and sets it going again
+        once a renewal lands (app/cluster/ownership.py renews, faster while one is unsure)."""
+        while True:
+            await self.clock.sleep(WATCH_SECONDS)
+            for code in self.ownership.held():
+                room = self.rooms.get(code)
+                if room is None or room.closed:
+                    continue
+                try:
+                    if not self.ownership.holds(code):
+                        room.pause()
+                    elif room.paused:
+                        async with room.lock:
+                            if self.ownership.holds(code):
+                                room.resume()
+                except Exception:  # a bug of ours: the other tables still go on
+                    log_event("pause_failed", level=logging.ERROR, exc_info=True, room=code)
+
     # ---- saving -----------------------------------------------------------------------------
 
     async def _save_changed(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.save_seconds)
+            await self.clock.sleep(self.settings.save_seconds)
             for code in self.ownership.held():
                 room = self.rooms.get(code)
                 moving = self._moving.get(code)
@@ -205,8 +248,11 @@ class ClusterNode:
         if self.ownership.giving(code):
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, MOVING)  # the page tries again
         room = self.rooms.get(code)
-        if room is not None and not room.closed and self.ownership.holds(code):
-            return room
+        if room is not None and not room.closed and self.ownership.token(code) is not None:
+            if self.ownership.holds(code):
+                return room
+            room.pause()  # kept here, newest of all: the page tries again until it goes on
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, PAUSED)
         async with self._lock(code):
             try:
                 return await self._take(code)
@@ -216,11 +262,13 @@ class ClusterNode:
 
     async def _take(self, code: str) -> Room | None:
         room = self.rooms.get(code)
-        if room is not None and not room.closed and self.ownership.holds(code):
-            return room  # taken by another connection while this one waited
+        if room is not None and not room.closed and self.ownership.token(code) is not None:
+            if self.ownership.holds(code):
+                return room  # taken by another connection while this one waited
+            room.pause()
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, PAUSED)
         if room is not None:
-            await self.ownership.lost(code, "unconfirmed")  # a stale copy: never judge it
-            self._let_go(code)
+            self._let_go(code)  # closed here (handed over): never judged again
         if not await self.store.exists(code):
             return None
         wait = self.settings.lease_seconds + CLAIM_MARGIN_SECONDS
@@ -240,18 +288,17 @@ class ClusterNode:
             return None
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
+        room.judge_gate = lambda: self.ownership.holds(code)
         if room.saver is not None:  # its own writes, refused once the table is another's
             room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
         return room
 
     def judges(self, room: Room) -> bool:
-        """Whether this process may judge the room's actions now: only while its lease is
-        surely ours. A process that finds it is not (it was paused past its lease) drops the
-        table and sends the room's connections to the owner."""
-        if self.ownership.holds(room.code):
-            return True
-        self.sio.start_background_task(self.ownership.lost, room.code, "unconfirmed")
-        return False
+        """Whether the room's actions are this process's to judge: the table is still ours.
+        While its lease is unconfirmed (this process was paused past it, Redis is away) the
+        room itself refuses them (`Room.may_judge`: it pauses, kept here, until a renewal
+        confirms the lease or Redis names another owner)."""
+        return not room.closed and self.ownership.token(room.code) is not None
 
     # ---- the table leaves this process ------------------------------------------------------
 
@@ -301,16 +348,18 @@ class ClusterNode:
             while True:
                 code = new_code()
                 # The lease makes the code ours while we check and write it.
-                if not await self.redis.acquire_lease(code, self.node, self.ownership.ttl_ms):
+                lease = await self.redis.take_lease(code, self.node)
+                if lease.node != self.node:
                     continue
                 try:
                     if await self.redis.load(code) is not None:
                         continue
                     table = Table(code, rules, policy(self.settings))
                     table.lag_fair = lag_fair
-                    await self.redis.save_fenced(code, self.node, table.to_dict(time.monotonic()))
+                    snapshot = table.to_dict(self.clock.now())
+                    await self.redis.save_fenced(code, self.node, lease.token, snapshot)
                 finally:
-                    await self.redis.release_lease(code, self.node)
+                    await self.redis.release_lease(code, self.node, lease.token)
                 log_event("room_opened", room=code, rules=table.rules_shown(), node=self.node)
                 return code
         except StoreError as error:
@@ -335,7 +384,7 @@ class ClusterNode:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
         if snapshot is None:
             return None
-        table = table_from_snapshot(snapshot, time.monotonic(), policy(self.settings))
+        table = table_from_snapshot(snapshot, self.clock.now(), policy(self.settings))
         return {
             "code": code,
             "phase": table.phase,
@@ -346,10 +395,10 @@ class ClusterNode:
 
 
 def cluster_node(
-    store: object, settings: Settings, sio: Any, metrics: Metrics
+    store: object, settings: Settings, sio: Any, metrics: Metrics, clock: Clock = REAL_TIME
 ) -> ClusterNode | None:
     """A cluster node when the store is Redis (every process on it may serve any table),
     else None: SQLite and memory serve one process."""
     if isinstance(store, RedisStore):
-        return ClusterNode(store, settings, sio, metrics)
+        return ClusterNode(store, settings, sio, metrics, clock)
     return None

@@ -1,25 +1,38 @@
 """Ownership: which process of a cluster judges a table, through a lease in Redis.
 
     ownership = Ownership(store, node="node-1", lease_seconds=5, metrics=metrics)
-    ownership.on_lost = room_lost            # async (code): stop judging, send people elsewhere
+    ownership.on_lost = room_lost            # async (code): another process has the table
     ownership.on_hand_over = give_table_up   # async (code): save it, drop it, send people away
     await ownership.start()
     if await ownership.claim("ABCD", wait_seconds=6):   # now this process's table
         ...
-    ownership.holds("ABCD")                  # True while the lease is known to be ours
+    ownership.holds("ABCD")                  # True while this process may judge it
+    ownership.token("ABCD")                  # the fencing token its saves carry
 
-One owner per table: a process judges a table only while it holds `slapjack:lease:CODE`
-(SET NX PX, app/stores/redis.py), renewed about every second and expiring after
-`lease_seconds`. `holds` is checked against the local monotonic clock: the lease is ours until
-`lease_seconds` after the last renewal *was sent*, so a process that was paused (SIGSTOP, a
-long GC, a swapped-out VM) knows on waking that it may have lost the table before Redis says
-so, and stops judging at once. The store refuses its saves anyway (fenced writes).
+One judge per table. A lease (app/stores/redis.py) names the process and carries a fencing
+token that only grows (INCR): every renewal and every save is a script conditional on the
+node and the token, run atomically inside Redis. The lease has no expiry in Redis: a
+holder's renewals (about every second) move its `beat` on, and another process takes the
+lease over only after watching the beat stand still for `lease_seconds` by its own
+monotonic clock, with Redis answering all the while (`claim`). So neither a stopped nor a
+hung Redis ever hands a table to a second process: time Redis spends away counts against
+nobody, and when it answers again the holder's next renewal (within a second) shows it
+alive, whatever Redis's clock did meanwhile. The table it kept in memory is the newest,
+and it stays its judge: nobody loads the older stored copy over it.
+
+The holder judges only while `holds`: less than `judge_seconds` (the lease less a margin
+for clock rates and pauses) after its last confirmed renewal *was sent*. Any watcher began
+after that renewal landed and waits a whole lease past it, so the holder has stopped
+judging before anyone may take over. A process paused past that (SIGSTOP, a long GC, a
+swapped-out VM, Redis away) knows on waking that it may not judge, before Redis says
+anything: its tables pause in memory (app/cluster/node.py) until a renewal confirms the
+lease again, or Redis says another process has it.
 
 Hand-over (Redis pub/sub, one channel per node, `slapjack:node:NODE`): a process that gets a
-connection for a table a live other process holds publishes `hand_over` to the holder; the
+connection for a table another live process holds publishes `hand_over` to the holder; the
 holder runs `on_hand_over` (the room is saved and dropped, its people told to reconnect),
 releases the lease and answers `released`, and the asker takes the lease. A holder that is
-dead never answers: the asker takes the lease once it expires (failover).
+dead never answers: the asker takes the lease once it has watched it stand still (failover).
 """
 
 from __future__ import annotations
@@ -28,40 +41,28 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import StoreError
+from app.stores.redis import Lease, connect
 
-RENEW_SECONDS = 1.0  # how often each held lease is renewed (the lease runs lease_seconds)
+RENEW_SECONDS = 1.0  # how often each held lease is renewed
+RETRY_SECONDS = 0.25  # how soon a renewal is tried again while a lease is unconfirmed
 POLL_SECONDS = 0.1  # while waiting for a lease: how often to try it between `released` notes
 ASK_AGAIN_SECONDS = 1.0  # a hand-over request unanswered this long is published again
 LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): resubscribe after
+# A holder stops judging this much before its lease could be taken over: clocks that run at
+# different rates (well under 1%) and a pause between the check and the judging itself.
+MARGIN_SHARE = 0.2
+MARGIN_MIN_SECONDS = 0.5
 
 TableCallback = Callable[[str], Awaitable[None]]
-
-# Renewal: extend our lease; or, if it lapsed (a pause, a Redis restart that lost it) and
-# nobody took it since, take it back, but only if the stored table is still the one we
-# wrote last (its version is ours: nobody else judged and saved it meanwhile) or is gone
-# with the rest of a Redis that restarted empty.
-KEEP_OR_RETAKE = """
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if holder then return 0 end
-local stored = redis.call('HGET', KEYS[2], 'snapshot')
-if stored then
-  local ok, saved = pcall(cjson.decode, stored)
-  if not ok or type(saved) ~= 'table' or saved['version'] ~= tonumber(ARGV[3]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
 
 
 class LeaseStore(Protocol):
@@ -69,17 +70,26 @@ class LeaseStore(Protocol):
 
     url: str
 
-    async def acquire_lease(self, code: str, node: str, ttl_ms: int) -> bool: ...
+    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease: ...
 
-    async def renew_lease(self, code: str, node: str, ttl_ms: int) -> bool: ...
+    async def renew_lease(self, code: str, node: str, token: int) -> bool: ...
 
-    async def release_lease(self, code: str, node: str) -> bool: ...
+    async def release_lease(self, code: str, node: str, token: int) -> bool: ...
 
-    async def lease_holder(self, code: str) -> str | None: ...
+    async def lease(self, code: str) -> Lease | None: ...
+
+    def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]: ...
+
+    def renew_script(self) -> Any: ...
 
 
 async def _nothing(code: str) -> None:
     return None
+
+
+def judge_seconds(lease_seconds: float) -> float:
+    """How long after its last confirmed renewal was sent a holder may still judge."""
+    return lease_seconds - max(MARGIN_MIN_SECONDS, lease_seconds * MARGIN_SHARE)
 
 
 class Ownership:
@@ -92,55 +102,49 @@ class Ownership:
         *,
         renew_seconds: float = RENEW_SECONDS,
         namespace: str = "slapjack",
+        clock: Clock = REAL_TIME,
     ) -> None:
         self.store, self.node, self.metrics = store, node, metrics
         self.lease_seconds, self.renew_seconds = lease_seconds, renew_seconds
-        self.ttl_ms = max(1, round(lease_seconds * 1000))
+        self.judge_seconds = judge_seconds(lease_seconds)
         self.namespace = namespace
+        # The app's clock (app/ops/clock.py): renewals come on it, and a lease is ours until
+        # its time says not.
+        self.clock = clock
         # Set by whoever serves the tables (app/cluster/node.py); both run before the lease goes.
         self.on_lost: TableCallback = _nothing
         self.on_hand_over: TableCallback = _nothing
-        self._valid_until: dict[str, float] = {}  # code -> monotonic time our lease surely ends
-        self._saved_version: dict[str, int] = {}  # code -> the version of our last save
-        # While Redis cannot be reached nobody can take a lease either: tables go on from
-        # memory as long as this process keeps trying (its renewal loop is alive, so it was
-        # not paused). The monotonic time of the last renewal round that found Redis away:
-        self._unreachable_at: float | None = None
+        self._tokens: dict[str, int] = {}  # code -> the fencing token of our lease
+        self._confirmed: dict[str, float] = {}  # code -> when its last confirmed renewal left
+        # code -> a lease of another process we watch, and when we first saw it so.
+        self._watched: dict[str, tuple[Lease, float]] = {}
         self._claiming: set[str] = set()  # taking the lease now: a hand-over request waits
         self._released: dict[str, asyncio.Event] = {}  # code -> set when its holder lets go
         self._giving: set[str] = set()  # handing over now: a second request is the same one
-        self._redis: Any = aioredis.Redis.from_url(
-            store.url, decode_responses=True, socket_timeout=2, socket_connect_timeout=2
-        )
-        self._keep_or_retake = self._redis.register_script(KEEP_OR_RETAKE)
+        self._redis: Any = connect(store.url, socket_timeout=2)
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
+        self._failing_since: float | None = None  # renewals have failed since then
 
     # ---- reading -----------------------------------------------------------------------
 
     def holds(self, code: str) -> bool:
-        """The lease is surely this process's right now: it may judge and save the table."""
-        until = self._valid_until.get(code)
-        if until is None:
-            return False
-        now = time.monotonic()
-        if now < until:
-            return True
-        away = self._unreachable_at
-        return away is not None and now - away < 2 * self.renew_seconds + 1
+        """This process may judge the table right now: its lease was confirmed recently
+        enough that nobody can have taken it over."""
+        confirmed = self._confirmed.get(code)
+        return confirmed is not None and self.clock.now() - confirmed < self.judge_seconds
 
-    def saved(self, code: str, version: int) -> None:
-        """A fenced save of this version landed: renewal may take a lapsed lease back while
-        the stored table is still this one."""
-        self._saved_version[code] = version
+    def token(self, code: str) -> int | None:
+        """The fencing token of our lease of the table (None: not ours)."""
+        return self._tokens.get(code)
 
     def giving(self, code: str) -> bool:
         """The table is being handed over to another process right now."""
         return code in self._giving
 
     def held(self) -> list[str]:
-        """The tables whose lease this process holds (or held at its last renewal)."""
-        return sorted(self._valid_until)
+        """The tables whose lease this process has (confirmed or not)."""
+        return sorted(self._tokens)
 
     def channel(self, node: str) -> str:
         return f"{self.namespace}:node:{node}"
@@ -149,7 +153,7 @@ class Ownership:
 
     async def start(self) -> None:
         """Subscribes to this node's channel and starts renewing; returns once subscribed."""
-        self.metrics.watch_tables_owned(lambda: len(self._valid_until))
+        self.metrics.watch_tables_owned(lambda: len(self._tokens))
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name=f"ownership-listen:{self.node}"),
@@ -167,27 +171,47 @@ class Ownership:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks = []
-        for code in list(self._valid_until):
+        for code in list(self._tokens):
             await self.release(code)
         await self._redis.aclose()
 
     # ---- taking, keeping and giving up a table --------------------------------------------
 
     async def take(self, code: str) -> bool:
-        """Takes the table's lease if nobody holds it (nobody is asked to hand it over)."""
-        sent = time.monotonic()
-        if not await self.store.acquire_lease(code, self.node, self.ttl_ms):
+        """Takes the table's lease if nobody holds it, or if we watched its holder's lease
+        stand still for a whole lease (nobody is asked to hand it over)."""
+        watched = self._watched.get(code)
+        over = None
+        if watched is not None and self.clock.now() - watched[1] >= self.lease_seconds:
+            over = watched[0]
+        sent = self.clock.now()
+        try:
+            lease = await self.store.take_lease(code, self.node, over)
+        except StoreError:
+            self._watched.pop(code, None)  # a watch counts only while Redis answers it
+            raise
+        if lease.node != self.node:
+            if watched is None or watched[0] != lease:
+                self._watched[code] = (lease, self.clock.now())  # from when we saw it: after it
             return False
-        self._valid_until[code] = sent + self.lease_seconds
+        self._watched.pop(code, None)
+        self._tokens[code], self._confirmed[code] = lease.token, sent
         self.metrics.leases_taken.inc()
-        log_event("lease_taken", room=code, node=self.node, asked=False)
+        log_event(
+            "lease_taken",
+            room=code,
+            node=self.node,
+            token=lease.token,
+            over=None if over is None else over.node,
+        )
         return True
 
     async def claim(self, code: str, wait_seconds: float) -> bool:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
-        hand it over (or, if it is dead, once its lease expires). False if not ours within
-        `wait_seconds`. StoreError if Redis cannot be reached."""
-        deadline = time.monotonic() + wait_seconds
+        hand it over (or, if it is dead, once its lease stood still for `lease_seconds`).
+        False if not ours within `wait_seconds` of the app's clock (on a test's ManualClock,
+        as the test turns it). StoreError if Redis cannot be reached."""
+        deadline = self.clock.now() + wait_seconds
         asked: tuple[str, float] | None = None  # the holder asked, and when
         released = self._released.setdefault(code, asyncio.Event())
         self._claiming.add(code)
@@ -195,8 +219,9 @@ class Ownership:
             while True:
                 if await self.take(code):
                     return True
-                holder = await self.store.lease_holder(code)
-                now = time.monotonic()
+                watched = self._watched.get(code)
+                holder = None if watched is None else watched[0].node
+                now = self.clock.now()
                 if holder is not None and (
                     asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS
                 ):
@@ -207,6 +232,7 @@ class Ownership:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
                 released.clear()
+                # Redis is asked again every POLL_SECONDS of real time (an I/O poll).
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(released.wait(), min(POLL_SECONDS, left))
         finally:
@@ -216,69 +242,84 @@ class Ownership:
 
     async def release(self, code: str) -> None:
         """Gives the lease up (the table is saved and dropped here first)."""
-        self._valid_until.pop(code, None)
-        self._saved_version.pop(code, None)
+        token = self._forget(code)
+        if token is None:
+            return
         try:
-            await self.store.release_lease(code, self.node)
+            await self.store.release_lease(code, self.node, token)
         except StoreError as error:
-            # It expires by itself within lease_seconds.
+            # Taken over once another process has watched it stand still.
             log_event("lease_release_failed", level=logging.WARNING, room=code, reason=str(error))
+
+    def _forget(self, code: str) -> int | None:
+        self._confirmed.pop(code, None)
+        return self._tokens.pop(code, None)
+
+    def forget(self, code: str) -> None:
+        """The table and its lease are gone from Redis (deleted for good)."""
+        self._forget(code)
 
     # ---- renewing ------------------------------------------------------------------------
 
     async def _renew_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.renew_seconds)
+            unsure = any(not self.holds(code) for code in self._tokens)
+            await self.clock.sleep(RETRY_SECONDS if unsure else self.renew_seconds)
             await self.renew_all()
 
     async def renew_all(self) -> None:
         """Renews every held lease once, in one round trip (a pipeline: hundreds of tables
-        cost one exchange with Redis, not hundreds of connections); a lease Redis no longer
-        gives us is lost. While Redis cannot be reached nothing is lost (`holds`)."""
-        codes = list(self._valid_until)
-        if not codes:
+        cost one exchange with Redis, not hundreds of connections); a lease Redis gives to
+        another process is lost. While Redis cannot be reached nothing is lost: the tables
+        pause once `holds` says so, and go on at the first renewal that lands."""
+        tokens = dict(self._tokens)
+        if not tokens:
             return
-        sent = time.monotonic()
+        sent = self.clock.now()
+        script = self.store.renew_script()
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
-                for code in codes:
-                    keys, args = self._keys(code), self._args(code)
-                    await self._keep_or_retake(keys=keys, args=args, client=pipe)  # queued
+                for code, token in tokens.items():
+                    await script(client=pipe, **self.store.renewal(code, self.node, token))
                 answers = await pipe.execute()
         except RedisError as error:
-            self._unreachable_at = sent
-            log_event(
-                "lease_renew_failed", level=logging.WARNING, tables=len(codes), reason=str(error)
-            )
+            if self._failing_since is None:  # once per outage, not four times a second
+                self._failing_since = sent
+                log_event(
+                    "lease_renew_failed",
+                    level=logging.WARNING,
+                    tables=len(tokens),
+                    reason=str(error),
+                )
             return
-        self._unreachable_at = None
-        for code, kept in zip(codes, answers, strict=True):
-            if code not in self._valid_until:
-                continue  # released or handed over meanwhile
+        if self._failing_since is not None:
+            away, self._failing_since = sent - self._failing_since, None
+            log_event("lease_renew_recovered", tables=len(tokens), seconds=round(away, 2))
+        for (code, token), kept in zip(tokens.items(), answers, strict=True):
+            if self._tokens.get(code) != token:
+                continue  # released, handed over or taken anew meanwhile
             if kept:
-                self._valid_until[code] = sent + self.lease_seconds
+                self._confirmed[code] = max(sent, self._confirmed.get(code, sent))
             else:
                 await self.lost(code, "taken")
 
-    def _keys(self, code: str) -> list[str]:
-        return [f"{self.namespace}:lease:{code}", f"{self.namespace}:table:{code}"]
-
-    def _args(self, code: str) -> list[str | int]:
-        return [self.node, self.ttl_ms, self._saved_version.get(code, -1)]
-
     async def keep(self, code: str) -> bool:
-        """Extends the lease, or takes it back if it lapsed with nobody writing the table
-        since our last save; False if another process has (or had) the table."""
-        try:
-            return bool(await self._keep_or_retake(keys=self._keys(code), args=self._args(code)))
-        except RedisError as error:
-            raise StoreError(f"renewing the lease of {code}: {error}") from error
+        """Renews the lease now (or takes it back if it went with nobody writing the table
+        since); False if another process has it."""
+        token = self._tokens.get(code)
+        if token is None:
+            return False
+        sent = self.clock.now()
+        if not await self.store.renew_lease(code, self.node, token):
+            return False
+        if self._tokens.get(code) == token:
+            self._confirmed[code] = max(sent, self._confirmed.get(code, sent))
+        return True
 
     async def lost(self, code: str, why: str) -> None:
-        """The table is no longer surely ours (Redis gave it to another process, a fenced
-        save was refused, or renewals failed until it ran out): stop serving it."""
-        self._saved_version.pop(code, None)
-        if self._valid_until.pop(code, None) is None:
+        """Redis says the table is another process's (a renewal or a fenced save refused):
+        stop serving it."""
+        if self._forget(code) is None:
             return
         self.metrics.leases_lost.inc()
         log_event("lease_lost", level=logging.WARNING, room=code, node=self.node, reason=why)
@@ -305,7 +346,9 @@ class Ownership:
                     if message.get("type") == "message":
                         self._heard(message.get("data"))
             except RedisError as error:
-                log_event("handover_channel_lost", level=logging.WARNING, reason=str(error))
+                if self._subscribed.is_set():  # once per outage
+                    log_event("handover_channel_lost", level=logging.WARNING, reason=str(error))
+                self._subscribed.clear()
                 await asyncio.sleep(LISTEN_RETRY_SECONDS)
             finally:
                 with contextlib.suppress(Exception):
@@ -338,19 +381,23 @@ class Ownership:
     async def _hand_over(self, code: str, asker: str) -> None:
         """The router now sends this table's people to `asker`: save it, let it go, say so."""
         try:
-            if code in self._valid_until and not self.holds(code):
-                # Asked while paused past the lease: the table may be the asker's already.
-                await self.lost(code, "unconfirmed")
-            elif code in self._valid_until:
+            if code in self._tokens and not self.holds(code) and not await self.keep(code):
+                # Asked while paused past the lease: the table is the asker's already.
+                await self.lost(code, "taken")
+            elif code in self._tokens:
                 log_event("hand_over", room=code, node=self.node, to=asker)
                 try:
                     await self.on_hand_over(code)  # saved and dropped before the lease goes
                 except Exception:
                     log_event("hand_over_failed", level=logging.ERROR, exc_info=True, room=code)
                 self.metrics.hand_overs.inc()
-            # Not serving it (a restart under the same node id left its lease behind):
-            # release whatever Redis still says is ours, so the asker need not wait it out.
             await self.release(code)
+            if code not in self._tokens:
+                # Not serving it (a restart under the same node id left its lease behind):
+                # let that go too, so the asker need not watch it stand still.
+                stale = await self.store.lease(code)
+                if stale is not None and stale.node == self.node:
+                    await self.store.release_lease(code, self.node, stale.token)
             await self._publish(asker, {"kind": "released", "room": code})
         except StoreError as error:
             log_event("hand_over_failed", level=logging.WARNING, room=code, reason=str(error))

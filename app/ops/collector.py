@@ -34,14 +34,13 @@ over the target halves the interval at once; it grows back by a quarter a collec
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sys
 import time
 from collections.abc import Callable
 
+from app.ops.clock import REAL_TIME, Clock, Handle
 from app.ops.logs import log_event
-from app.ops.timers import TIMER_CONTEXT
 
 FULL_GROWTH = 0.25  # a full collection once the heap grew by this much
 FULL_SECONDS = 300.0  # and no sooner than this after the last one (or the start)
@@ -78,6 +77,7 @@ class Collector:
         full_growth: float = FULL_GROWTH,
         full_seconds: float = FULL_SECONDS,
         longest_seconds: float = LONGEST_SECONDS,
+        clock: Clock = REAL_TIME,
     ) -> None:
         if interval <= 0 or stretch < 1:
             raise ValueError("a collector's interval is positive, and stretches 1 time or more")
@@ -85,12 +85,13 @@ class Collector:
         self.shortest, self.longest = interval, interval * stretch
         self.interval, self.pause_target, self._cpu_clock = interval, pause_target, cpu_clock
         self.full_growth = full_growth
+        self.clock = clock  # the app's: when collections come, and how long since a full one
         self.full_seconds, self.longest_seconds = full_seconds, longest_seconds
         self.young = 0  # young collections made
         self.fulls = 0  # full collections made
         self._baseline = 0  # the heap's allocated blocks after the last full collection
-        self._last_full = 0.0  # when that was (time.monotonic(); the start at first)
-        self._timer: asyncio.TimerHandle | None = None
+        self._last_full = 0.0  # when that was (the clock's time; the start at first)
+        self._timer: Handle | None = None
         self._was_enabled = True
         # The heap's growth is looked at about once a second, not every tick: counting the
         # blocks visits every pool of every arena (12,000 of them at 200 MB).
@@ -103,7 +104,7 @@ class Collector:
         gc.collect()
         gc.freeze()
         self._baseline = sys.getallocatedblocks()
-        self._last_full = time.monotonic()
+        self._last_full = self.clock.now()
         self._next_look = self._last_full + 1.0
         self._arm()
 
@@ -118,9 +119,7 @@ class Collector:
             gc.enable()
 
     def _arm(self) -> None:
-        self._timer = asyncio.get_running_loop().call_later(
-            self.interval, self._tick, context=TIMER_CONTEXT
-        )
+        self._timer = self.clock.call_later(self.interval, self._tick)
 
     def _tick(self) -> None:
         try:
@@ -139,7 +138,7 @@ class Collector:
         )
         gc.freeze()  # last: what the lines above made is frozen too, none left young
         self.young += 1
-        now = time.monotonic()
+        now = self.clock.now()
         if now >= self._next_look:
             self._next_look = now + 1.0
             if self.full_due(now):
@@ -160,7 +159,7 @@ class Collector:
         freed = gc.collect()
         gc.freeze()
         self._baseline = sys.getallocatedblocks()
-        self._last_full = time.monotonic()
+        self._last_full = self.clock.now()
         self.fulls += 1
         log_event(
             "gc_full_collection",

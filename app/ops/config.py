@@ -2,6 +2,7 @@
 
 import socket
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,123 +13,327 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 
 class Settings(BaseSettings):
+    """Every setting, with the description docs/settings.md is generated from
+    (`python -m app.ops.settings_doc`)."""
+
     model_config = SettingsConfigDict(env_prefix="SLAPJACK_")
 
-    host: str = "0.0.0.0"
-    port: int = Field(default=8000, ge=1, le=65535)
-    log_level: str = "info"
+    host: str = Field(default="0.0.0.0", description="The address `python -m app` listens on.")
+    port: int = Field(
+        default=8000, ge=1, le=65535, description="The port `python -m app` listens on."
+    )
+    log_level: str = Field(
+        default="info",
+        description="`critical`, `error`, `warning`, `info` or `debug`. The app logs one JSON "
+        "line per event worth knowing (a room opened or closed, a game started or over, a "
+        "refused or failed message, a save failed, the store unavailable...), never a token "
+        "or a face-down card.",
+    )
     # Set by the Docker image: the address seen inside a container is not the one to share.
-    in_container: bool = False
+    in_container: bool = Field(
+        default=False,
+        description="Set by the Docker image: the start-up line then does not print the "
+        "container's own address.",
+    )
 
-    # A page may always connect to the server that served it (its Origin matches the Host
-    # it asked). List any other origin allowed to connect as JSON, for a page served from
-    # elsewhere: SLAPJACK_ALLOWED_ORIGINS='["https://slap.example"]'. "*" is refused.
-    allowed_origins: list[str] = []
-    # Addresses (comma-separated, "*" for any) whose X-Forwarded-For/-Proto headers are
-    # believed: the reverse proxy in front, if any. Others' are ignored.
-    trusted_proxies: str = "127.0.0.1"
-    # On SIGTERM: at most this long to tell every room and stop taking new ones, then at
-    # most shutdown_seconds more to close the connections.
-    drain_seconds: float = Field(default=2.0, ge=0, le=60)
-    shutdown_seconds: int = Field(default=8, ge=1, le=300)
+    # "*" would switch python-socketio's Origin check off: refused by a validator below.
+    allowed_origins: list[str] = Field(
+        default=[],
+        description="A page may always connect to the server that served it, at whatever "
+        "address, port or name it was opened. This JSON list adds the origins of pages served "
+        "from elsewhere, e.g. `'[\"https://slap.example\"]'`. `*` is refused.",
+    )
+    trusted_proxies: str = Field(
+        default="127.0.0.1",
+        description="Comma-separated addresses (or `*`) whose `X-Forwarded-For` and "
+        "`X-Forwarded-Proto` headers are believed: your reverse proxy. Per-address limits and "
+        "logs use the client address derived through them; everyone else's headers are "
+        "ignored.",
+    )
+    drain_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="On SIGTERM: at most this long to save every table, tell every connection "
+        "the server is restarting and refuse new rooms (a last bounded save follows the "
+        "close, within this again).",
+    )
+    shutdown_seconds: int = Field(
+        default=8,
+        ge=1,
+        le=300,
+        description="On SIGTERM, after the drain: at most this long to close the connections. "
+        "Keep a container's stop grace period above drain + shutdown.",
+    )
 
-    max_message_bytes: int = Field(default=4096, ge=256, le=65536)
-    rate_per_second: float = Field(default=20.0, gt=0)
-    rate_burst: int = Field(default=40, ge=1)
-    rooms_per_minute: float = Field(default=30.0, gt=0)  # new rooms per client address
-    # Connections per client address: a reconnect loop must not flood a room with states.
-    connects_per_minute: float = Field(default=120.0, gt=0)
-    # Engine.IO sessions (websocket or long-polling) one client address may open a minute,
-    # joined or not: a loop of bare connections costs the server, and its log, little.
-    opens_per_minute: float = Field(default=600.0, gt=0)
-    # Refused (rate-limited or malformed) frames in a row before the connection is closed
-    # at the transport.
-    flood_cutoff: int = Field(default=40, ge=1)
-    # Room look-ups (GET /api/rooms/{code}) per client address.
-    lookups_per_minute: float = Field(default=120.0, gt=0)
-    # Messages waiting to be sent to one connection before it counts as a client that never
-    # reads, and is dropped (the room goes on without it).
-    send_queue_limit: int = Field(default=500, ge=10)
+    transport: Literal["lean", "stock"] = Field(
+        default="lean",
+        description="How Socket.IO is served ([Transports](protocol.md#transports)): `lean`, our "
+        "own websocket reader and writer over python-engineio and uvicorn (the fast path), or "
+        "`stock`, the libraries' own websocket and Engine.IO paths with the guards their public "
+        "hooks allow.",
+    )
+    max_message_bytes: int = Field(
+        default=4096,
+        ge=256,
+        le=65536,
+        description="The largest incoming message (Engine.IO and the WebSocket) and HTTP "
+        "body. Served by `uvicorn app.main:app` instead of `python -m app`, add "
+        "`--ws-max-size 4096 --ws-per-message-deflate false` for the WebSocket side.",
+    )
+    rate_per_second: float = Field(
+        default=20.0,
+        gt=0,
+        description="Per connection: incoming frames a second (a token bucket).",
+    )
+    rate_burst: int = Field(
+        default=40, ge=1, description="Per connection: the token bucket's burst."
+    )
+    rooms_per_minute: float = Field(
+        default=30.0,
+        gt=0,
+        description="New rooms one client address may open a minute (bursts of as many).",
+    )
+    # A reconnect loop must not flood a room with states.
+    connects_per_minute: float = Field(
+        default=120.0,
+        gt=0,
+        description="Connections one client address may open a minute (bursts of as many).",
+    )
+    # A loop of bare connections costs the server, and its log, little.
+    opens_per_minute: float = Field(
+        default=600.0,
+        gt=0,
+        description="Engine.IO sessions (a websocket, or a long-polling session) one client "
+        "address may open a minute, joined or not (bursts of as many); beyond, refused (`401`).",
+    )
+    flood_cutoff: int = Field(
+        default=40,
+        ge=1,
+        description="Refused (rate-limited or malformed) frames in a row before the "
+        "connection is closed at the transport.",
+    )
+    lookups_per_minute: float = Field(
+        default=120.0,
+        gt=0,
+        description="Room look-ups (`GET /api/rooms/{code}`) one client address may make a minute.",
+    )
+    send_queue_limit: int = Field(
+        default=500,
+        ge=10,
+        description="Messages waiting to be sent to one connection before it counts as a "
+        "client that never reads and is dropped (the room goes on without it).",
+    )
 
-    # The HTTP server (see docs/protocol.md, "Settings"): a request's headers and body must
-    # arrive within request_timeout_seconds (slowloris), and at most max_connections
-    # connections and requests are served at once (beyond: 503), of which websockets never
-    # take the last http_reserve (pages, the API and /healthz keep room). Per client address
-    # (IPv6: per /64), counted from the connection's open: at most connections_per_address
-    # open at once, websockets_per_address of them websockets (a school behind one NAT:
-    # 40 tables of 4 and a TV each is 200). A trusted proxy's own address has no cap of its
-    # own. A connection that has not joined a room (a Socket.IO CONNECT) within
-    # connect_deadline_seconds of opening is closed.
-    request_timeout_seconds: float = Field(default=10.0, gt=0)
-    max_connections: int = Field(default=4000, ge=1)
-    http_reserve: int = Field(default=400, ge=0)
-    connections_per_address: int = Field(default=500, ge=1)
-    websockets_per_address: int = Field(default=300, ge=1)
-    connect_deadline_seconds: float = Field(default=5.0, gt=0)
-    # Host names the server answers to (JSON list), against DNS rebinding: a page from an
-    # attacker's name resolving to this server is refused. Empty: any Host is served.
-    allowed_hosts: list[str] = []
-    # Serve Prometheus metrics at /metrics. Off to keep them private on a public address.
-    expose_metrics: bool = True
-    # Serve the HTTP API's description (/docs, /redoc, /openapi.json). Off on a public server.
-    api_docs: bool = False
+    request_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="A request's headers and body must arrive within this (against "
+        "slowloris clients).",
+    )
+    # Counted from each connection's open (app/realtime/doors.py), whichever transport
+    # serves it: trickled requests and websockets that never join count.
+    max_connections: int = Field(
+        default=4000,
+        ge=1,
+        description="Connections and requests served at once; beyond, `503`. 3,600 websockets "
+        "at about 29 KB each is ~105 MB. Keep the process's file limit (`ulimit -n`) above it.",
+    )
+    http_reserve: int = Field(
+        default=400,
+        ge=0,
+        description="Of `SLAPJACK_MAX_CONNECTIONS`, the connections websockets never take: pages, "
+        "the API and `/healthz` answer whatever websockets are open (a websocket past its "
+        "share is answered `503` at its upgrade).",
+    )
+    connections_per_address: int = Field(
+        default=500,
+        ge=1,
+        description="Connections one client address (an IPv6 one: its /64) may hold open at "
+        "once, HTTP and websocket, counted from the moment each opens (before a byte of it is "
+        "read); beyond, a connection is closed as it opens. A trusted proxy's own address has "
+        "no cap of its own: cap per address in the proxy (nginx `limit_conn`).",
+    )
+    websockets_per_address: int = Field(
+        default=300,
+        ge=1,
+        description="Of those, websockets (beyond, `503` at the upgrade). A school behind one "
+        "NAT playing 40 tables of 4 with a TV each holds 200 websockets, and a few HTTP "
+        "connections each for a moment while pages load: raise both for a bigger crowd "
+        "behind one address.",
+    )
+    connect_deadline_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="A connection that has not joined a room (its Socket.IO `CONNECT`, "
+        "refused or not) this long after it opened is closed.",
+    )
+    allowed_hosts: list[str] = Field(
+        default=[],
+        description="JSON list of the host names served, against DNS rebinding "
+        "(e.g. `'[\"slap.example\"]'`): a request for any other `Host` gets `400`. Empty: any "
+        "host is served.",
+    )
+    expose_metrics: bool = Field(
+        default=True,
+        description="Serve Prometheus metrics at `/metrics`; `false` answers `404` (keep them "
+        "private on a public address).",
+    )
+    api_docs: bool = Field(
+        default=False,
+        description="Serve the HTTP API's description at `/docs`, `/redoc` and "
+        "`/openapi.json` (off on a public server).",
+    )
 
-    # How soon a vanished connection is noticed: a ping every interval, gone after the timeout.
-    ping_interval_seconds: float = Field(default=10.0, gt=0)
-    ping_timeout_seconds: float = Field(default=5.0, gt=0)
+    ping_interval_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How often each connection is pinged, to notice one that vanished.",
+    )
+    ping_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="A connection whose pong is this late is dropped.",
+    )
 
-    disconnected_autoflip_seconds: float = Field(default=5.0, ge=0)
-    idle_autoflip_seconds: float = Field(default=10.0, gt=0)
-    # The least time a disconnected seat's turn lasts before the autopilot flips for it.
-    autoflip_pause_seconds: float = Field(default=1.0, ge=0)
-    host_handover_seconds: float = Field(default=10.0, ge=0)
-    room_expiry_seconds: float = Field(default=600.0, gt=0)
-    # A room nobody ever joined (created by a script, or a link never opened), or whose one
-    # person left before a second came: closed this long after.
-    unused_room_seconds: float = Field(default=60.0, gt=0)
-    # Rooms one client address may hold open that have not had two people in them yet; when
-    # every room (max_rooms) is taken, a room nobody is in is closed for an address holding
-    # fewer than the one that opened it.
-    open_rooms_per_address: int = Field(default=5, ge=1)
-    # A game whose every seat still in belongs to a person who is gone ends after this long.
-    abandon_seconds: float = Field(default=60.0, gt=0)
-    bot_time_scale: float = Field(default=1.0, gt=0)  # multiplies every bot delay; tests: ~0.02
-    # Lag-fair judging (house rule lag_fair): while a room has the rule on, each connection's
-    # round trip is measured with an app-level ping this often, and no one is credited with
-    # more than the cap.
-    lag_ping_seconds: float = Field(default=2.0, gt=0, le=60)
-    # The cap is what a player holding back pongs gains in every race: see docs/protocol.md,
-    # "Lag-fair judging", for why 50 ms (bench/photo_finish.py).
-    lag_cap_ms: int = Field(default=50, ge=0, le=1000)
+    disconnected_autoflip_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="The server flips for a disconnected seat whose turn it is after this long.",
+    )
+    idle_autoflip_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="The server flips for the seat to play once its turn has lasted this long.",
+    )
+    autoflip_pause_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="The least time a disconnected seat's turn lasts before the server flips "
+        "for it.",
+    )
+    host_handover_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        description="How long a disconnected host keeps the role before it passes on.",
+    )
+    room_expiry_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        description="A room with nobody connected this long is closed (and deleted from the "
+        "store; at start, a saved table nobody was at for this long is dropped).",
+    )
+    unused_room_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="A room nobody ever joined (created by a script, or a link never opened), "
+        "or whose only person left before a second came, is closed after this long.",
+    )
+    open_rooms_per_address: int = Field(
+        default=5,
+        ge=1,
+        description="Rooms one client address may hold open that two people have not been in "
+        "yet; beyond, `POST /api/rooms` answers `429` `rate_limited`. With every room taken "
+        "(`SLAPJACK_MAX_ROOMS`), a room nobody is in (never used first, then the oldest) of "
+        "the address that opened the most gives way to an address that opened fewer. A "
+        "school opening 40 tables from one address opens them as players arrive, or raises "
+        "this.",
+    )
+    abandon_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="A game in which every seat still in belongs to a person who is gone ends "
+        "after this long.",
+    )
+    bot_time_scale: float = Field(
+        default=1.0,
+        gt=0,
+        description="Multiplies every bot delay (the tests use about 0.02).",
+    )
+    lag_ping_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Lag-fair judging (the house rule `lag_fair`, docs/protocol.md): while a "
+        "room has it on, each connection's round trip is measured with a `ping` this often.",
+    )
+    # What a player holding back pongs gains in every race: docs/protocol.md, "Lag-fair
+    # judging", says why 50 ms (bench/photo_finish.py).
+    lag_cap_ms: int = Field(
+        default=50,
+        ge=0,
+        le=1000,
+        description="Lag-fair judging: the longest network delay (ms) any player is credited "
+        "with, and so what a player who holds back pongs gains in every race.",
+    )
 
-    # Where tables are kept across restarts (app/stores): memory, sqlite:///PATH (relative to
-    # the working directory; sqlite:////PATH absolute) or redis://HOST:PORT/DB.
-    store: str = "sqlite:///slapjack.db"
-    # A changed table is saved at most this long after the change (at once on a phase change).
-    save_seconds: float = Field(default=0.5, gt=0, le=60)
+    store: str = Field(
+        default="sqlite:///slapjack.db",
+        description="Where tables are kept so that a restart, a deploy or a crash loses no "
+        "game: `sqlite:///PATH` (a SQLite file; three slashes: relative to the working "
+        "directory, four: absolute; the Docker image sets `sqlite:////data/slapjack.db`), "
+        "`redis://[:PASSWORD@]HOST:PORT/DB` (Redis, which also turns the cluster on; "
+        "`rediss://` with TLS, `redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE/DB` "
+        "through Redis Sentinel: docs/operations.md), or `memory` (nowhere: gone with the "
+        "process). A store that cannot be reached at start stops the server.",
+    )
+    store_damaged: Literal["move", "refuse"] = Field(
+        default="move",
+        description="A SQLite file that is no database, or a damaged one (`PRAGMA quick_check` "
+        "at start): `move` renames it (and its `-wal`, `-shm`) to its name with the time added, "
+        "`slapjack.db.damaged-20260101T120000Z`, logs `store_damaged` (critical, with both "
+        "paths) and starts with an empty store; `refuse` does not start (`store_unavailable`), "
+        "as with a store that cannot be opened. A zero-length file is logged "
+        "(`store_file_empty`) and used as an empty store.",
+    )
+    save_seconds: float = Field(
+        default=0.5,
+        gt=0,
+        le=60,
+        description="A changed table is saved at most this long after the change (at once "
+        "when a game starts or ends): the most play a crash can lose.",
+    )
 
-    # The garbage collector (`python -m app`, app/ops/collector.py): a young collection at least
-    # every this many seconds under load (up to 8 times that apart while each takes under
-    # a quarter of a millisecond), what survives it frozen, a full collection once the
-    # frozen heap grew by a quarter. 0: CPython's own automatic collector with `gc_thresholds`
-    # (gc.set_threshold), set once start-up is done and what it left alive is frozen.
-    gc_young_seconds: float = Field(default=0.025, ge=0, le=10)
-    gc_thresholds: tuple[int, int, int] = (5_000, 100, 10)
+    # The collector's schedule is app/ops/collector.py's.
+    gc_young_seconds: float = Field(
+        default=0.025,
+        ge=0,
+        le=10,
+        description="The garbage collector under `python -m app`: a young collection at "
+        "least every this many seconds while each takes 0.5 ms of CPU or more, up to 8 times "
+        "that apart while each takes less, what survives it frozen; a full collection once "
+        "the heap grew by a quarter. `0`: CPython's own collector with `SLAPJACK_GC_THRESHOLDS`.",
+    )
+    gc_thresholds: tuple[int, int, int] = Field(
+        default=(5_000, 100, 10),
+        description="With `SLAPJACK_GC_YOUNG_SECONDS=0` only: the collector's thresholds "
+        "(`gc.set_threshold`), as a JSON list, set once start-up is done.",
+    )
 
-    # A cluster (SLAPJACK_STORE=redis://..., several processes behind one router): this
-    # process's name in table leases (default: hostname:port, unique per process and machine),
-    # and how long a lease outlives the last renewal (about every second) of a process that
-    # died: its tables are back on another process that much later.
-    node_id: str = ""
-    lease_seconds: float = Field(default=5.0, ge=1.5, le=120)
+    node_id: str = Field(
+        default="",
+        description="A cluster (`redis://` store, several processes behind one router): this "
+        "process's name in table leases, unique per process. Empty: `hostname:port`.",
+    )
+    lease_seconds: float = Field(
+        default=5.0,
+        ge=1.5,
+        le=120,
+        description="A cluster: how long a table's lease outlives its owner's last renewal "
+        "(about every second). A process that dies loses its tables to another this long "
+        "after.",
+    )
 
-    max_rooms: int = Field(default=1000, ge=1)
-    max_people_per_room: int = Field(default=40, ge=1)
+    max_rooms: int = Field(
+        default=1000, ge=1, description="Open rooms at once; beyond, room creation answers `503`."
+    )
+    max_people_per_room: int = Field(
+        default=40, ge=1, description="People connected to one room at once (players and watchers)."
+    )
 
     @field_validator("allowed_origins")
     @classmethod
     def _origin_checks_stay_on(cls, origins: list[str]) -> list[str]:
-        # "*" would switch python-socketio's Origin check off.
         if "*" in origins:
             raise ValueError("list the origins allowed; '*' is refused")
         return origins

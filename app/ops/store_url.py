@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 
 @dataclass(frozen=True)
@@ -13,6 +13,15 @@ class StoreUrl:
     kind: str  # "memory" | "sqlite" | "redis"
     url: str
     path: Path | None = None  # sqlite only
+    # redis+sentinel only: the sentinels, the primary's service name, the database number
+    # and the password of the Redis servers (the sentinels' own, if any, is the same).
+    sentinels: tuple[tuple[str, int], ...] = ()
+    service: str = ""
+    db: int = 0
+    password: str | None = None
+
+
+SENTINEL_PORT = 26379  # a sentinel named without a port
 
 
 def parse_store_url(url: str) -> StoreUrl:
@@ -28,6 +37,8 @@ def parse_store_url(url: str) -> StoreUrl:
         if not path or path.endswith("/") or path == ":memory:":
             raise ValueError(f"{url!r}: name a database file, e.g. sqlite:///slapjack.db")
         return StoreUrl("sqlite", url, Path(path))
+    if url.startswith("redis+sentinel://"):
+        return _sentinel_url(url)
     parts = urlsplit(url)
     if parts.scheme in ("redis", "rediss"):
         try:
@@ -41,15 +52,53 @@ def parse_store_url(url: str) -> StoreUrl:
             )
         return StoreUrl("redis", url)
     raise ValueError(
-        f"{_shown(url)!r} is not a store: use memory, sqlite:///PATH (sqlite:////ABSOLUTE/PATH) "
-        "or redis://HOST:PORT/DB"
+        f"{_shown(url)!r} is not a store: use memory, sqlite:///PATH (sqlite:////ABSOLUTE/PATH), "
+        "redis://[:PASSWORD@]HOST:PORT/DB (rediss:// with TLS) or "
+        "redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE/DB"
+    )
+
+
+def _sentinel_url(url: str) -> StoreUrl:
+    """`redis+sentinel://[:PASSWORD@]HOST[:PORT][,HOST[:PORT]...]/SERVICE[/DB]`: the Redis
+    primary that Sentinel names SERVICE, followed through failovers."""
+    rest = url.removeprefix("redis+sentinel://")
+    password = None
+    if "@" in rest:
+        credentials, rest = rest.rsplit("@", 1)
+        password = unquote(credentials.split(":", 1)[1]) if ":" in credentials else None
+    where, _, path = rest.partition("/")
+    service, _, db = path.partition("/")
+    sentinels: list[tuple[str, int]] = []
+    for host in where.split(","):
+        name, _, port = host.partition(":")
+        if not name or (port and not port.isdigit()):
+            sentinels = []
+            break
+        sentinels.append((name, int(port) if port else SENTINEL_PORT))
+    db = db.strip("/")
+    if not sentinels or not service or (db and not db.isdigit()):
+        raise ValueError(
+            f"{_shown(url)!r}: expected redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE/DB, "
+            "e.g. redis+sentinel://10.0.0.5:26379,10.0.0.6:26379/mymaster/0"
+        )
+    return StoreUrl(
+        "redis",
+        url,
+        sentinels=tuple(sentinels),
+        service=unquote(service),
+        db=int(db or 0),
+        password=password,
     )
 
 
 def _shown(url: str) -> str:
     """The URL without its password, for an error line or a log."""
-    try:
-        password = urlsplit(url).password
-    except ValueError:
-        password = None
-    return url.replace(f":{password}@", ":***@", 1) if password else url
+    if "@" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    credentials, _, where = rest.rpartition("@")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{where}" if ":" in credentials else url
+
+
+shown = _shown

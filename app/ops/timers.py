@@ -15,19 +15,22 @@ A timer moved later (the autopilot, pushed back by every flip) keeps its loop ti
 wakes at the earlier time and sleeps the rest, the way an early wake-up does. A table
 moves its timers at every change, and a loop timer cancelled and made again each time
 was most of what timers cost. Likewise the lock's watchdog is one check a tenth of a
-second for all of a loop's held locks, not a loop timer made and cancelled per hold.
+second for all of a process's held locks (`LockWatch`, one the registry of rooms owns), not
+a loop timer made and cancelled per hold.
+
+Time is the injected clock's (app/ops/clock.py): a test's ManualClock fires these timers
+when it is advanced.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
+from app.ops.clock import Clock, Handle
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 
@@ -35,11 +38,6 @@ Job = Callable[[float], Coroutine[Any, Any, None]]  # called with the time it fi
 TIMER_SLACK = 0.001  # seconds: what a timed check forgives (float rounding, not lateness)
 LOCK_WATCHDOG_SECONDS = 1.0  # a room's lock held longer than this is logged and counted
 LOCK_WATCH_SECONDS = 0.1  # how often held locks are looked at: a long hold is told this late
-# The context every room timer runs its callback in. `call_later` otherwise copies the
-# caller's contextvars.Context for each handle: an object per timer the collector walks
-# while the timer waits (a table keeps several waiting), and the app sets no context
-# variable for a callback to see. A job's task copies this (empty) context as its own.
-TIMER_CONTEXT = contextvars.Context()
 
 
 class _Armed:
@@ -48,20 +46,28 @@ class _Armed:
 
     __slots__ = ("generation", "handle", "job", "wakes", "when")
 
-    def __init__(self, handle: asyncio.TimerHandle, when: float, job: Job, generation: int):
+    def __init__(self, handle: Handle, when: float, job: Job, generation: int):
         self.handle, self.wakes, self.when, self.job = handle, when, when, job
         self.generation = generation
 
 
+def _always() -> bool:
+    return True
+
+
 class Timers:
-    def __init__(self, lock: asyncio.Lock) -> None:
+    def __init__(self, lock: asyncio.Lock, clock: Clock) -> None:
         self._lock = lock
+        self._clock = clock
         self._handles: dict[str, _Armed] = {}
         self._generation: defaultdict[str, int] = defaultdict(int)
         self._tasks: set[asyncio.Task[None]] = set()
+        # Asked before each job, under the lock: False skips it (a paused room, whose owner
+        # sets every timer again from its state when it goes on).
+        self.gate: Callable[[], bool] = _always
 
     def at(self, name: str, when: float, job: Job) -> None:
-        """Runs `job(now)` at monotonic time `when` (at once if past), replacing `name`."""
+        """Runs `job(now)` at the clock's time `when` (at once if past), replacing `name`."""
         armed = self._handles.get(name)
         if armed is not None and armed.wakes <= when:
             armed.when, armed.job = when, job  # it wakes no later, and sleeps the rest then
@@ -71,9 +77,8 @@ class Timers:
         armed = _Armed(self._call_at(when, name), when, job, generation)
         self._handles[name] = armed
 
-    def _call_at(self, when: float, name: str) -> asyncio.TimerHandle:
-        delay = max(0.0, when - time.monotonic())
-        return asyncio.get_running_loop().call_later(delay, self._fire, name, context=TIMER_CONTEXT)
+    def _call_at(self, when: float, name: str) -> Handle:
+        return self._clock.call_at(when, self._fire, name)
 
     def cancel(self, name: str) -> None:
         self._generation[name] += 1  # a fired job still waiting for the lock is void too
@@ -95,7 +100,7 @@ class Timers:
         armed = self._handles.get(name)
         if armed is None:
             return  # cancelled as it fired
-        now = time.monotonic()
+        now = self._clock.now()
         if now < armed.when:  # woken early, or moved later since: sleep the rest
             armed.handle, armed.wakes = self._call_at(armed.when, name), armed.when
             return
@@ -108,7 +113,7 @@ class Timers:
 
     async def _run(self, name: str, generation: int, job: Job, now: float) -> None:
         async with self._lock:
-            if self._generation[name] == generation:
+            if self._generation[name] == generation and self.gate():
                 await job(now)
 
     def _done(self, task: asyncio.Task[None]) -> None:
@@ -121,16 +126,20 @@ class WatchedLock(asyncio.Lock):
     """A room's lock that measures how long each holder keeps it, and past `limit` seconds
     logs the room (once per hold) while it is still held: a stuck room shows up live."""
 
-    # asyncio.Lock's own state (the same on Python 3.11 to 3.13), read by `take`
+    # asyncio.Lock's own state (the same on Python 3.11 to 3.13), read by `take`; listed in
+    # app/realtime/internals.py with the other libraries' internals we rely on
     _locked: bool
     _waiters: deque[asyncio.Future[Any]] | None
 
-    def __init__(self, room: str, metrics: Metrics, limit: float = LOCK_WATCHDOG_SECONDS) -> None:
+    def __init__(
+        self, room: str, metrics: Metrics, watch: LockWatch, limit: float = LOCK_WATCHDOG_SECONDS
+    ) -> None:
         super().__init__()
         self.room, self.metrics, self.limit = room, metrics, limit
+        self._watch = watch
+        self._now = watch.clock.now
         self._since = 0.0
         self._told = False
-        self._watch: _LockWatch | None = None  # the watch of the loop it was taken on
 
     def take(self) -> bool:
         """Takes the lock at once if it is free and nobody waits for it: what `acquire`
@@ -150,16 +159,13 @@ class WatchedLock(asyncio.Lock):
         return True
 
     def _held(self) -> None:
-        self._since = time.monotonic()
+        self._since = self._now()
         self._told = False
-        self._watch = _watch()
         self._watch.hold(self)
 
     def release(self) -> None:
-        held = time.monotonic() - self._since
-        if self._watch is not None:
-            self._watch.let_go(self)
-            self._watch = None
+        held = self._now() - self._since
+        self._watch.let_go(self)
         self.check(self._since + held)  # a hold that ended between two looks is told too
         self.metrics.lock_released(held)
         super().release()
@@ -176,12 +182,12 @@ class WatchedLock(asyncio.Lock):
             )
 
 
-class _LockWatch:
-    """Every room lock held on one event loop, checked every LOCK_WATCH_SECONDS while any
-    is held (one loop timer for them all, armed only then)."""
+class LockWatch:
+    """Every room lock held, checked every LOCK_WATCH_SECONDS while any is held (one timer
+    for them all, armed only then). The registry of rooms owns one, on its clock."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
         self.held: dict[WatchedLock, None] = {}
         self.armed = False
 
@@ -189,30 +195,18 @@ class _LockWatch:
         self.held[lock] = None
         if not self.armed:
             self.armed = True
-            self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
+            self.clock.call_later(LOCK_WATCH_SECONDS, self._check)
 
     def let_go(self, lock: WatchedLock) -> None:
         self.held.pop(lock, None)
 
     def _check(self) -> None:
         try:
-            now = time.monotonic()
+            now = self.clock.now()
             for lock in list(self.held):
                 lock.check(now)
-        finally:  # never lose the watch: every later hold on this loop depends on it
+        finally:  # never lose the watch: every later hold depends on it
             if self.held:
-                self.loop.call_later(LOCK_WATCH_SECONDS, self._check, context=TIMER_CONTEXT)
+                self.clock.call_later(LOCK_WATCH_SECONDS, self._check)
             else:
                 self.armed = False
-
-
-_lock_watch: _LockWatch | None = None
-
-
-def _watch() -> _LockWatch:
-    """The running loop's lock watch (tests run many loops, one after another)."""
-    global _lock_watch
-    loop = asyncio.get_running_loop()
-    if _lock_watch is None or _lock_watch.loop is not loop:
-        _lock_watch = _LockWatch(loop)
-    return _lock_watch

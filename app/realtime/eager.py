@@ -1,7 +1,7 @@
 """Starting a coroutine at once, as Python 3.12's eager tasks do, on 3.11 too, and without a
 Task at all for one that never waits.
 
-A client's message used to cost a Task: its creation, a loop pass, its step and its
+A Task per client message would cost its creation, a loop pass, its step and its
 done-callback, about a fortieth of what a flip costs the server. Almost every message
 runs to its end without waiting (its room's lock is free; its answer and the states it
 causes are queued, not awaited), so `first_step` runs it right away, where its frame is

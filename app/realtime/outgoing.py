@@ -37,7 +37,8 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
     """An Engine.IO MESSAGE packet made from its encoded text, what `encode()` returns (and
     has cached, as python-engineio's packets cache theirs): the text is built in one piece,
     not as a Socket.IO packet that `encode()` copies again behind its type. Its `data` is
-    read back from that text when asked for (long-polling and tests)."""
+    read back from that text when asked for (long-polling and tests). The packet's
+    attributes it sets are in app/realtime/internals.py."""
 
     def __init__(self, encoded: str) -> None:
         self.packet_type = eio_packet.MESSAGE
@@ -78,18 +79,14 @@ class Encoded:
         return orjson.loads(self.text[len(MESSAGE_EVENT) :])[1]
 
 
-class PacketQueue(Protocol):
-    """python-engineio's server as ours extends it (app.realtime.transport.GameEngineIO)."""
-
-    def queue_text(self, sid: str, text: str) -> None: ...
-
-
 class SocketServer(Protocol):
-    """python-socketio's server as ours extends it (app.realtime.transport.GameServer, which
-    imports this module: named here by what it does, not imported)."""
+    """python-socketio's server as ours extend it (app.realtime.transport.GameServer, lean,
+    or app.realtime.stock.StockServer, which import this module: named here by what they
+    do, not imported)."""
 
     manager: Any
-    eio: PacketQueue
+
+    def queue_text(self, eio_sid: str, text: str) -> None: ...
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
 
@@ -97,7 +94,7 @@ class SocketServer(Protocol):
 
 
 class SocketTransport:
-    """What a Room needs from python-socketio's server (ours, app.realtime.transport.GameServer):
+    """What a Room needs from python-socketio's server (ours: GameServer or StockServer):
     `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
     path."""
 
@@ -113,9 +110,10 @@ class SocketTransport:
     def send(self, message: Encoded, to: str) -> None:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
         queued there before; nothing if it is gone. A connection is asked for no more than a
-        place in its queue: nothing here waits on a client (app.realtime.transport.GameEngineIO's
-        `queue_text`: what its `send_packet` does, without a coroutine per recipient, and
-        with no packet object where the text can be written at once)."""
+        place in its queue: nothing here waits on a client (lean: GameEngineIO's
+        `queue_text`, what its `send_packet` does, without a coroutine per recipient, and
+        with no packet object where the text can be written at once; stock: python-engineio's
+        `send_packet` in a task of its own)."""
         eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
         if eio_sid is not None:
-            self.sio.eio.queue_text(eio_sid, message.text)
+            self.sio.queue_text(eio_sid, message.text)

@@ -1,14 +1,13 @@
 """Long-polling as strict as websockets: a POST's body is read here, checked by the
-Socket.IO server (`GameServer.polled`: every packet charged, a malformed body refused with
-the same cut-off) and only then handed to python-engineio, which would otherwise log a
-traceback for a body it cannot read and answer 200 (it does so, as often as asked)."""
+Socket.IO server of either transport (app/realtime/guards.py `FrameGuards.polled`: every
+packet charged, a malformed body refused with the same cut-off) and only then handed to
+python-engineio, which would otherwise log a traceback for a body it cannot read and answer
+200 (it does so, as often as asked)."""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import parse_qs
-
-from app.realtime.transport import GameServer
 
 Scope = dict[str, Any]
 BAD_BODY = b"Bad request"
@@ -22,7 +21,7 @@ def is_polled_post(scope: Scope) -> bool:
     )
 
 
-async def guarded_post(sio: GameServer, app: Any, scope: Scope, receive: Any, send: Any) -> None:
+async def guarded_post(sio: Any, app: Any, scope: Scope, receive: Any, send: Any) -> None:
     """Reads the body (at most the message cap: python-engineio's own), checks it, then
     serves the request with it (`app`) or answers 400 itself."""
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))

@@ -6,6 +6,9 @@ needs against slow or greedy clients: a deadline on reading each request (slowlo
 cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
 Each websocket's incoming events wait in a lean queue (app/realtime/queues.py), not an
 asyncio.Queue.
+
+Every name of uvicorn and websockets used here beyond their documented API is in
+app/realtime/internals.py, which a test checks against what is installed.
 """
 
 from __future__ import annotations
@@ -121,6 +124,9 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         # `receive` (a future, a wake-up and three coroutines per message, and a reader
         # waiting in between, for every connection) and reading paused until it is taken.
         self.listener: Callable[[str], None] | None = None
+        # Where `send_now` hands this websocket to be flushed at the end of the loop pass:
+        # the app's (app/realtime/transport.py GameEngineIO.flushes), set with the listener.
+        self.flushes: Flushes | None = None
         self._flush_due = False  # a `_flush` is on the loop for what send_now framed
         self._reader = _WEBSOCKETS  # who parses incoming bytes (`data_received`)
         # The lean reader's start of a frame not yet whole: no bigger than the read limit
@@ -251,8 +257,10 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
         client is not reading fast enough (the transport paused writing), the handshake is
         not done, or the connection is closing: the caller then queues the message for
         the connection's writer, which waits as `send` does."""
+        flushes = self.flushes
         if (
-            not self.writable.is_set()
+            flushes is None
+            or not self.writable.is_set()
             or self.disconnected
             or self.close_sent
             or not self.handshake_complete
@@ -285,7 +293,7 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                 return False
         if not self._flush_due:
             self._flush_due = True
-            _flushes(self.loop).add(self)
+            flushes.add(self)
         return True
 
     def _flush(self) -> None:
@@ -305,22 +313,21 @@ class LeanWebSocket(WebSocketsSansIOProtocol):
                 self.transport.write(data)
 
 
-class _Flushes:
-    """The websockets of one loop with frames framed by `send_now` this loop pass, flushed
-    by one callback at its end: a change's messages to a whole table cost one loop callback,
-    not one per recipient."""
+class Flushes:
+    """The websockets with frames framed by `send_now` this loop pass, flushed by one
+    callback at its end: a change's messages to a whole table cost one loop callback, not
+    one per recipient. One per app (its Engine.IO server's), on the loop that serves it."""
 
-    __slots__ = ("_due", "loop")
+    __slots__ = ("_due",)
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
         self._due: list[LeanWebSocket] = []
 
     def add(self, websocket: LeanWebSocket) -> None:
         """`websocket` is flushed at the end of this pass (the callback is put on the loop
         with the first of the pass)."""
         if not self._due:
-            self.loop.call_soon(self._run)
+            websocket.loop.call_soon(self._run)
         self._due.append(websocket)
 
     def _run(self) -> None:
@@ -330,18 +337,6 @@ class _Flushes:
                 websocket._flush()
             except Exception:  # a bug: one connection's, never every other's in the pass
                 log_event("flush_failed", level=logging.ERROR, exc_info=True)
-
-
-_flushes_of: _Flushes | None = None
-
-
-def _flushes(loop: asyncio.AbstractEventLoop) -> _Flushes:
-    """The running loop's flushes (tests run many loops, one after another)."""
-    global _flushes_of
-    flushes = _flushes_of
-    if flushes is None or flushes.loop is not loop:
-        flushes = _flushes_of = _Flushes(loop)
-    return flushes
 
 
 def waits_for_a_frame(conn: ServerProtocol) -> bool:
@@ -374,13 +369,19 @@ WEBSOCKETS_FULL = (
 
 
 def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
+    """uvicorn's configuration for `app`. The HTTP protocol is DeadlineHttp on either
+    transport: uvicorn has no deadline on reading a request (docs/protocol.md)."""
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
         "loop": "uvloop",
+        # Both transports: every connection counted from its open (app/realtime/doors.py).
         "http": deadline_http(settings.request_timeout_seconds, Doors(settings)),
-        "ws": LeanWebSocket,
+        # `lean`: ours, which hands each text frame to the app as it is read and writes
+        # without a coroutine. `stock`: uvicorn's own choice ("auto": the websockets
+        # sans-I/O protocol, which LeanWebSocket extends), as any ASGI app gets it.
+        "ws": LeanWebSocket if settings.transport == "lean" else "auto",
         "ws_max_size": settings.max_message_bytes,  # the same cap engine.io applies
         # No permessage-deflate (Socket.IO's own server has it off by default too): every
         # browser offers it, and it would cost each connection a compressor and a

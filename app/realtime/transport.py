@@ -23,6 +23,9 @@ with the guards every frame passes before any handler of ours sees it.
   traceback.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
   unknown_event and reaches no handler: a client-sent `connect` re-ran the connect handler.
+
+Every name of python-engineio and python-socketio used here beyond their documented API is
+in app/realtime/internals.py, which a test checks against what is installed.
 """
 
 from __future__ import annotations
@@ -34,13 +37,12 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
 
 import engineio
 import orjson
 import socketio
-from engineio import async_socket, exceptions, payload
+from engineio import async_socket, exceptions
 from engineio import packet as engineio_packet
 from socketio import packet
 
@@ -48,11 +50,10 @@ from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.eager import Resumed, first_step
-from app.realtime.limits import PerAddress, TokenBucket
+from app.realtime.guards import RESERVED_EVENTS, FrameBudget, FrameGuards
 from app.realtime.outgoing import Assembled, to_json
 from app.realtime.queues import LeanQueue, Outbox
-from app.realtime.serving import LeanWebSocket
-from app.wire.protocol import ErrorCode, ProtocolError, ack
+from app.realtime.serving import Flushes, LeanWebSocket
 
 # How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
 # this much later than python-engineio's own timing would.
@@ -62,32 +63,12 @@ MESSAGE_TYPE = str(engineio_packet.MESSAGE)  # "4": an Engine.IO frame's type, i
 EVENT_TYPE = str(packet.EVENT)  # "2": a Socket.IO packet's type, its first character
 DIGITS = frozenset("0123456789")
 NOOP = engineio_packet.Packet(engineio_packet.NOOP)
-# A long-polling body: packets separated by this, at most python-engineio's number of them.
-PAYLOAD_SEPARATOR = "\x1e"
-MOST_POLLED_PACKETS = payload.Payload.max_decode_packets
-ENGINEIO_TYPES = frozenset("0123456")  # a packet's type, its first character
 
-# Event names Socket.IO gives a meaning of its own; never a client's to send.
-RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
-# At most this many "frame_refused" log lines a second for the whole server (burst 10):
-# a flood of bad frames must not become a flood of log lines.
-REFUSAL_LOG_RATE = 1.0
-REFUSAL_LOG_BURST = 10
 # Where orjson's integers end (int64) and floats begin: a frame with a run of this many
 # digits (an ack id or a number) is left to python-socketio's decoder.
 LONG_NUMBER = re.compile(r"[0-9]{19}")
 # An EVENT in the default namespace, its ack id (if any) and the start of its data.
 PLAIN_EVENT = re.compile(r"2([0-9]*)\[")
-
-
-@dataclass(eq=False, slots=True)
-class FrameBudget:
-    """One connection's allowance of incoming frames."""
-
-    bucket: TokenBucket
-    refused_in_a_row: int = 0
-    cut_off: bool = False
-    address: str = "unknown"
 
 
 class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
@@ -157,6 +138,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             return
         self.connected = self.upgraded = True
         writer = asyncio.ensure_future(self._write(ws, outbox))
+        wire.flushes = self.server.flushes
         outbox.wire = wire
         wire.listener = self._heard
         try:
@@ -270,6 +252,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
         self._pings: deque[tuple[float, GameSocket]] = deque()
         self._pongs: deque[tuple[float, GameSocket, float]] = deque()
+        self.flushes = Flushes()  # what every websocket of this server wrote this loop pass
 
     # ---- pings: one sweep for every connection ----------------------------------------
     # python-engineio gives each connection a task per ping (sleeping ping_interval) and
@@ -472,15 +455,11 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             wire.abort_if_stuck()
 
 
-class GameServer(socketio.AsyncServer):  # type: ignore[misc]
+class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
     """python-socketio's server, every incoming frame checked before it is dispatched."""
 
     def __init__(self, settings: Settings, metrics: Metrics, **options: Any) -> None:
-        self.settings, self.metrics = settings, metrics
-        self._budgets: dict[str, FrameBudget] = {}
-        self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
-        self._untold = 0  # refusals not logged since the last line
-        self._opens = PerAddress.per_minute(settings.opens_per_minute)
+        self.guard(settings, metrics)
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # Each message is started where it is read (GameEngineIO.on_message, for
         # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
@@ -490,37 +469,20 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         super().__init__(**{**options, "async_handlers": False})
         self.eio.async_handlers = True
         self.eio.send_queue_limit = settings.send_queue_limit
+        self.queue_text = self.eio.queue_text  # app/realtime/outgoing.py's send, per recipient
 
     def _engineio_server_class(self) -> type[GameEngineIO]:
         return GameEngineIO
 
     async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        address = client_address(environ)
-        if not self._opens.take(address, time.monotonic()):
-            # Engine.IO sessions opened by one address a minute, joined or not: refused
-            # before any state is kept for it (python-engineio answers 401).
-            budget = FrameBudget(TokenBucket(1, 1), address=address)
-            self._log_refusal("opens_per_minute", eio_sid, budget, cut_off=True)
-            return False
-        bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
-        self._budgets[eio_sid] = FrameBudget(bucket, address=address)
+        if self.budget_for(eio_sid, environ) is None:
+            return False  # refused: python-engineio answers 401
         # The connect request's body reader: python-engineio's ASGI driver makes a class for
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).
         environ.pop("wsgi.input", None)
         self.eio.adopt(eio_sid)
-        # Joined within the deadline, or closed: an open connection that never joins holds
-        # a connection of the server's for nothing.
-        asyncio.get_running_loop().call_later(
-            self.settings.connect_deadline_seconds, self._joined_or_closed, eio_sid
-        )
         await super()._handle_eio_connect(eio_sid, environ)
-
-    def _joined_or_closed(self, eio_sid: str) -> None:
-        budget = self._budgets.get(eio_sid)
-        if budget is None or self.manager.sid_from_eio_sid(eio_sid, "/") is not None:
-            return
-        self._cut_off(eio_sid, budget, "no_connect")
 
     async def _handle_eio_disconnect(self, eio_sid: str, reason: str) -> None:
         self._budgets.pop(eio_sid, None)
@@ -567,9 +529,7 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 return self._malformed(eio_sid, budget, "bad_event")
             event = args[0]
             if event in RESERVED_EVENTS:
-                self.metrics.handled("unknown")
-                error = ProtocolError(ErrorCode.UNKNOWN_EVENT, f"there is no event {event!r}")
-                return self._answer(eio_sid, namespace, pkt_id, error)
+                return self._refuse_reserved(eio_sid, namespace, pkt_id, event)
             client_event = self._catch_all(namespace, event)
             if client_event is None:
                 await self._handle_event(eio_sid, namespace, pkt_id, args)
@@ -581,41 +541,6 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 self._send_answer(eio_sid, namespace, pkt_id, answer)
         except Exception:  # a bug of ours: one JSON line, and the connection goes on
             log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=eio_sid)
-
-    def polled(self, eio_sid: str, body: bytes) -> bool:
-        """A long-polling POST's body, checked as a websocket's frames are (app/realtime/polling.py
-        calls this before python-engineio reads it): every packet but a message (charged
-        when it is handled) is charged to the connection's budget, and a body python-engineio
-        could not read (not UTF-8, more packets than it takes, an empty or unknown packet)
-        is refused as malformed, with the same cut-off. False: refused, never read."""
-        budget = self._budgets.get(eio_sid)
-        if budget is None:
-            return True  # no such connection: python-engineio answers that itself
-        if budget.cut_off:
-            return False
-        try:
-            packets = body.decode().split(PAYLOAD_SEPARATOR)
-        except UnicodeDecodeError:
-            self._malformed(eio_sid, budget, "undecodable")
-            return False
-        if len(packets) > MOST_POLLED_PACKETS:
-            self._malformed(eio_sid, budget, "too_many_packets")
-            return False
-        now = time.monotonic()
-        for text in packets:
-            kind = text[:1]
-            if kind == "b":
-                self._cut_off(eio_sid, budget, "binary")
-                return False
-            if kind not in ENGINEIO_TYPES:
-                self._malformed(eio_sid, budget, "undecodable")
-                return False
-            if kind != MESSAGE_TYPE:
-                if not budget.bucket.take(now):
-                    self._over_budget(eio_sid, budget, -1, None, None)
-                    return False
-                budget.refused_in_a_row = 0
-        return True
 
     def _plain_event(self, text: str) -> tuple[int | None, Any] | None:
         """Almost every frame a client sends: an EVENT in the default namespace with an ack
@@ -695,14 +620,6 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
         # this same text: an Engine.IO MESSAGE, then the Socket.IO ACK.
         self.eio.queue_text(eio_sid, f"{engineio_packet.MESSAGE}{packet.ACK}{where}{id}{text}")
 
-    def _answer(self, eio_sid: str, namespace: str | None, id: Any, error: ProtocolError) -> None:
-        self.metrics.refused(error.code.value)
-        if id is not None:
-            self._queue_packet(eio_sid, self._ack_packet(namespace, id, [ack(error)]))
-
-    def _ack_packet(self, namespace: str | None, id: Any, data: list[Any]) -> Any:
-        return self.packet_class(packet.ACK, namespace=namespace, id=id, data=data)
-
     def _queue_packet(self, eio_sid: str, pkt: Any) -> None:
         """python-socketio's `_send_packet`, which never waits with our Engine.IO server
         (its `send_packet` only queues): each encoded part as an Engine.IO MESSAGE."""
@@ -712,52 +629,5 @@ class GameServer(socketio.AsyncServer):  # type: ignore[misc]
                 eio_sid, engineio_packet.Packet(engineio_packet.MESSAGE, data=part)
             )
 
-    def _over_budget(
-        self, eio_sid: str, budget: FrameBudget, kind: int, namespace: str | None, id: Any
-    ) -> None:
-        budget.refused_in_a_row += 1
-        if budget.refused_in_a_row >= self.settings.flood_cutoff:
-            return self._cut_off(eio_sid, budget, "rate_limited")
-        if kind == packet.EVENT:
-            error = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages: slow down")
-            self._answer(eio_sid, namespace, id, error)
-
-    def _malformed(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
-        budget.refused_in_a_row += 1
-        if budget.refused_in_a_row >= self.settings.flood_cutoff:
-            return self._cut_off(eio_sid, budget, why)
-        self._log_refusal(why, eio_sid, budget, cut_off=False)
-
-    def _cut_off(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
-        """The transport, not just the namespace, closes: the client must start over."""
-        budget.cut_off = True
-        self._log_refusal(why, eio_sid, budget, cut_off=True)
-        self.start_background_task(self.eio.hang_up, eio_sid)
-
-    def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
-        self.metrics.frames_refused.labels(why).inc()
-        # Rate-limited for the whole server, cut-offs too (an address reconnecting in a
-        # loop is cut off every time): each line says how many went untold before it.
-        if self._log_allowance.take(time.monotonic()):
-            untold, self._untold = self._untold, 0
-            log_event(
-                "frame_refused",
-                level=logging.WARNING,
-                why=why,
-                cut_off=cut_off,
-                sid=eio_sid,
-                address=budget.address,
-                untold=untold,
-            )
-        else:
-            self._untold += 1
-
-
-def client_address(environ: dict[str, Any]) -> str:
-    """The client's address as uvicorn saw it, after its trusted-proxy rules (the ASGI
-    scope's client). python-engineio's REMOTE_ADDR is always 127.0.0.1 under ASGI."""
-    scope = environ.get("asgi.scope") or {}
-    client = scope.get("client")
-    if client:
-        return str(client[0])
-    return "unknown"
+    async def hang_up(self, eio_sid: str) -> None:
+        await self.eio.hang_up(eio_sid)

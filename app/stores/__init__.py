@@ -46,8 +46,9 @@ __all__ = [
 ]
 
 
-def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA) -> Store:
-    """The store for a `SLAPJACK_STORE` value (not yet opened: `await store.open()`)."""
+def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA, damaged: str = "move") -> Store:
+    """The store for a `SLAPJACK_STORE` value (not yet opened: `await store.open()`);
+    `damaged` (SQLite): `move` a file that is no database aside, or `refuse` it."""
     where = parse_store_url(url)
     if where.kind == "memory":
         from app.stores.memory import MemoryStore
@@ -57,7 +58,7 @@ def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA) -> Store:
         from app.stores.sqlite import SqliteStore
 
         assert where.path is not None
-        return SqliteStore(where.path, newest_schema=newest_schema)
+        return SqliteStore(where.path, newest_schema=newest_schema, damaged=damaged)
     from app.stores.redis import RedisStore
 
     return RedisStore(where.url, newest_schema=newest_schema)

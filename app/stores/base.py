@@ -38,7 +38,7 @@ NEWEST_SCHEMA = 2  # 1: a whole table; 2: a whole table and the moves since (app
 
 class RoomStore(Protocol):
     """The four calls a table's snapshots go through (a cluster node's fenced view of Redis,
-    `FencedStore`, is one); `Store` below is what the server opens."""
+    `ClusterStore` in app/cluster/node.py, is one); `Store` below is what the server opens."""
 
     async def save(self, code: str, snapshot: Savable) -> None: ...
 
@@ -114,8 +114,8 @@ def vouched(code: str, snapshot: Snapshot) -> SnapshotText:
     `encode_snapshot`'s read-back (which cost more than the encoding: a save's every
     object built again, then compared). Anything but JSON's own types goes the checked
     way (`encode_snapshot`), except what orjson writes without asking: enums, UUIDs and
-    orjson.Fragment, which a table's snapshot never holds (tests/app/
-    test_snapshot_equivalence.py reads thousands back exactly)."""
+    orjson.Fragment, which a table's snapshot never holds (tests/app/test_snapshot_golden.py
+    checks thousands against their golden copies)."""
     schema, version = _schema(code, snapshot), snapshot.get("version")
     try:
         text = orjson.dumps(snapshot, default=_not_plain_json, option=_PLAIN_JSON).decode()

@@ -2,17 +2,19 @@
 cluster, where each table is owned by one process through a lease.
 
 Keys (under a namespace, `slapjack` by default):
-- `slapjack:table:CODE`: a hash {snapshot, schema, saved_at, seen_at}, written whole by one
-  command inside a MULTI with its index entry, so a reader never sees half a save;
+- `slapjack:table:CODE`: a hash {snapshot, schema, saved_at, seen_at, token, version}, written
+  whole by one command (with its index entry) inside a MULTI or a script, so a reader never
+  sees half a save; `token` and `version` are the writer's fencing token and table version;
 - `slapjack:tables`: a sorted set of codes scored by `seen_at` (wall clock), for `codes()` and
   expiry;
-- `slapjack:lease:CODE`: the node id holding the table, with a TTL in milliseconds.
+- `slapjack:lease:CODE`: the process judging the table: a hash {node, token, beat, at} with
+  no expiry (see TAKE below); `slapjack:fence:CODE`: the counter its fencing tokens come from.
 
-Fencing: `save_fenced`/`delete_fenced` compare the lease with the caller's node id and write
-in one Lua script, which Redis runs atomically, so a process that lost its lease (paused,
-partitioned, its lease expired and taken by another) can never overwrite the new owner's table.
+Fencing: `save_fenced`/`delete_fenced` compare the lease with the caller's node id and token
+and write in one Lua script, which Redis runs atomically, so a process that lost its lease
+(paused, partitioned, taken over by another) can never overwrite the new owner's table.
 
-Durability is Redis's own: a deployer turns on the append-only file (README).
+Durability is Redis's own: a deployer turns on the append-only file (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
 from app.ops.logs import log_event
+from app.ops.store_url import parse_store_url, shown
 from app.stores.base import (
     NEWEST_SCHEMA,
     LeaseLost,
@@ -36,62 +41,153 @@ from app.stores.base import (
     StoreError,
     decode_snapshot,
     encode_snapshot,
+    snapshot_version,
     wall_clock,
 )
+
+# A lease whose holder renewed it within this many seconds (Redis's clock) keeps its table
+# from expiry: its process is alive, whoever is connected.
+LIVE_LEASE_SECONDS = 120
 
 # A command waits this long for Redis before the save is counted as failed (and retried by
 # the Saver): a game never waits on it, but a shutdown's last save should not hang.
 SOCKET_SECONDS = 2.0
 
+# The lease of a table (`NS:lease:CODE`, a hash with no expiry): {node, token, beat, at}.
+# `token` is the fencing token, from INCR on `NS:fence:CODE`: it only grows, and each taker
+# gets a new one. `beat` counts the holder's renewals: another process takes the lease over
+# only after watching `beat` stand still for a whole lease by its own clock (app/cluster/
+# ownership.py), so time spent with Redis stopped or hung never counts against a holder,
+# whatever Redis's clock did meanwhile. `at` (Redis's clock, seconds) only tells expiry
+# apart a lease left behind by a process gone for good.
+
+# Every save is conditional on the caller's node and token, inside Redis; a table whose
+# stored version is newer than the one offered is never overwritten (a version only grows).
 FENCED_SAVE = """
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'snapshot', ARGV[2], 'schema', ARGV[3],
-           'saved_at', ARGV[4], 'seen_at', ARGV[5])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
+local lease = redis.call('HMGET', KEYS[3], 'node', 'token')
+if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
+if ARGV[8] ~= '' then
+  local stored = tonumber(redis.call('HGET', KEYS[1], 'version'))
+  if stored and stored > tonumber(ARGV[8]) then return -1 end
+end
+redis.call('HSET', KEYS[1], 'snapshot', ARGV[3], 'schema', ARGV[4], 'saved_at', ARGV[5],
+           'seen_at', ARGV[6], 'token', ARGV[2], 'version', ARGV[8])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
 return 1
 """
 
 FENCED_DELETE = """
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[2])
+local lease = redis.call('HMGET', KEYS[3], 'node', 'token')
+if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
+redis.call('ZREM', KEYS[2], ARGV[3])
 return 1
 """
 
-# SET NX PX, except that the holder taking it again only extends it.
-ACQUIRE = """
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if holder then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
-return 1
+# Taking: a new token, if nobody holds the lease, or its holder is this node's own name (a
+# process started again under it: what the old one held in memory is gone), or the lease is
+# still exactly the one the caller watched stand still (ARGV[2] token, ARGV[3] beat).
+# Else the lease as it is: {0, node, token, beat}.
+TAKE = """
+local lease = redis.call('HMGET', KEYS[1], 'node', 'token', 'beat')
+if lease[1] and lease[1] ~= ARGV[1] and (lease[2] ~= ARGV[2] or lease[3] ~= ARGV[3]) then
+  return {0, lease[1], lease[2], lease[3]}
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', token, 'beat', 0,
+           'at', redis.call('TIME')[1])
+return {token}
 """
 
+# Renewing: the beat moves on while the lease is still the caller's (node and token). A
+# lease that is gone (a Redis that restarted empty, or lost its last second of writes) is
+# taken back under the same token if nobody wrote the table since: it is absent, or its
+# last writer holds this token. 1 if the lease is the caller's now, 0 if it is another's.
 RENEW = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
+if lease[1] then
+  if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
+  redis.call('HINCRBY', KEYS[1], 'beat', 1)
+  redis.call('HSET', KEYS[1], 'at', redis.call('TIME')[1])
+  return 1
+end
+local writer = redis.call('HGET', KEYS[2], 'token')
+if writer and writer ~= ARGV[2] then return 0 end
+local fence = tonumber(redis.call('GET', KEYS[3]) or '0')
+if fence < tonumber(ARGV[2]) then redis.call('SET', KEYS[3], ARGV[2]) end
+redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', ARGV[2], 'beat', 0,
+           'at', redis.call('TIME')[1])
 return 1
 """
 
 RELEASE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
+if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1
 """
 
 # Tables nobody was connected to since the cutoff, unless a live process holds their lease
-# (an idle lobby whose people are still there is saved rarely, but is not gone).
+# (renewed within ARGV[5] seconds by Redis's clock: an idle lobby whose people are still
+# there is saved rarely, but is not gone).
 PURGE = """
 local gone = {}
+local now = tonumber(redis.call('TIME')[1])
 for _, code in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
-  if redis.call('EXISTS', ARGV[3] .. code) == 0 then
-    redis.call('DEL', ARGV[2] .. code)
+  local at = tonumber(redis.call('HGET', ARGV[3] .. code, 'at') or '0')
+  if now - at > tonumber(ARGV[5]) then
+    redis.call('DEL', ARGV[2] .. code, ARGV[3] .. code, ARGV[4] .. code)
     redis.call('ZREM', KEYS[1], code)
     table.insert(gone, code)
   end
 end
 return gone
 """
+
+
+def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any) -> Any:
+    """A redis.asyncio client for a store URL (strings decoded, every wait bounded: no
+    retry unless `retry` says so, where redis-py's default would try a hung Redis four
+    times over)."""
+    options.setdefault("retry", Retry(NoBackoff(), 0))
+    where = parse_store_url(url)
+    if where.sentinels:
+        # redis-py's own Sentinel support: each new connection asks the sentinels which
+        # server is the primary now, so a failover is followed by reconnecting.
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            list(where.sentinels),
+            sentinel_kwargs={
+                "password": where.password,
+                "socket_timeout": socket_timeout,
+                "socket_connect_timeout": socket_timeout,
+            },
+        )
+        return sentinel.master_for(
+            where.service,
+            redis_class=aioredis.Redis,
+            db=where.db,
+            password=where.password,
+            decode_responses=True,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            **options,
+        )
+    return aioredis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=socket_timeout,
+        **options,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A table's lease as Redis holds it: who, under which fencing token, renewed how often."""
+
+    node: str
+    token: int
+    beat: int
 
 
 class RedisStore:
@@ -102,22 +198,17 @@ class RedisStore:
         self.newest_schema = newest_schema
         self._table_prefix = f"{namespace}:table:"
         self._lease_prefix = f"{namespace}:lease:"
+        self._fence_prefix = f"{namespace}:fence:"
         self._index = f"{namespace}:tables"
         # One quick retry covers a pooled connection that a Redis restart left dead; longer
         # outages are the Saver's to retry, with backoff.
-        self._redis: Any = aioredis.Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=SOCKET_SECONDS,
-            socket_connect_timeout=SOCKET_SECONDS,
-            retry=Retry(NoBackoff(), 1),
-        )
+        self._redis: Any = connect(url, retry=Retry(NoBackoff(), 1))
         self._scripts = {
             name: self._redis.register_script(source)
             for name, source in (
                 ("fenced_save", FENCED_SAVE),
                 ("fenced_delete", FENCED_DELETE),
-                ("acquire", ACQUIRE),
+                ("take", TAKE),
                 ("renew", RENEW),
                 ("release", RELEASE),
                 ("purge", PURGE),
@@ -166,53 +257,100 @@ class RedisStore:
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         cutoff = wall_clock() - older_than_seconds
+        prefixes = [self._table_prefix, self._lease_prefix, self._fence_prefix]
         async with self._errors():
             gone = await self._scripts["purge"](
-                keys=[self._index], args=[repr(cutoff), self._table_prefix, self._lease_prefix]
+                keys=[self._index], args=[repr(cutoff), *prefixes, LIVE_LEASE_SECONDS]
             )
         return sorted(gone)
 
     # ---- leases and fenced writes (one owner per table in a cluster) -----------------------
 
-    async def acquire_lease(self, code: str, node: str, ttl_ms: int) -> bool:
-        """True if `node` now holds the table's lease for `ttl_ms` (taken, or already its own)."""
-        return await self._lease_script("acquire", code, node, ttl_ms)
+    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease:
+        """Takes the table's lease with a new fencing token if nobody holds it, its holder
+        is `node` itself (a process started again under the same name), or it is still
+        exactly `over` (a lease the caller watched stand still). The lease as it is after:
+        `node`'s (taken) or another's."""
+        keys = [self._lease_prefix + code, self._fence_prefix + code]
+        args = [node, over.token, over.beat] if over is not None else [node, "", ""]
+        async with self._errors():
+            answer = await self._scripts["take"](keys=keys, args=args)
+        if int(answer[0]) > 0:
+            return Lease(node, int(answer[0]), 0)
+        return Lease(str(answer[1]), int(answer[2]), int(answer[3]))
 
-    async def renew_lease(self, code: str, node: str, ttl_ms: int) -> bool:
-        """True if `node` still held the lease and it now runs `ttl_ms` more; False if lost."""
-        return await self._lease_script("renew", code, node, ttl_ms)
+    async def renew_lease(self, code: str, node: str, token: int) -> bool:
+        """True if the lease is still (or again, nobody having written the table since it
+        went) `node`'s under `token`; False if it is another's."""
+        async with self._errors():
+            return bool(await self._scripts["renew"](**self.renewal(code, node, token)))
 
-    async def release_lease(self, code: str, node: str) -> bool:
-        """Gives the lease up if `node` holds it (never someone else's); True if it did."""
-        return await self._lease_script("release", code, node)
+    def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]:
+        """The keys and arguments of a renewal, for a caller that pipelines many."""
+        keys = [self._lease_prefix + code, self._table_prefix + code, self._fence_prefix + code]
+        return {"keys": keys, "args": [node, token]}
+
+    def renew_script(self) -> Any:
+        return self._scripts["renew"]
+
+    async def release_lease(self, code: str, node: str, token: int) -> bool:
+        """Gives the lease up if `node` holds it under `token` (never someone else's)."""
+        async with self._errors():
+            done = await self._scripts["release"](
+                keys=[self._lease_prefix + code], args=[node, token]
+            )
+        return bool(done)
+
+    async def lease(self, code: str) -> Lease | None:
+        async with self._errors():
+            node, token, beat = await self._redis.hmget(
+                self._lease_prefix + code, "node", "token", "beat"
+            )
+        if node is None:
+            return None
+        return Lease(node, int(token or 0), int(beat or 0))
 
     async def lease_holder(self, code: str) -> str | None:
-        async with self._errors():
-            holder: str | None = await self._redis.get(self._lease_prefix + code)
-        return holder
+        lease = await self.lease(code)
+        return None if lease is None else lease.node
 
     async def save_fenced(
-        self, code: str, node: str, snapshot: Savable, seen_at: float | None = None
+        self, code: str, node: str, token: int, snapshot: Savable, seen_at: float | None = None
     ) -> None:
-        """`save`, only while `node` holds the table's lease: LeaseLost (nothing written) if not."""
+        """`save`, only while `node` holds the table's lease under `token`, and never over a
+        newer version of the table: LeaseLost (nothing written) if not."""
         fields, seen = self._fields(code, snapshot, seen_at)
+        version = snapshot_version(snapshot)
         keys = [self._table_prefix + code, self._index, self._lease_prefix + code]
-        args = [node, fields["snapshot"], fields["schema"], fields["saved_at"], seen, code]
+        args = [
+            node,
+            token,
+            fields["snapshot"],
+            fields["schema"],
+            fields["saved_at"],
+            seen,
+            code,
+            version if isinstance(version, int) else "",
+        ]
         async with self._errors():
             written = await self._scripts["fenced_save"](keys=keys, args=args)
+        if written == -1:
+            raise LeaseLost(f"table {code}: the stored table is newer than version {version}")
         if not written:
-            raise LeaseLost(f"table {code}: node {node} does not hold its lease")
+            raise LeaseLost(f"table {code}: node {node} does not hold its lease ({token})")
 
-    async def delete_fenced(self, code: str, node: str) -> None:
-        keys = [self._table_prefix + code, self._index, self._lease_prefix + code]
+    async def delete_fenced(self, code: str, node: str, token: int) -> None:
+        """The table, its lease and its fence go, only while `node` holds it under `token`."""
+        keys = [
+            self._table_prefix + code,
+            self._index,
+            self._lease_prefix + code,
+            self._fence_prefix + code,
+        ]
         async with self._errors():
-            deleted = await self._scripts["fenced_delete"](keys=keys, args=[node, code])
+            deleted = await self._scripts["fenced_delete"](keys=keys, args=[node, token, code])
         if not deleted:
-            raise LeaseLost(f"table {code}: node {node} does not hold its lease")
-
-    def as_node(self, node: str) -> FencedStore:
-        """This store as seen by one node of a cluster: its saves and deletes are fenced."""
-        return FencedStore(self, node)
+            raise LeaseLost(f"table {code}: node {node} does not hold its lease ({token})")
 
     # ---- helpers ----------------------------------------------------------------------
 
@@ -223,11 +361,6 @@ class RedisStore:
         now = wall_clock()
         seen = now if seen_at is None else seen_at
         return {"snapshot": text, "schema": schema, "saved_at": now, "seen_at": seen}, seen
-
-    async def _lease_script(self, name: str, code: str, node: str, *ttl_ms: int) -> bool:
-        async with self._errors():
-            done = await self._scripts[name](keys=[self._lease_prefix + code], args=[node, *ttl_ms])
-        return bool(done)
 
     @asynccontextmanager
     async def _errors(self) -> AsyncIterator[None]:
@@ -241,32 +374,8 @@ class RedisStore:
             raise StoreError(f"redis store {self._where()}: {error}") from error
 
     def _where(self) -> str:
-        # The URL without a password, for logs.
-        kwargs = self._redis.connection_pool.connection_kwargs
-        return f"{kwargs.get('host')}:{kwargs.get('port')}/{kwargs.get('db')}"
+        return shown(self.url)  # without its password: it goes into logs
 
 
 class _WrongType(StoreError):
     """A key of the store's holds something else (written by hand or by another program)."""
-
-
-class FencedStore:
-    """A RedisStore for one node: the RoomStore seam with fenced saves and deletes."""
-
-    def __init__(self, store: RedisStore, node: str) -> None:
-        self.store, self.node = store, node
-
-    async def save(self, code: str, snapshot: Savable, seen_at: float | None = None) -> None:
-        await self.store.save_fenced(code, self.node, snapshot, seen_at)
-
-    async def load(self, code: str) -> Snapshot | None:
-        return await self.store.load(code)
-
-    async def delete(self, code: str) -> None:
-        await self.store.delete_fenced(code, self.node)
-
-    async def codes(self) -> list[str]:
-        return await self.store.codes()
-
-    async def exists(self, code: str) -> bool:
-        return await self.store.exists(code)

@@ -6,11 +6,11 @@
 
 A burst of changes costs one write: the first change not yet written is written on the
 last beat no later than `delay` after it (SLAPJACK_SAVE_SECONDS; beats are the multiples of
-`beat` on the monotonic clock, shared by every room), and the write takes the snapshot as
-it is *then*, so the latest state wins and at most `delay` of play is unsaved. A room's
+`beat` on the app's clock, app/ops/clock.py, shared by every room), and the write takes the
+snapshot as it is *then*, so the latest state wins and at most `delay` of play is unsaved. A room's
 write comes as late as that promise allows, so the most changes share it: a busy table of
-four writes about 1.3 times a second, not 1.8 as when it was written on the first beat
-after its change (README, twelfth round). app/tables/room.py sets `beat` to a quarter of `delay`:
+four writes about 1.3 times a second, not the 1.8 of a write on the first beat after its
+change (bench/load.py at 1,000 tables). app/tables/room.py sets `beat` to a quarter of `delay`:
 the rooms due on a beat are written together (one SQLite commit), rooms' changes spread
 them over the beats, and a beat's snapshots are taken SNAPSHOTS_AT_ONCE at a time with the
 loop let go between, so a busy server's saving never holds up every flip and slap behind it
@@ -34,13 +34,12 @@ import asyncio
 import contextlib
 import logging
 import math
-import time
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.logs import log_event
-from app.ops.timers import TIMER_CONTEXT
 from app.stores.base import LeaseLost, Savable, StoreError
 
 FIRST_RETRY_SECONDS = 0.2
@@ -76,12 +75,14 @@ class Saver:
         on_lease_lost: Callable[[], Awaitable[None] | None] | None = None,
         first_retry: float = FIRST_RETRY_SECONDS,
         last_retry: float = LAST_RETRY_SECONDS,
+        clock: Clock | None = None,
     ) -> None:
         """`snapshot` returns the room's current snapshot (called on the loop, at write time);
         `beat` the spacing of the beats rooms are written on (at most `delay`, which it is
         by default); `seen_at` the wall-clock time someone was last connected (None:
-        someone is now)."""
+        someone is now); `clock` the one the rooms' timers run on (the registry's)."""
         self.store, self.code, self.snapshot = store, code, snapshot
+        self.clock = clock if clock is not None else REAL_TIME
         beat = delay if beat is None else beat
         if not 0 < beat <= delay:
             raise ValueError(f"a save's beats come within its delay: 0 < {beat} <= {delay}")
@@ -93,7 +94,7 @@ class Saver:
         # The pending change, held by exactly one of: the beat it waits for (`_beat`), a
         # beat's write under way (`_in_batch`: it looks at `_due` when it lands), or the
         # room's own writer (`_task`: urgent writes and retries).
-        self._due: float | None = None  # monotonic time the pending change must be written by
+        self._due: float | None = None  # the clock's time the pending change must be written by
         self._beat: _Beat | None = None
         self._in_batch = False
         self._retrying = False  # a write failed: the writer retries until one lands
@@ -122,7 +123,7 @@ class Saver:
             # Already waiting for its beat, which a later change's due cannot come before
             # (beats only move on with the clock): most changes of a busy table, each free.
             return
-        now = time.monotonic()
+        now = self.clock.now()
         due = now if urgent else beat_due(now, self.delay, self.beat)
         self._saved.clear()
         sooner = self._due is None or due < self._due
@@ -146,12 +147,12 @@ class Saver:
         """The pending change waits for its beat: the one due at `_due` (the last one by
         then, should `_due` fall between two)."""
         assert self._due is not None
-        loop = asyncio.get_running_loop()
+        clock, loop = self.clock, asyncio.get_running_loop()
         index = beat_at_or_before(self._due, self.beat)
-        key = (id(loop), self.beat, index)
+        key = (id(clock), id(loop), self.beat, index)
         beat = _BEATS.get(key)
-        if beat is None or beat.loop is not loop:
-            beat = _BEATS[key] = _Beat(key, loop, index * self.beat)
+        if beat is None or beat.clock is not clock or beat.loop is not loop:
+            beat = _BEATS[key] = _Beat(key, clock, loop, index * self.beat)
         beat.savers[self] = None
         self._beat = beat
 
@@ -233,7 +234,7 @@ class Saver:
             self.saves += 1
             if self._due is None:
                 self._saved.set()
-            elif self._due - time.monotonic() <= EARLY_SECONDS:
+            elif self._due - self.clock.now() <= EARLY_SECONDS:
                 self._start()  # an urgent change came during the write
             else:
                 self._join_beat()
@@ -270,7 +271,7 @@ class Saver:
         )
         # Retry with whatever is latest then; an urgent change does not cut the backoff
         # short (a store that is down would only be hammered).
-        self._not_before = time.monotonic() + self._backoff
+        self._not_before = self.clock.now() + self._backoff
         if self._due is None:
             self._due = self._not_before
         self._backoff = min(self._backoff * 2, self.last_retry)
@@ -278,15 +279,15 @@ class Saver:
     async def _run(self) -> None:
         """The room's own writer: an urgent change, or retries after a failure. It ends
         once nothing is pending, or hands a change that can wait to its beat."""
-        loop = asyncio.get_running_loop()
+        loop, clock = asyncio.get_running_loop(), self.clock
         while self._due is not None:
-            if not self._retrying and self._due - time.monotonic() > EARLY_SECONDS:
+            if not self._retrying and self._due - clock.now() > EARLY_SECONDS:
                 self._join_beat()  # it can wait for its beat like any other
                 return
-            wait = max(self._due, self._not_before) - time.monotonic()
+            wait = max(self._due, self._not_before) - clock.now()
             if wait > EARLY_SECONDS:  # a retry's backoff
                 waiter = self._waiter = loop.create_future()
-                timer = loop.call_later(wait, _wake, waiter)
+                timer = clock.call_later(wait, _wake, waiter)
                 try:
                     await waiter  # a sooner (urgent) change resolves it before the timer
                 finally:
@@ -317,12 +318,18 @@ class _Beat:
     """The rooms whose changes wait for the same beat: one timer, then one
     task that takes their snapshots and writes them together."""
 
-    __slots__ = ("__weakref__", "key", "loop", "savers")
+    __slots__ = ("__weakref__", "clock", "key", "loop", "savers")
 
-    def __init__(self, key: tuple[int, float, int], loop: asyncio.AbstractEventLoop, when: float):
-        self.key, self.loop = key, loop
+    def __init__(
+        self,
+        key: tuple[int, int, float, int],
+        clock: Clock,
+        loop: asyncio.AbstractEventLoop,
+        when: float,
+    ):
+        self.key, self.clock, self.loop = key, clock, loop
         self.savers: dict[Saver, None] = {}  # in the order they changed
-        loop.call_later(max(0.0, when - time.monotonic()), self._come, context=TIMER_CONTEXT)
+        clock.call_at(when, self._come)
 
     def _come(self) -> None:
         if _BEATS.get(self.key) is self:
@@ -390,9 +397,11 @@ async def _save_all(
     return [o if isinstance(o, BaseException) else None for o in outcomes]
 
 
-# The beats waiting, by (loop, beat spacing, which beat); a beat leaves when it comes (or
-# goes with its loop, if that closes first).
-_BEATS: weakref.WeakValueDictionary[tuple[int, float, int], _Beat] = weakref.WeakValueDictionary()
+# The beats waiting, by (clock, loop, beat spacing, which beat); a beat leaves when it comes
+# (or goes with its loop, if that closes first).
+_BEATS: weakref.WeakValueDictionary[tuple[int, int, float, int], _Beat] = (
+    weakref.WeakValueDictionary()
+)
 _HELD: set[asyncio.Future[Any]] = set()  # beats' writes and lease-lost calls under way
 
 

@@ -12,7 +12,7 @@ one transaction by one trip to the thread: a trip and a commit cost far more tha
 The thread gives way to the event loop (`STORE_THREAD_NICE`): where the two share a core
 (one vCPU, every core busy, or a server pinned to one), a beat's commit is a few ms of
 SQLite's own work without the GIL, and at the same priority the kernel let it run on while
-the loop's flips and slaps waited (issue 16's benchmark: the collector's pauses read 3-6 ms
+the loop's flips and slaps waited (bench/load.py at 1,000 tables: the collector's pauses read 3-6 ms
 of wall time for 1 ms of work, and not at all with a store without a thread). At nice 10
 the loop takes the core back as soon as it has work. The thread still has a tenth of the
 weight of any other busy process, not nice 19's hundredth: with another process hogging the
@@ -24,16 +24,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from app.ops.logs import log_event
 from app.stores.base import (
     NEWEST_SCHEMA,
     Savable,
@@ -72,9 +75,12 @@ STORE_THREAD_NICE = 10  # the store's thread, below the event loop's (module doc
 
 
 class SqliteStore:
-    def __init__(self, path: Path | str, *, newest_schema: int = NEWEST_SCHEMA) -> None:
+    def __init__(
+        self, path: Path | str, *, newest_schema: int = NEWEST_SCHEMA, damaged: str = "move"
+    ) -> None:
         self.path = Path(path)
         self.newest_schema = newest_schema
+        self.damaged = damaged  # "move": a damaged file is moved aside; "refuse": not opened
         self._executor: ThreadPoolExecutor | None = None
         self._db: sqlite3.Connection | None = None  # touched only on the executor's thread
         # Rows waiting for the next batch, each with the future its save() awaits.
@@ -220,6 +226,27 @@ class SqliteStore:
             raise StoreError(f"sqlite store {self.path}: {error}") from error
 
     def _connect(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.path.stat().st_size == 0:  # SQLite reads it as an empty database
+                log_event("store_file_empty", level=logging.WARNING, path=str(self.path))
+        try:
+            self._db = self._open_file()
+        except _Damaged as damaged:
+            if self.damaged == "refuse":
+                raise StoreError(f"sqlite store {self.path}: {damaged}") from damaged
+            moved = self._move_aside()
+            log_event(
+                "store_damaged",
+                level=logging.CRITICAL,
+                path=str(self.path),
+                moved_to=str(moved),
+                reason=str(damaged),
+            )
+            self._db = self._open_file()  # a new, empty file where the damaged one was
+
+    def _open_file(self) -> sqlite3.Connection:
+        """The database at `path`, in WAL mode, with its table; _Damaged if the file is no
+        (sound) SQLite database, StoreError if it cannot be opened at all."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             keep_private(self.path)
@@ -233,13 +260,34 @@ class SqliteStore:
             db.execute("PRAGMA synchronous=FULL")
             with db:
                 db.execute(SCHEMA_SQL)
+            check = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if check != "ok":
+                raise _Damaged(f"quick_check: {check}")
         except sqlite3.Error as error:
             db.close()
+            if _is_damage(error):
+                raise _Damaged(str(error)) from error
             raise StoreError(f"sqlite store {self.path}: {error}") from error
         except BaseException:
             db.close()
             raise
-        self._db = db
+        return db
+
+    def _move_aside(self) -> Path:
+        """Renames the damaged file (and its -wal and -shm files) to its name with the time
+        added, next to it: kept for whoever wants to look, out of the server's way."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall_clock()))
+        moved = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        for suffix in ("", "-wal", "-shm"):
+            source = Path(f"{self.path}{suffix}")
+            if source.exists():
+                try:
+                    source.rename(f"{moved}{suffix}")
+                except OSError as error:
+                    raise StoreError(
+                        f"sqlite store {self.path}: moving it aside: {error}"
+                    ) from error
+        return moved
 
     def _disconnect(self) -> None:
         if self._db is not None:
@@ -260,6 +308,19 @@ def give_way() -> None:
             os.setpriority(os.PRIO_PROCESS, thread, STORE_THREAD_NICE)
     except OSError:
         pass
+
+
+class _Damaged(Exception):
+    """The file is no SQLite database, or a damaged one."""
+
+
+# SQLite's words for a file that is no database or a damaged one (its other errors, a file
+# it cannot open or write, a lock held too long, are not the file's fault).
+DAMAGE_WORDS = ("file is not a database", "malformed", "file is encrypted")
+
+
+def _is_damage(error: sqlite3.Error) -> bool:
+    return any(words in str(error) for words in DAMAGE_WORDS)
 
 
 def _upsert(rows: list[Row], db: sqlite3.Connection) -> None:

@@ -2,7 +2,7 @@
 engine's own events wrapped with the moment they happened.
 
 Each has one `to_dict()`, the event as sent in its `state`'s `events` (the Room adds
-`version`); `Restart` alone goes out as an `event` message of its own.
+`version`); `Restart`, `Paused` and `Resumed` go out alone, as `event` messages of their own.
 docs/protocol.md lists every kind; tests/app/test_protocol_doc.py reads them from here.
 """
 
@@ -130,6 +130,21 @@ class Restart(RoomEvent):
 
     kind: ClassVar[str] = "restart"
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Paused(RoomEvent):
+    """The table stopped where it is: the server cannot confirm it is still its judge (its
+    store is away). Nothing is judged until `resumed`; sent alone, with no version."""
+
+    kind: ClassVar[str] = "paused"
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed(RoomEvent):
+    """The table goes on after a pause; sent alone, with no version."""
+
+    kind: ClassVar[str] = "resumed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,12 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
+from app.ops.timers import LockWatch
 from app.stores import (
     Snapshot,
     Store,
@@ -45,8 +46,12 @@ class Rooms:
         transport: Transport,
         metrics: Metrics | None = None,
         store: Store | None = None,
+        clock: Clock = REAL_TIME,
     ) -> None:
         self.settings = settings
+        # Every room's time and timers, and its saver's beats, come from this clock.
+        self.clock = clock
+        self.lock_watch = LockWatch(clock)  # one look at every held room lock for them all
         self.transport = transport
         self.metrics = metrics or Metrics()
         self.store: Store = store if store is not None else MemoryStore()
@@ -67,7 +72,7 @@ class Rooms:
         reached: better not to start than to start without the tables."""
         await self.store.open()
         snapshots = await restore_all(self.store, self.settings.room_expiry_seconds)
-        now = time.monotonic()
+        now = self.clock.now()
         for code, snapshot in snapshots.items():
             try:
                 if snapshot.get("code") != code:
@@ -125,7 +130,16 @@ class Rooms:
         while code is None or code in self._rooms:
             code = new_code()
         rules = rules or Rules()
-        room = Room(code, rules, self.settings, self.transport, self._closed, self.metrics)
+        room = Room(
+            code,
+            rules,
+            self.settings,
+            self.transport,
+            self._closed,
+            self.metrics,
+            clock=self.clock,
+            lock_watch=self.lock_watch,
+        )
         room.table.lag_fair = lag_fair
         self._add(room)
         log_event("room_opened", room=code, rules=room.table.rules_shown())
@@ -216,7 +230,7 @@ class Rooms:
     async def save(self, room: Room) -> None:
         """Writes the room's table to the store now (its state once the lock is free)."""
         async with room.lock:
-            snapshot = room.snapshot(time.monotonic())
+            snapshot = room.snapshot(self.clock.now())
         await self.store.save(room.code, snapshot, room.seen_at())
 
     async def restore(self, code: str) -> Room | None:
@@ -230,11 +244,18 @@ class Rooms:
             return self._rooms.get(code)
         if snapshot.get("code") != code:
             raise ValueError(f"the snapshot saved as {code} is of room {snapshot.get('code')}")
-        return self._open_restored(snapshot, time.monotonic())
+        return self._open_restored(snapshot, self.clock.now())
 
     def _open_restored(self, snapshot: Snapshot, now: float) -> Room:
         room = Room.from_snapshot(
-            snapshot, self.settings, self.transport, self._closed, self.metrics, now
+            snapshot,
+            self.settings,
+            self.transport,
+            self._closed,
+            self.metrics,
+            now,
+            clock=self.clock,
+            lock_watch=self.lock_watch,
         )
         self._add(room)
         assert room.saver is not None
@@ -251,6 +272,7 @@ class Rooms:
             delay=delay,
             beat=delay / SAVE_BEATS,
             seen_at=room.seen_at,
+            clock=self.clock,
         )
         self._rooms[room.code] = room
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
+from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
-from app.ops.timers import Timers, WatchedLock
+from app.ops.timers import LockWatch, Timers, WatchedLock
 from app.realtime.outgoing import Encoded
 from app.stores import (
     Savable,
@@ -39,7 +39,7 @@ from app.stores import (
 from app.stores.saver import Saver
 from app.tables.bots import Bot, Plan
 from app.tables.commands import HANDLERS
-from app.tables.events import AppEvent, EventDict
+from app.tables.events import AppEvent, EventDict, Paused, Resumed
 from app.tables.table import (
     JOURNAL_SCHEMA,
     Action,
@@ -56,7 +56,7 @@ from app.tables.table import (
 )
 from app.tables.views import ViewParts, Views
 from app.wire.errors import ErrorCode, ProtocolError
-from app.wire.protocol import COMMANDS, PING, WELCOME, Ack, Message, Slap, ack
+from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules
 
@@ -66,7 +66,7 @@ FIRST_SAVE_SECONDS = 2.0
 # The beats rooms are saved on, per SLAPJACK_SAVE_SECONDS (app/stores/saver.py): the tables
 # due on a beat go in one store batch, so SAVE_BEATS batches per delay (SQLite: that many
 # commits). Few: a commit costs about as much as ten rows, and 40 commits a second cost 200
-# busy tables 8% more CPU than 8 do (README, eleventh round); a beat's snapshots are taken
+# busy tables 8% more CPU than 8 do (bench/load.py, side by side); a beat's snapshots are taken
 # a few dozen at a time (saver.py), so a big beat never holds the loop long.
 SAVE_BEATS = 4
 # A busy room's save is its last whole snapshot plus the moves since (`journal` in
@@ -116,21 +116,50 @@ class Journal:
 
 @dataclass
 class HeldSlap:
-    """A slap held for lag-fair judging: who, when it arrived, when it counts, who waits."""
+    """A slap held for judging: who, when it arrived, when it counts, who waits."""
 
     seat: int
     arrived: float
-    counts_at: float  # arrival minus the slapper's round-trip estimate
+    counts_at: float  # arrival minus the slapper's round-trip estimate (lag_fair), else arrival
     answer: asyncio.Future[Ack] | None  # a person's ack waits for the judging; None for a bot
 
 
 @dataclass
 class Judging:
-    """The slaps at a trigger held while the judging window is open (house rule lag_fair)."""
+    """The slaps at a trigger held while the judging window is open (house rules lag_fair
+    and tie_window_ms: one window serves both)."""
 
     pile_id: int
     shown_at: float  # when the trigger showed (the last flip or burn): no slap counts before
     slaps: list[HeldSlap] = field(default_factory=list)
+
+
+def judging_order(
+    slaps: Sequence[HeldSlap], tie_window: float, tie_order: Callable[[list[int]], list[int]]
+) -> tuple[list[HeldSlap], list[int]]:
+    """The held slaps in the order the engine gets them, and the tied seats in the tie
+    rule's order (fewer than two: no tie). Slaps counting within `tie_window` seconds of the
+    first are a genuine tie (each seat's first slap only): they go first, in `tie_order`
+    (the engine's: the seat next to flip, then clockwise after it); the rest follow by the
+    time they count. With no window, it is the order of the times they count."""
+    timed = sorted(slaps, key=lambda held: held.counts_at)
+    if not tie_window or len(timed) < 2:
+        return timed, []
+    first_of: dict[int, HeldSlap] = {}
+    for held in timed:
+        if held.counts_at - timed[0].counts_at > tie_window:
+            break
+        first_of.setdefault(held.seat, held)
+    if len(first_of) < 2:
+        return timed, []
+    tied = tie_order(list(first_of))
+    ahead = [first_of[seat] for seat in tied]
+    return ahead + [held for held in timed if all(held is not a for a in ahead)], tied
+
+
+def _no_credit(seat: int) -> float:
+    """A slap counts at its arrival: lag_fair is off."""
+    return 0.0
 
 
 def policy(settings: Settings) -> Policy:
@@ -173,8 +202,13 @@ class Room:
         metrics: Metrics,
         *,
         table: Table | None = None,
+        clock: Clock = REAL_TIME,
+        lock_watch: LockWatch | None = None,
     ) -> None:
+        """`clock` is where the room reads the time and sets its timers (the registry's),
+        `lock_watch` what looks at its lock while held (the registry's: one for all)."""
         self.code = code
+        self.clock = clock
         self.metrics = metrics
         self.settings = settings
         self.transport = transport
@@ -183,27 +217,34 @@ class Room:
         self.closed = False
         # The process is leaving (Rooms.drain): the table and its clock stop where they are.
         self.suspended = False
-        self._held_at = 0.0  # the monotonic time the table's clock stopped, once suspended
+        self._held_at = 0.0  # the time the table's clock stopped, once suspended
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
         self._journal: Journal | None = None  # None: the next save is whole
         self._view_parts = ViewParts()  # what each change's view reuses of the last one's
         # Wall-clock time the last person left (None while someone is here): the store's
         # expiry counts from it, across restarts.
         self._seen_at: float | None = wall_clock()
-        self.lock = WatchedLock(code, metrics)  # logs a lock held past 1 s
+        # Logs a lock held past 1 s.
+        self.lock = WatchedLock(code, metrics, lock_watch or LockWatch(clock))
         self._people_by_sid: dict[str, str] = {}  # connection -> person id
         self._sid_of: dict[str, str] = {}  # person id -> their current connection
         self._planners: dict[str, Bot] = {}  # bot id -> the bot's mind (not in snapshots)
         self._bot_plans: dict[int, Plan] = {}
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._judging: Judging | None = None  # lag-fair slaps waiting for their window
-        self._timers = Timers(self.lock)
+        self._timers = Timers(self.lock, clock)
+        # In a cluster (app/cluster/node.py): whether this process may judge the table now.
+        # When it may not, the room pauses: the table stays here, whole, judged by nobody.
+        self.judge_gate: Callable[[], bool] | None = None
+        self.paused = False
+        self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
+        self._timers.gate = self.may_judge
         # Whether two people have been in it (a restored table is taken to have been): a
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
-            when = time.monotonic() + settings.unused_room_seconds
+            when = clock.now() + settings.unused_room_seconds
             self._timers.at("expiry", when, self._expire)
 
     @classmethod
@@ -215,6 +256,9 @@ class Room:
         on_close: Callable[[str], None],
         metrics: Metrics,
         now: float,
+        *,
+        clock: Clock = REAL_TIME,
+        lock_watch: LockWatch | None = None,
     ) -> Room:
         """The room `Room.snapshot` wrote down, continuing at `now` on this clock. Nobody's
         connection survives a move between processes: each person is disconnected now and
@@ -224,7 +268,17 @@ class Room:
         # shows each freeze with the time it had left), and nobody is connected any more.
         if table.disconnect_everyone(now) + table.tick(now):
             table.new_version()  # a change of its own: states sent from now on must say so
-        room = cls(table.code, table.rules, settings, transport, on_close, metrics, table=table)
+        room = cls(
+            table.code,
+            table.rules,
+            settings,
+            transport,
+            on_close,
+            metrics,
+            table=table,
+            clock=clock,
+            lock_watch=lock_watch,
+        )
         room._schedule(now, Views(table), anyone=bool(table.connected()))
         return room
 
@@ -238,7 +292,7 @@ class Room:
         suspended table is written as of the moment it stopped: the seconds a process takes
         to close do not eat into a freeze or a turn. Encoded here once its times are seen
         to be finite (else the store's checked encoding refuses it)."""
-        now = self._held_at if self.suspended else time.monotonic()
+        now = self._held_at if self.suspended else self.clock.now()
         table, kept = self.table, self._journal
         if (
             kept is not None
@@ -282,9 +336,53 @@ class Room:
         """`suspend` for a caller that cannot wait for the lock (the process is ending)."""
         if not self.suspended:
             self.suspended = self.closed = True
-            self._held_at = time.monotonic()
+            self._held_at = self.clock.now()
             self._timers.cancel_all()
             self._answer_held_slaps()  # a lag-fair window that will not close here
+
+    # ---- a pause: nobody may judge the table for now (a cluster's lease unconfirmed) ---
+
+    def may_judge(self) -> bool:
+        """Whether the table may change now; a room whose judge gate says no pauses."""
+        if self.paused:
+            return False
+        gate = self.judge_gate
+        if gate is None or gate():
+            return True
+        self.pause()
+        return False
+
+    def pause(self) -> None:
+        """Stops judging, keeping everything in memory and every connection open: no
+        action is judged and no timer runs until `resume`; everyone is told."""
+        if self.paused or self.closed:
+            return
+        self.paused = True
+        self._timers.cancel_all()
+        self._answer_held_slaps(ErrorCode.PAUSED)
+        log_event("room_paused", room=self.code, version=self.table.version)
+        self._notice(Paused())
+
+    def resume(self) -> None:
+        """Judging goes on (call it under the lock): the timers are set again from the
+        table's state, and everyone is told."""
+        if not self.paused or self.closed:
+            return
+        self.paused = False
+        now = self.clock.now()
+        gone, self._gone_while_paused = self._gone_while_paused, {}
+        for person_id, left in gone.items():
+            if person_id not in self._sid_of:  # not back meanwhile
+                self._apply(self.table.drop(person_id, now, left=left), now)
+        self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
+        log_event("room_resumed", room=self.code, version=self.table.version)
+        self._notice(Resumed())
+
+    def _notice(self, event: Paused | Resumed) -> None:
+        """An `event` message of its own to everyone connected (no version: no change)."""
+        message = Encoded.of(EVENT, event.to_dict())
+        for sid in self._people_by_sid:
+            self.transport.send(message, sid)
 
     # ---- reading (the table's fields, for the pages and the tests) ---------------------
 
@@ -374,7 +472,9 @@ class Room:
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
-            now = time.monotonic()
+            if not self.may_judge():  # the page tries again by itself, soon
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the table is paused: try again")
+            now = self.clock.now()
             joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
             person = joined.person
             replaced = self._sid_of.get(person.id) if joined.returning else None
@@ -390,12 +490,15 @@ class Room:
     async def drop(self, sid: str, *, left: bool) -> None:
         """Connection `sid` is gone; `left` when the person said goodbye (`leave`)."""
         async with self.lock:
-            now = time.monotonic()
+            now = self.clock.now()
             person_id = self._people_by_sid.pop(sid, None)
             if person_id is None:
                 return  # replaced by a newer connection: the person is still here
             del self._sid_of[person_id]
             if self.closed:
+                return
+            if not self.may_judge():
+                self._gone_while_paused[person_id] = left  # recorded when it goes on
                 return
             self._apply(self.table.drop(person_id, now, left=left), now)
 
@@ -421,7 +524,12 @@ class Room:
         try:
             person_id = self._people_by_sid.get(sid)
             held = None
-            if isinstance(message, Slap) and person_id is not None and not self.closed:
+            if (
+                isinstance(message, Slap)
+                and person_id is not None
+                and not self.closed
+                and self.may_judge()
+            ):
                 held = self._hold_for_judging(person_id, message.pile_id, now)
             if held is None:
                 return self._act_now(sid, person_id, event, message, now)
@@ -437,6 +545,8 @@ class Room:
         try:
             if self.suspended:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting")
+            if not self.closed and not self.may_judge():
+                raise ProtocolError(ErrorCode.PAUSED, "the table is paused: try again soon")
             if person_id is None or self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this room")
             if event == "flip":
@@ -472,7 +582,7 @@ class Room:
         if action == "flip":
             self._check_not_judging()
         elif pile_id is not None and self._hold_seat_for_judging(seat, pile_id, now, None):
-            return  # a bot's slap, held for lag-fair judging like anyone's
+            return  # a bot's slap, held for judging like anyone's
         self._apply(self.table.play(seat, action, pile_id, now, auto=auto), now)
 
     async def _bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None:
@@ -515,13 +625,13 @@ class Room:
             log_event("game_abandoned", room=self.code, game=self.table.games)
             self._apply(happened, now)
 
-    # ---- lag-fair judging (house rule lag_fair) -----------------------------------------
+    # ---- held judging (house rules lag_fair and tie_window_ms) ---------------------------
 
     def _hold_for_judging(
         self, person_id: str, pile_id: int, now: float
     ) -> asyncio.Future[Ack] | None:
-        """A person's slap held for lag-fair judging: the future of its ack, or None when
-        the slap is judged at once (the rule is off, no trigger shows, another pile)."""
+        """A person's slap held for judging: the future of its ack, or None when the slap
+        is judged at once (both rules off, no trigger shows, another pile)."""
         seat = self.table.seat_of(person_id)
         if seat is None:
             return None
@@ -531,19 +641,23 @@ class Room:
     def _hold_seat_for_judging(
         self, seat: int, pile_id: int, now: float, answer: asyncio.Future[Ack] | None
     ) -> bool:
-        """Holds `seat`'s slap at `pile_id` if lag-fair judging applies to it. The first
-        slap opens a judging window: any slap that could still count as earlier once
-        compensated (arrival minus the slapper's round trip) arrives within it."""
+        """Holds `seat`'s slap at `pile_id` if lag-fair judging or the tie window applies to
+        it. The first slap opens a judging window: any slap that could still count as
+        earlier once compensated (arrival minus the slapper's round trip, under lag_fair),
+        or as tied with the first (within tie_window_ms of it, compensated times compared
+        under lag_fair), arrives within it."""
         table, game = self.table, self.table.game
-        if not table.lag_fair or table.phase != "playing" or game is None:
+        tie_window = table.rules.tie_window_ms / 1000
+        if not (table.lag_fair or tie_window) or table.phase != "playing" or game is None:
             return False
         if not game.slap_open or pile_id != game.pile_id:
             return False  # no race to judge: late, false or refused, at once
-        counts_at = now - table.compensation(seat)
+        credit = table.compensation if table.lag_fair else _no_credit
+        counts_at = now - credit(seat)
         if self._judging is None:
             self._judging = Judging(game.pile_id, table.turn_started_at)
-            most = max((table.compensation(s) for s in range(game.players)), default=0.0)
-            self._timers.at("judging", counts_at + most, self._judge)
+            most = max((credit(s) for s in range(game.players)), default=0.0)
+            self._timers.at("judging", counts_at + most + tie_window, self._judge)
         self._judging.slaps.append(HeldSlap(seat, now, counts_at, answer))
         return True
 
@@ -553,17 +667,31 @@ class Room:
             raise IllegalAction(EngineCode.SLAP_PENDING, "slaps are being judged")
 
     async def _judge(self, now: float) -> None:
-        """The judging window closed: the engine gets the held slaps in compensated order,
-        each at the time it counts (never before the trigger showed), and stays first-come."""
+        """The judging window closed: the engine gets the held slaps in the order
+        `judging_order` gives (a tie first, in the tie rule's order; then by the time each
+        counts), each at the time it counts (never before the trigger showed), and stays
+        first-come. The tied slap the rule favours is told whom it tied with; if the engine
+        refuses it (a frozen seat), the next tied one is, with those still after it."""
         judging, self._judging = self._judging, None
         if judging is None:
             return
-        for slap in sorted(judging.slaps, key=lambda held: held.counts_at):
+        game = self.table.game
+        tie_window = self.table.rules.tie_window_ms / 1000
+        order, tied = judging_order(
+            judging.slaps, tie_window, game.tie_order if game is not None else sorted
+        )
+        for slap in order:
             at = max(slap.counts_at, judging.shown_at)
+            tied_with: list[int] = []
+            if tied and tied[0] == slap.seat:
+                tied_with, tied = tied[1:], tied[1:]
             try:
                 if self.closed or self.table.game is None or self.table.phase != "playing":
                     raise ProtocolError(ErrorCode.WRONG_PHASE, "the game ended")
-                happened = self.table.play(slap.seat, "slap", judging.pile_id, at)
+                happened = self.table.play(
+                    slap.seat, "slap", judging.pile_id, at, tied_with=tied_with
+                )
+                tied = []  # decided: the others are late slaps at the pile taken
             except ProtocolError as error:
                 answer = ack(error)
             except IllegalAction as refused:
@@ -576,12 +704,14 @@ class Room:
             # Flips may go on: the judging no longer holds them.
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
-    def _answer_held_slaps(self) -> None:
-        """The room closes with slaps held: their senders are told, not left waiting."""
+    def _answer_held_slaps(self, why: ErrorCode = ErrorCode.NO_ROOM) -> None:
+        """The room closes (or pauses) with slaps held: their senders are told, not left
+        waiting."""
         judging, self._judging = self._judging, None
+        words = "room closed" if why is ErrorCode.NO_ROOM else "the table is paused"
         for slap in judging.slaps if judging is not None else []:
             if slap.answer is not None and not slap.answer.done():
-                slap.answer.set_result(ack(ProtocolError(ErrorCode.NO_ROOM, "room closed")))
+                slap.answer.set_result(ack(ProtocolError(why, words)))
 
     async def _ping(self, now: float) -> None:
         """Measures each connection's round trip while the room judges lag-fair: an
@@ -592,11 +722,12 @@ class Room:
         for person in self.table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None:
-                sent = time.monotonic()  # the moment it leaves, not when the timer fired
+                sent = self.clock.now()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
                 self.transport.send(Encoded.of(PING, ping), sid)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
-            self._timers.at("ping", time.monotonic() + self.settings.lag_ping_seconds, self._ping)
+            when = self.clock.now() + self.settings.lag_ping_seconds
+            self._timers.at("ping", when, self._ping)
 
     # ---- after every change ------------------------------------------------------------
 
@@ -771,7 +902,7 @@ class Room:
                 self._bot_plans.pop(seat, None)
             elif plan is not self._bot_plans.get(seat):
                 self._bot_plans[seat] = plan
-                when = time.monotonic() + plan.delay
+                when = self.clock.now() + plan.delay
                 self._timers.at(timer, when, partial(self._bot_move, seat, occupant.id, plan))
 
     async def _expire(self, now: float) -> None:

@@ -19,6 +19,7 @@ import hashlib
 import math
 import secrets
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -30,6 +31,7 @@ from app.tables.lag import LagMeter
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from engine import Game, IllegalAction, Rules
+from engine.cards import full_deck
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
 from engine.views import player_view
 
@@ -50,8 +52,12 @@ BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clan
 Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
 # One play of the game as `Table.play` and `Table.tick` took it, in order: ("flip" or
-# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False).
-Move = tuple[str, int | None, int | None, float, bool]
+# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False); a slap told whom it
+# tied with (tie_window_ms) adds them: ("slap", seat, pile_id, at, False, [seats]).
+Move = (
+    tuple[str, int | None, int | None, float, bool]
+    | tuple[str, int | None, int | None, float, bool, list[int]]
+)
 
 
 def token_hash(token: str) -> str:
@@ -501,15 +507,30 @@ class Table:
         return Done(self.play(seat, action, pile_id, now))
 
     def play(
-        self, seat: int, action: Action, pile_id: int | None, now: float, *, auto: bool = False
+        self,
+        seat: int,
+        action: Action,
+        pile_id: int | None,
+        now: float,
+        *,
+        auto: bool = False,
+        tied_with: Sequence[int] = (),
     ) -> list[AppEvent]:
-        """Seat `seat` flips or slaps at `now`; the engine judges (IllegalAction: refused)."""
+        """Seat `seat` flips or slaps at `now`; the engine judges (IllegalAction: refused).
+        `tied_with`: the seats whose slaps the room judged tied with this one (the Room's
+        judging window, house rule tie_window_ms; see `Game.slap`)."""
         game = self.game
         if game is None:
             raise ProtocolError(ErrorCode.WRONG_PHASE, "no game is on")
         # Judged and applied in one synchronous engine call: a refusal changes nothing.
-        happened = game.flip(seat, now) if action == "flip" else game.slap(seat, now, pile_id)
-        self.moves.append((action, seat, pile_id, now, auto))
+        if action == "flip":
+            happened = game.flip(seat, now)
+        else:
+            happened = game.slap(seat, now, pile_id, tied_with=tied_with)
+        if tied_with:
+            self.moves.append((action, seat, pile_id, now, auto, sorted(tied_with)))
+        else:
+            self.moves.append((action, seat, pile_id, now, auto))
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
@@ -622,7 +643,7 @@ class Table:
             raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
         table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
         table.version = int(data["version"])
-        table.lag_fair = bool(data.get("lag_fair", False))  # absent before issue 14
+        table.lag_fair = bool(data.get("lag_fair", False))  # absent from older snapshots
         phase = data["phase"]
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")
@@ -666,6 +687,13 @@ class Table:
         table.game = None if game is None else Game.from_dict(_game_times(game, now))
         if (table.game is None) != (phase == "lobby"):
             raise ValueError("a game is on in the playing and over phases only")
+        if table.game is not None:
+            # A table's games are dealt from whole decks, and no card ever leaves one: a
+            # card missing (a hand cut short, an edited file) is a damaged snapshot.
+            held = sum(table.game.hand_sizes) + len(table.game.pile)
+            decks = table.game.rules.decks
+            if held != len(full_deck(decks)):
+                raise ValueError(f"the game holds {held} cards, not all of {decks} deck(s)")
         return table
 
     @classmethod
@@ -694,9 +722,16 @@ class Table:
         return cls.from_dict(table.to_dict(written_at), now, policy)
 
     def _replay(self, move: Any, number: int) -> None:
-        if not isinstance(move, list) or len(move) != 5:
+        if not isinstance(move, list) or len(move) not in (5, 6):
             raise ValueError(f"move {number}: not a move")
-        kind, seat, pile_id, at, auto = move
+        kind, seat, pile_id, at, auto = move[:5]
+        tied_with = move[5] if len(move) == 6 else []
+        if not (
+            isinstance(tied_with, list)
+            and all(type(other) is int for other in tied_with)
+            and (kind == "slap" or not tied_with)
+        ):
+            raise ValueError(f"move {number}: tied with {tied_with!r}")
         at = float(at)
         if not math.isfinite(at):
             raise ValueError(f"move {number}: at {at}")
@@ -708,7 +743,7 @@ class Table:
             elif kind in ("flip", "slap") and type(seat) is int and type(auto) is bool:
                 if pile_id is not None and type(pile_id) is not int:
                     raise ValueError(f"move {number}: pile {pile_id!r}")
-                self.play(seat, kind, pile_id, at, auto=auto)
+                self.play(seat, kind, pile_id, at, auto=auto, tied_with=tied_with)
             else:
                 raise ValueError(f"move {number}: {kind!r} by {seat!r}")
         except (ProtocolError, IllegalAction) as refused:

@@ -25,8 +25,8 @@ from app.cluster.node import ClusterNode
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
+from app.realtime.guards import client_address
 from app.realtime.limits import AddressLimit, PerAddress
-from app.realtime.transport import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.table import BOT_NAMES
@@ -60,6 +60,7 @@ def install(
         cluster.connect_limit if cluster else PerAddress.per_minute(settings.connects_per_minute)
     )
     tasks: set[asyncio.Task[None]] = set()  # held until done: asyncio keeps tasks weakly
+    clock = rooms.clock  # the rooms' own: an arrival is stamped on the clock it is judged by
 
     def in_own_task(work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -105,7 +106,7 @@ def install(
     async def client_event(event: str, sid: str, *args: Any) -> Ack:
         # python-socketio's catch-all: (event, sid, *args). The transport answers the
         # reserved names ("*" among them) itself, so this call shape always holds.
-        now = time.monotonic()  # arrival: the time every time rule is judged by
+        now = clock.now()  # arrival: the time every time rule is judged by
         connection = connections.get(sid)
         if connection is None:
             answer = ack(ProtocolError(ErrorCode.NO_ROOM, "you are not in a room"))
@@ -125,7 +126,7 @@ def install(
             except Exception:  # a bug of ours: the client still gets its answer
                 log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
                 answer = ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
-        _count(rooms.metrics, event, answer, now)
+        _count(rooms.metrics, event, answer, now, clock.now())
         return answer
 
     async def _leave(sid: str, connection: Connection) -> Ack:
@@ -149,9 +150,9 @@ def _parsed(event: str, args: tuple[Any, ...]) -> Message | Ack:
         return ack(error)
 
 
-def _count(metrics: Metrics, event: str, answer: Ack, arrived: float) -> None:
+def _count(metrics: Metrics, event: str, answer: Ack, arrived: float, answered: float) -> None:
     metrics.handled(event if event in CLIENT_EVENTS else "unknown")
     if not answer["ok"]:
         metrics.refused(answer["error"]["code"])
     elif event == "slap":
-        metrics.slap_judging.observe(time.monotonic() - arrived)
+        metrics.slap_judging.observe(answered - arrived)

@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     TOO_FEW_PLAYERS = "too_few_players"
     BAD_RULES = "bad_rules"
     INTERNAL = "internal_error"
+    PAUSED = "paused"  # the table is paused: its server cannot reach its store for now
     # The engine's refusals, passed through with the engine's own codes.
     BAD_SEAT = EngineCode.BAD_SEAT.value
     GAME_OVER = EngineCode.GAME_OVER.value

@@ -58,12 +58,14 @@ def form_value(value: Any) -> str:
 
 
 def option_params(value: Any) -> dict[str, Any]:
-    """What an option's label may name: {seconds}, {minutes}, {count} (of minutes)."""
+    """What an option's label may name: {seconds}, {minutes}, {count} (of minutes), or
+    {number}, the value as written, for a rule in another unit ("{number} ms")."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return {}
     minutes = value / SECONDS_PER_MINUTE
     count = int(minutes) if float(minutes).is_integer() else minutes  # "1 minute", not "1.0"
-    return {"seconds": number_text(value), "minutes": number_text(minutes), "count": count}
+    text = number_text(value)
+    return {"seconds": text, "minutes": number_text(minutes), "count": count, "number": text}
 
 
 def _option(spec: RuleSpec, option: RuleOption) -> dict[str, Any]:

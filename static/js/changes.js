@@ -48,6 +48,28 @@ export function stateChanges(state, previous, bannerAbout = "") {
   return effects;
 }
 
+const given = (value) => value !== null && value !== undefined;
+
+// Why the tie rule gave `winner` the pile: it was next to flip (`next`, the race's `tie`),
+// or it sits nearest after that seat among the tied ("Sam was next to flip").
+export function tieWhy(state, winner, next) {
+  const mine = mySeat(state);
+  if (winner === next) return winner === mine ? say("tie.next.you") : say("tie.next", { name: seatName(state, winner) });
+  const after = seatName(state, next);
+  if (winner === mine) return say("tie.after.you", { next: after });
+  return say("tie.after", { name: seatName(state, winner), next: after });
+}
+
+// "Sam and Priya tied: Sam was next to flip!": a photo finish the tie rule decided (the
+// milliseconds say nothing there: a tied slap may even have arrived first).
+function tieNews(state, race, loser) {
+  const mine = mySeat(state);
+  const why = tieWhy(state, race.winner, race.tie);
+  if (race.winner === mine) return { text: say("race.you_tie", { loser: seatName(state, loser), why }), tone: "good", about: "" };
+  if (loser === mine) return { text: say("race.tie_you", { winner: seatName(state, race.winner), why }), tone: "", about: "" };
+  return { text: say("race.tie", { winner: seatName(state, race.winner), loser: seatName(state, loser), why }), tone: "", about: "" };
+}
+
 // Which trigger shows: the pile and how many cards are on it (a flip or a burn changes it).
 export const triggerKey = (state) => `${state.pile?.id ?? 0}:${state.pile?.count ?? 0}`;
 
@@ -66,6 +88,7 @@ export function raceNews(state, previous) {
   const before = previous.race;
   if (before && before.pile_id === race.pile_id && before.runners_up?.length) return null;
   const mine = mySeat(state);
+  if (given(race.tie)) return tieNews(state, race, closest.seat);
   const ms = Math.round(closest.behind_ms);
   if (race.winner === mine) {
     return { text: say("race.you_beat", { loser: seatName(state, closest.seat), ms }), tone: "good", about: "" };

@@ -35,6 +35,7 @@ const MESSAGES = {
   "error.too_many_rooms": "The server is full of tables right now. Try again later.",
   "error.too_large": "That was too much to send.",
   "error.collecting": "Wait: the pile is being collected",
+  "error.paused": "The table is paused for a moment. Try again when it goes on.",
   // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
@@ -67,6 +68,7 @@ const MESSAGES = {
   "status.title": "Connection: {status}",
   "offline.reconnecting": "Connection lost, reconnecting...",
   "status.restarting": "Server restarting: back in a moment",
+  "status.paused": "Table paused: the server is reaching its store. Play goes on by itself.",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",
@@ -86,10 +88,21 @@ const MESSAGES = {
   "late.beaten": "Too late! {name} was faster. No penalty.",
   "late.plain": "Too late! No penalty.",
   "late.by": "Too late by {ms} ms! {name} was faster. No penalty.",
+  // Your slap tied with the winner's and the tie rule gave them the pile ({why}: a tie.* line).
+  "late.tie": "A tie with {name}, and {why}. No penalty.",
   // The photo finish of a take, on every screen (changes.js): the closest runner-up.
   "race.beat": "{winner} beat {loser} by {ms} ms!",
   "race.you_beat": "You beat {loser} by {ms} ms!",
   "race.beat_you": "{winner} beat you by {ms} ms!",
+  // A photo finish the tie rule decided ({why}: a tie.* line).
+  "race.tie": "{winner} and {loser} tied: {why}!",
+  "race.you_tie": "You and {loser} tied: {why}!",
+  "race.tie_you": "{winner} and you tied: {why}!",
+  // Why the tie rule gave the winner the pile: next to flip, or nearest after that seat.
+  "tie.next": "{name} was next to flip",
+  "tie.next.you": "you were next to flip",
+  "tie.after": "{name} sits nearest after {next}, who was next to flip",
+  "tie.after.you": "you sit nearest after {next}, who was next to flip",
   // A trigger nobody slapped: a nudge after a few seconds, then the server lets it lapse.
   "trigger.nudge": "Slap it!",
   "lapse": "Nobody slapped the {card}: flipping goes on",
@@ -208,6 +221,13 @@ const MESSAGES = {
   "rules.trigger_timeout": "A card nobody slaps lapses after",
   "rules.trigger_timeout.none": "never: wait for a slap",
   "rules.shuffle_taken": "Shuffle a won pile into the winner's deck",
+  "rules.after_take": "After a pile is taken, the next to flip is",
+  "rules.after_take.winner": "the winner",
+  "rules.after_take.left_of_winner": "the player on the winner's left",
+  "rules.tie_window_ms": "Slaps this close are a tie",
+  "rules.tie_window_ms.none": "never: the first slap wins",
+  "rules.tie_window_ms.help": "(the tied player next to flip takes the pile)",
+  "rules.milliseconds": "{number} ms",
   "rules.lag_fair": "Lag-fair judging",
   "rules.lag_fair.help": "(a slow connection's slaps count up to 50 ms earlier)",
   // The house rules in one line (panels.js), by the same schema.
@@ -225,6 +245,8 @@ const MESSAGES = {
   "summary.lapse": "an unslapped card lapses after {seconds} s",
   "summary.no_lapse": "the table waits for every slap",
   "summary.shuffle": "won piles are shuffled",
+  "summary.left_of_winner": "the winner's left flips next",
+  "summary.tie_window": "slaps within {number} ms tie: the next to flip takes it",
   "summary.lag_fair": "lag-fair judging",
   "summary.joiner": " · ",
   // The lobby (panels.js).

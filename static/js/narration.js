@@ -11,7 +11,7 @@
 //   ["taker", name]                  remember who took the last pile, for "Too late! Sam was faster"
 
 import { cardLabel, cardName } from "./cards.js";
-import { stateChanges } from "./changes.js";
+import { stateChanges, tieWhy } from "./changes.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
 import { eventsOf, mySeat, seatAt, seatName } from "./state.js";
@@ -65,7 +65,10 @@ const HANDLERS = {
   late(state, event, memory) {
     if (event.seat !== mySeat(state)) return [];
     let text;
-    if (typeof event.behind_ms === "number" && given(event.winner)) {
+    if (given(event.tie) && given(event.winner)) {
+      // The tie rule decided it: a dead heat, so no "by N ms", but why the pile went there.
+      text = say("late.tie", { name: seatName(state, event.winner), why: tieWhy(state, event.winner, event.tie) });
+    } else if (typeof event.behind_ms === "number" && given(event.winner)) {
       // The server's photo finish: how far behind the winning slap this one arrived.
       text = say("late.by", { ms: Math.round(event.behind_ms), name: seatName(state, event.winner) });
     } else {

@@ -61,8 +61,9 @@ export function readRules(form, schema = PAGE_SCHEMA) {
 function choose(select, spec, value) {
   const text = formValue(value);
   if (![...select.options].some((option) => option.value === text)) {
-    // A value set through the API stays visible.
-    const label = typeof value === "number" ? say("rules.seconds", { seconds: value }) : text;
+    // A value set through the API stays visible, in its rule's unit.
+    const unit = spec.options.some((choice) => choice.label === "rules.milliseconds") ? "rules.milliseconds" : "rules.seconds";
+    const label = typeof value === "number" ? say(unit, { seconds: value, number: value }) : text;
     select.append(new Option(label, text));
   }
   select.value = text;
@@ -86,7 +87,7 @@ export function writeRules(form, rules, schema = PAGE_SCHEMA) {
 }
 
 // One rule's words in the summary: its option's, else the rule's own for the value
-// ({seconds}, or {minutes} for whole minutes; a set's {triggers}; a flag when on).
+// ({seconds} or {number}, or {minutes} for whole minutes; a set's {triggers}; a flag when on).
 function summaryOf(spec, value) {
   if (spec.kind === "set") return spec.summary ? say(spec.summary, { triggers: triggerWords(value) }) : "";
   if (spec.kind === "flag") return value && spec.summary ? say(spec.summary) : "";
@@ -96,7 +97,7 @@ function summaryOf(spec, value) {
   if (spec.summary_minutes && value % SECONDS_PER_MINUTE === 0) {
     return say(spec.summary_minutes, { minutes: value / SECONDS_PER_MINUTE });
   }
-  return say(spec.summary, { seconds: value });
+  return say(spec.summary, { seconds: value, number: value });
 }
 
 // The house rules in one line, in the schema's order.

@@ -84,12 +84,13 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   socket.on("welcome", (data) => on.welcome(data));
   // A state carries the events of the change that made it (`events`): the store takes both.
   socket.on("state", (data) => on.state(data));
-  // The server's notices outside any change: `restart`.
+  // The server's notices outside any change: `restart`, `paused`, `resumed`.
   socket.on("event", (data) => {
     if (data && data.kind === "restart") {
       restarting = true;
       on.status("restarting");
-    }
+    } else if (data && data.kind === "paused") on.status("paused");
+    else if (data && data.kind === "resumed") on.status("connected");
     on.event(data);
   });
   // The server measures our round trip (only while the room's lag_fair rule is on): answer

@@ -15,6 +15,7 @@ import socketio
 import uvicorn
 
 from app.main import create_app
+from app.ops.clock import Clock, ManualClock, settle
 from app.ops.config import Settings
 from app.realtime.outgoing import Encoded
 from app.realtime.serving import server_config
@@ -45,10 +46,18 @@ FAST = {
 }
 
 
-class Server:
-    """The app served by uvicorn on 127.0.0.1 in this event loop, so tests can see rooms."""
+# The transport (SLAPJACK_TRANSPORT) every Server of a test is made with, unless it names
+# one: conftest.py's `transport` fixture sets it for the tests marked `transports`, which
+# run once on each.
+TRANSPORTS = ("lean", "stock")
+transport = "lean"
 
-    def __init__(self, **overrides: Any) -> None:
+
+class Server:
+    """The app served by uvicorn on 127.0.0.1 in this event loop, so tests can see rooms.
+    `clock`: the app's clock (a ManualClock the test turns; real time by default)."""
+
+    def __init__(self, clock: Clock | None = None, **overrides: Any) -> None:
         # IPPROTO_TCP: asyncio then sets TCP_NODELAY on each connection, as it does for
         # uvicorn's own sockets; without it Nagle's algorithm holds small frames for 40 ms.
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -56,9 +65,10 @@ class Server:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        options = {**FAST, "allowed_origins": [self.url], **overrides}
+        options = {**FAST, "transport": transport, "allowed_origins": [self.url], **overrides}
         self.settings = Settings(**options)
-        self.app = create_app(self.settings)
+        self.clock = clock if clock is not None else Clock()
+        self.app = create_app(self.settings, self.clock)
         # Served as `python -m app` serves it (uvloop: see conftest.py; httptools, limits).
         config = server_config(self.app, self.settings, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
@@ -273,8 +283,8 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def serving(**overrides: Any) -> AsyncIterator[Server]:
-    server = Server(**overrides)
+async def serving(clock: Clock | None = None, **overrides: Any) -> AsyncIterator[Server]:
+    server = Server(clock, **overrides)
     await server.start()
     try:
         yield server
@@ -309,6 +319,26 @@ async def until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+async def turn_until(
+    clock: ManualClock,
+    condition: Callable[[], Any],
+    what: str = "a condition",
+    *,
+    step: float = 0.1,
+    most: float = 600.0,
+) -> Any:
+    """Turns the app's clock `step` seconds at a time until `condition()` holds (what it
+    returns), letting the messages each turn sends reach the clients over loopback before
+    the next; AssertionError naming `what` after `most` seconds of the clock."""
+    end = clock.now() + most
+    while not (result := condition()):
+        if clock.now() >= end:
+            raise AssertionError(f"{what}: not within {most} s of the clock")
+        await clock.advance(step)
+        await settle()
+    return result
 
 
 async def deal(clients: list[Client]) -> None:

@@ -14,6 +14,14 @@ from collections.abc import Iterable
 
 import httpx
 
+from app.ops.config import Settings
+
+# The per-connection limits as deployed (the harness's FAST settings lift them).
+REAL_LIMITS = {
+    name: Settings.model_fields[name].default
+    for name in ("rate_per_second", "rate_burst", "flood_cutoff")
+}
+
 WEBSOCKET_PATH = "/socket.io/?EIO=4&transport=websocket"
 
 

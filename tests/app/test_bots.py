@@ -1,21 +1,30 @@
-"""Bots: a bots-only room plays a whole game with times scaled down; then a rematch."""
+"""Bots: a bots-only room plays a whole game at a person's pace, on a clock the test turns;
+then a rematch."""
 
-import asyncio
+from app_harness import Client, Server, cards_held, serving, turn_until
 
-from app_harness import Client, Server, cards_held
+from app.ops.clock import ManualClock
 
 
-async def test_bots_play_a_whole_game_and_a_rematch_rotates_the_first_flipper(
-    server: Server,
-) -> None:
-    code = await server.new_room(freeze_seconds=0.1)
+async def test_bots_play_a_whole_game_and_a_rematch_rotates_the_first_flipper() -> None:
+    clock = ManualClock()
+    async with serving(clock, bot_time_scale=1.0) as server:
+        await bots_play_a_whole_game_and_a_rematch(server, clock)
+
+
+async def bots_play_a_whole_game_and_a_rematch(server: Server, clock: ManualClock) -> None:
+    code = await server.new_room()
     host = await Client(server, code, "Host").connect()
     await host.ok("stand")  # seated on arrival: this host only watches
     for level in ("easy", "normal", "hard"):
         await host.ok("add_bot", {"level": level})
     assert (await host.call("rematch"))["error"]["code"] == "wrong_phase"
     assert (await host.ok("start"))["game"] == 1
-    over = await asyncio.wait_for(host.wait_state(lambda s: s["phase"] == "over"), 60)
+    # Bots think and react in a person's time (a quarter second to a second): hours at most.
+    await turn_until(
+        clock, lambda: server.room(code).phase == "over", "the end", step=5, most=36_000
+    )
+    over = await host.wait_state(lambda s: s["phase"] == "over")
     game_states = [s for s in host.states if s["game"] == 1]
     assert all(cards_held(s) == 52 for s in game_states)
     assert over["winner"] is not None and over["seats"][over["winner"]]["cards"] == 52

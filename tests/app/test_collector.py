@@ -4,7 +4,6 @@ a full collection frees cycles among the frozen, once it is due."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sys
 import time
@@ -13,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.ops.clock import ManualClock
 from app.ops.collector import STRETCH, Collector, next_interval
 
 
@@ -31,7 +31,8 @@ def collector_restored() -> Iterator[None]:
 
 
 async def test_a_cycle_made_between_ticks_is_freed_by_the_next_one() -> None:
-    collector = Collector(0.02)
+    clock = ManualClock()
+    collector = Collector(0.02, clock=clock)
     collector.start()
     try:
         assert not gc.isenabled()  # the clock collects, not allocations
@@ -39,8 +40,10 @@ async def test_a_cycle_made_between_ticks_is_freed_by_the_next_one() -> None:
         gone = weakref.ref(node)
         del node
         assert gone() is not None  # no automatic collection meanwhile
-        await asyncio.sleep(0.1)
-        assert gone() is None and collector.young >= 2
+        await clock.advance(0.019)
+        assert gone() is not None and collector.young == 0
+        await clock.advance(0.001)  # the tick
+        assert gone() is None and collector.young == 1
     finally:
         collector.stop()
     assert gc.isenabled() and gc.get_freeze_count() == 0  # handed back, the frozen too
@@ -140,15 +143,15 @@ async def test_the_interval_follows_what_each_young_collection_costs() -> None:
 
 
 async def test_the_next_tick_comes_at_the_interval_the_collection_left() -> None:
-    collector = Collector(0.02, cpu_clock=CPUClock([0.0001] * 3))
+    clock = ManualClock()
+    collector = Collector(0.02, cpu_clock=CPUClock([0.0001] * 3), clock=clock)
     collector.start()
     try:
-        loop = asyncio.get_running_loop()
         assert collector._timer is not None
-        assert collector._timer.when() - loop.time() == pytest.approx(0.02, abs=0.002)
-        collector._timer.cancel()
-        collector._tick()  # a cheap collection: the next one a quarter later
-        assert collector._timer.when() - loop.time() == pytest.approx(0.025, abs=0.002)
+        assert collector._timer.when() - clock.now() == pytest.approx(0.02)
+        await clock.advance(0.02)  # a cheap collection: the next one a quarter later
+        assert collector.young == 1
+        assert collector._timer.when() - clock.now() == pytest.approx(0.025)
     finally:
         collector.stop()
 
@@ -158,15 +161,22 @@ def test_a_young_collection_measures_the_collectors_own_cpu_time_by_default() ->
 
 
 async def test_the_heap_is_looked_at_about_once_a_second_not_every_tick() -> None:
-    collector = Collector(3600, full_seconds=0, full_growth=0, longest_seconds=0)
+    clock = ManualClock()
+    collector = Collector(3600, full_seconds=0, full_growth=0, longest_seconds=0, clock=clock)
     collector.start()
     try:
         collector.collect()  # due, but the first look is a second after the start
+        await clock.advance(0.99)
+        collector.collect()
         assert collector.fulls == 0
-        collector._next_look = 0.0
+        await clock.advance(0.01)
         collector.collect()
         assert collector.fulls == 1
+        await clock.advance(0.99)
         collector.collect()  # the next look is a second later
         assert collector.fulls == 1
+        await clock.advance(0.01)
+        collector.collect()
+        assert collector.fulls == 2
     finally:
         collector.stop()

@@ -1,7 +1,7 @@
 """Every connection ends, whatever its client does (app/realtime/transport.py's own websocket path):
 a client that stops reading and keeps sending, one that never reads again, and pings that
-keep their rhythm when the wall clock steps. Each case came from a review of that path and
-failed before its fix."""
+keep their rhythm when the wall clock steps. Each case is a way that path could hang or
+leak a connection."""
 
 from __future__ import annotations
 
@@ -142,6 +142,7 @@ async def test_the_pong_check_is_kept_when_a_ping_cannot_be_delivered(
     assert dropped == ["ping_timeout"]
 
 
+@pytest.mark.transports("lean", "stock")
 @pytest.mark.parametrize("transports", [["polling"], ["polling", "websocket"]])
 async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: list[str]) -> None:
     """Long-polling (and a websocket upgraded from it) keeps python-engineio's writer, which
@@ -160,6 +161,7 @@ async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: l
         await close_all([ann, bob])
 
 
+@pytest.mark.transports("lean", "stock")
 async def test_a_reconnect_storm_leaves_no_connection_behind() -> None:
     """Twenty phones lose their network at once (no goodbye: the TCP connections just end)
     and all come back at once with their tokens, three times over: every old connection

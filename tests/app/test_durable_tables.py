@@ -2,6 +2,8 @@
 redis-server), a game in progress with real Socket.IO clients, the process stopped (SIGTERM)
 or killed (SIGKILL), started again, every client back with its token, and the game played on
 to its end with every card kept.
+
+Real time throughout (marked realtime): a separate process, real signals, a real store.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from app_harness import (
     table_of,
 )
 from redis_server import RedisServer
+
+pytestmark = pytest.mark.realtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FREEZE_SECONDS = 10.0  # the longest the protocol allows: the freeze must outlive a restart

@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 from app_harness import join, serving
-from hostile import BareWebSocket, frame
+from hostile import REAL_LIMITS, BareWebSocket, frame
 from raw_client import RawClient
-from test_hostile_clients import REAL_LIMITS
 
+pytestmark = pytest.mark.transports("lean", "stock")
 FLOOD = 2000  # frames, sent at once: far past the burst (40) and the cut-off (40 in a row)
 
 

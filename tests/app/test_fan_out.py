@@ -1,4 +1,4 @@
-"""What a change costs on the wire (issue 16): one message per person, their `state` with
+"""What a change costs on the wire: one message per person, their `state` with
 the change's events in it (no separate `event` message), and lag pings only in a room whose
 `lag_fair` rule uses them."""
 
@@ -9,13 +9,28 @@ import json
 import time
 from typing import Any
 
-from app_harness import WAIT, Client, Recorder, Server, close_all, join, serving
+import pytest
+from app_harness import (
+    WAIT,
+    Client,
+    Recorder,
+    Server,
+    close_all,
+    join,
+    serving,
+    turn_until,
+    until,
+)
 from raw_client import RawClient
 
+from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.ops.metrics import Metrics
 from app.tables.registry import Rooms
 from app.tables.room import Room
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def frames_until(client: RawClient, version: int) -> list[str]:
@@ -43,7 +58,7 @@ async def settled(room: Room, players: list[RawClient]) -> tuple[int, list[list[
     """One more change (no events), so that whatever the room sent before has arrived
     once each player holds its state: its version and each player's frames up to it."""
     async with room.lock:
-        room._apply([], time.monotonic())
+        room._apply([], room.clock.now())
         version = room.version
     return version, [await frames_until(player, version) for player in players]
 
@@ -109,12 +124,14 @@ async def test_a_change_sends_its_events_inside_its_state_and_no_event_message(
 
 
 async def test_only_a_lag_fair_room_pings() -> None:
-    async with serving(lag_ping_seconds=0.05) as server:
+    clock = ManualClock()
+    async with serving(clock, lag_ping_seconds=2.0) as server:
         plain = await server.new_room()
         fair = await server.new_room(lag_fair=True)
         (quiet,) = await join(server, plain, "Quiet")
         (measured,) = await join(server, fair, "Measured")
-        await measured.wait_for(lambda: measured.pings >= 10)
+        await turn_until(clock, lambda: measured.pings >= 10, "ten pings", step=2.0)
+        await until(lambda: server.room(fair).table.lag.samples(measured.player), "a pong")
         assert server.room(fair).table.lag.samples(measured.player) > 0
         assert quiet.pings == 0  # the same server, the same time: none for a room without it
         assert server.room(plain).table.lag.samples(quiet.player) == 0
@@ -122,46 +139,51 @@ async def test_only_a_lag_fair_room_pings() -> None:
 
 
 async def test_lag_pings_start_and_stop_with_the_rule() -> None:
-    async with serving(lag_ping_seconds=0.05) as server:
+    clock = ManualClock()
+    async with serving(clock, lag_ping_seconds=2.0) as server:
         code = await server.new_room()
         control = await server.new_room(lag_fair=True)
         host = await Client(server, code, "Host").connect()
         (measured,) = await join(server, control, "Measured")
         await host.ok("rules", {"lag_fair": True})
-        await host.wait_for(lambda: host.pings >= 3)  # at once, then every 50 ms
+        await clock.advance(0)
+        await host.wait_for(lambda: host.pings == 1)  # at once
+        await clock.advance(2 * 2.0)
+        await host.wait_for(lambda: host.pings == 3)  # then every lag_ping_seconds
         await host.ok("rules", {"lag_fair": False})
         stopped = host.pings
         seen = measured.pings
-        await measured.wait_for(lambda: measured.pings >= seen + 10)
-        assert host.pings <= stopped + 1  # one may have crossed the answer on its way
+        await turn_until(clock, lambda: measured.pings >= seen + 10, "ten more", step=2.0)
+        assert host.pings == stopped
         await close_all([host, measured])
 
 
 async def test_a_restored_lag_fair_table_pings_whoever_joins_it() -> None:
-    settings = Settings(allowed_origins=["http://127.0.0.1"], lag_ping_seconds=0.05)
+    settings = Settings(allowed_origins=["http://127.0.0.1"], lag_ping_seconds=2.0)
     recorder = Recorder()
-    rooms = Rooms(settings, recorder)
+    clock = ManualClock()
+    rooms = Rooms(settings, recorder, clock=clock)
     for lag_fair in (True, False):
         room = rooms.create(lag_fair=lag_fair)
         await room.join("sid-old", "Ann", None)
-        saved = room.table.to_dict(time.monotonic())  # the table as a store keeps it
+        saved = room.table.to_dict(clock.now())  # the table as a store keeps it
         room.close()
         restored = Room.from_snapshot(
-            saved, settings, recorder, lambda code: None, Metrics(), time.monotonic()
+            saved, settings, recorder, lambda code: None, Metrics(), clock.now(), clock=clock
         )
         assert restored.table.lag_fair is lag_fair
         assert recorder.pings("sid-new") == 0  # nobody here: nobody to measure
         await restored.join("sid-new", "Bo", None)
         if lag_fair:
-            async with asyncio.timeout(WAIT):
-                while recorder.pings("sid-new") < 3:
-                    await asyncio.sleep(0.01)
+            await clock.advance(0)
+            assert recorder.pings("sid-new") == 1  # at once
+            await clock.advance(2 * 2.0)
+            assert recorder.pings("sid-new") == 3  # and every lag_ping_seconds
         else:
             control = rooms.create(lag_fair=True)  # another room's pings keep the time
             await control.join("sid-control", "Cy", None)
-            async with asyncio.timeout(WAIT):
-                while recorder.pings("sid-control") < 3:
-                    await asyncio.sleep(0.01)
+            await clock.advance(2 * 2.0)
+            assert recorder.pings("sid-control") == 3
             assert recorder.pings("sid-new") == 0
             control.close()
         restored.close()

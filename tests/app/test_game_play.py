@@ -2,22 +2,22 @@
 
 import asyncio
 
-from app_harness import Client, Server, autoplay, cards_held, check_refusals, close_all, join
+import pytest
+from app_harness import (
+    Client,
+    Server,
+    autoplay,
+    cards_held,
+    check_refusals,
+    close_all,
+    serving,
+)
+from app_steps import start_game
 
+from app.ops.clock import ManualClock
 
-async def start_game(
-    server: Server, names: list[str], bots: list[str] = (), **rules
-) -> list[Client]:
-    code = await server.new_room(**rules)
-    clients = await join(server, code, *names)
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    for level in bots:
-        await clients[0].ok("add_bot", {"level": level})
-    await clients[0].ok("start")
-    for client in clients:
-        await client.wait_state(lambda s: s["phase"] == "playing")
-    return clients
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server: Server) -> None:
@@ -38,9 +38,10 @@ async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server
     await close_all(clients)
 
 
-async def play_until(clients: list[Client], done) -> dict:
+async def play_until(clients: list[Client], done, clock: ManualClock | None = None) -> dict:
     """Plays by hand until `done(state)`: the seat to play flips (once the collect pause is
-    over), the last client slaps a trigger. Every client has seen the returned state."""
+    over: on a ManualClock, `clock` is turned to its end), the last client slaps a trigger.
+    Every client has seen the returned state."""
     by_seat = {c.seat: c for c in clients}
     while True:
         state = clients[0].state
@@ -52,6 +53,8 @@ async def play_until(clients: list[Client], done) -> dict:
             await clients[-1].ok("slap", {"pile_id": state["pile"]["id"]})
         elif state["collect_ms"] == 0:  # else the server sends a state when the pause ends
             await by_seat[state["next"]].ok("flip")
+        elif clock is not None:
+            await clock.advance(state["collect_ms"] / 1000)
         await clients[0].wait_state(lambda s, v=state["version"]: s["version"] > v)
 
 
@@ -93,24 +96,34 @@ async def test_a_slap_race_has_exactly_one_winner_and_costs_the_others_nothing(
     await close_all(clients)
 
 
-async def test_a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed(
-    server: Server,
+async def test_a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed() -> None:
+    clock = ManualClock()
+    async with serving(clock) as server:
+        await a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed(server, clock)
+
+
+async def a_false_slap_freezes_the_slapper_until_the_server_says_it_thawed(
+    server: Server, clock: ManualClock
 ) -> None:
-    ann, bob = await start_game(server, ["Ann", "Bob"], freeze_seconds=0.5)
-    state = await play_until([ann, bob], lambda s: s["pile"]["count"] and not s["slap_open"])
+    ann, bob = await start_game(server, ["Ann", "Bob"], freeze_seconds=1.5)
+    # The first flip: a card on the pile and (unless it is a Jack) nothing to slap.
+    state = await play_until([ann, bob], lambda s: s["pile"]["count"] and not s["slap_open"], clock)
     reply = await ann.ok("slap", {"pile_id": state["pile"]["id"]})
     assert reply["events"][0]["kind"] == "false_slap"
-    assert reply["events"][0]["frozen_ms"] > 0
+    assert reply["events"][0]["frozen_ms"] == 1500  # the clock stood still since
+    frozen_states = await ann.wait_for(
+        lambda: [s for s in ann.states if s["game"] and s["seats"][0]["frozen_ms"] > 0]
+    )
+    frozen = frozen_states[0]
+    assert frozen["seats"][0]["frozen_ms"] == 1500
+    await clock.advance(1.499)
     refused = await ann.call("slap", {"pile_id": state["pile"]["id"]})
     assert refused == {
         "ok": False,
         "error": {"code": "frozen", "message": refused["error"]["message"]},
     }
-    frozen_states = await ann.wait_for(
-        lambda: [s for s in ann.states if s["game"] and s["seats"][0]["frozen_ms"] > 0]
-    )
-    frozen = frozen_states[0]
-    assert 0 < frozen["seats"][0]["frozen_ms"] <= 500
+    assert ann.state["version"] == frozen["version"]
+    await clock.advance(0.001)
     thawed = await ann.wait_state(lambda s: s["seats"][0]["frozen_ms"] == 0)
     assert thawed["version"] > frozen["version"]  # sent by the server with no action
     second = await ann.call("slap", {"pile_id": thawed["pile"]["id"]})
@@ -127,8 +140,14 @@ async def test_a_slap_at_a_pile_that_does_not_exist_yet_is_refused(server: Serve
     await close_all([ann, bob])
 
 
-async def test_after_a_take_flips_wait_for_the_collect_pause_and_slaps_count_as_late(
-    server: Server,
+async def test_after_a_take_flips_wait_for_the_collect_pause_and_slaps_count_as_late() -> None:
+    clock = ManualClock()
+    async with serving(clock) as server:
+        await flips_wait_for_the_collect_pause_and_slaps_count_as_late(server, clock)
+
+
+async def flips_wait_for_the_collect_pause_and_slaps_count_as_late(
+    server: Server, clock: ManualClock
 ) -> None:
     ann, bob = await start_game(server, ["Ann", "Bob"], collect_seconds=1.0)
     jack = await flip_until_a_jack([ann, bob])
@@ -136,19 +155,23 @@ async def test_after_a_take_flips_wait_for_the_collect_pause_and_slaps_count_as_
     take = await bob.ok("slap", {"pile_id": taken})
     assert take["events"][0]["kind"] == "take"
     state = await bob.wait_state(lambda s: s["pile"]["id"] == taken + 1)
-    assert state["next"] == 1 and 0 < state["collect_ms"] <= 1000
+    assert state["next"] == 1 and state["collect_ms"] == 1000
+    await clock.advance(0.25)
     refused = await bob.call("flip", {})
     assert refused["error"]["code"] == "collecting", refused
     # Ann saw the Jack a moment ago and slaps the empty new pile: late, and how late.
     late = await ann.ok("slap", {"pile_id": taken + 1})
     assert late["events"][0]["kind"] == "late"
     assert late["events"][0]["pile_id"] == taken and late["events"][0]["winner"] == 1
-    assert late["events"][0]["behind_ms"] >= 0
+    assert late["events"][0]["behind_ms"] == 250
     assert ann.state["seats"][0]["frozen_ms"] == 0
     raced = await ann.wait_state(lambda s: s["race"] and s["race"]["runners_up"])
     assert raced["race"]["winner"] == 1 and raced["race"]["pile_id"] == taken
     assert raced["race"]["runners_up"][0]["seat"] == 0
     # When the pause ends the server says so with no action, and the flip is accepted.
+    await clock.advance(0.749)
+    assert (await bob.call("flip", {}))["error"]["code"] == "collecting"
+    await clock.advance(0.001)
     ready = await bob.wait_state(lambda s: s["collect_ms"] == 0)
     assert ready["pile"]["id"] == taken + 1
     await bob.ok("flip")

@@ -1,5 +1,5 @@
-"""Real networks and hostile clients (issue 8): a sleeping phone, a client that never reads,
-raw frames no browser sends. Each test failed before its fix."""
+"""Real networks and hostile clients: a sleeping phone, a client that never reads,
+raw frames no browser sends."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ import logging
 from typing import Any
 
 import httpx
+import pytest
 import socketio
 from app_harness import WAIT, Client, autoplay, cards_held, check_refusals, close_all, join, serving
 from raw_client import RawClient
 
 from app.ops.config import Settings
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default
@@ -40,8 +44,8 @@ async def busy_until(client: Client, done: Any, *, most: int = 5000) -> int:
 
 async def test_a_silent_phone_never_freezes_its_table() -> None:
     """The phone's network goes silent, its TCP connection stays open. The room's next
-    broadcast to it after the ping timeout used to close it inline and run the disconnect
-    handler, which awaited the room's lock held by that very broadcast: deadlock."""
+    broadcast to it after the ping timeout must not close it inline and run the disconnect
+    handler, which would await the room's lock held by that very broadcast: deadlock."""
     async with serving(ping_interval_seconds=1.0, ping_timeout_seconds=1.0) as server:
         code = await server.new_room()
         (ann,) = await join(server, code, "Ann")

@@ -3,19 +3,13 @@
 import asyncio
 
 import pytest
-import socketio
-from app_harness import WAIT, Client, Server, close_all, join, serving
+from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until, until
+from app_steps import refused
 
+from app.ops.clock import ManualClock
 
-async def refused(server: Server, auth, **options) -> dict:
-    client = socketio.AsyncClient(reconnection=False)
-    reasons: list = []
-    client.on("connect_error", lambda data=None: reasons.append(data))
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        await client.connect(
-            server.url, auth=auth, transports=["websocket"], wait_timeout=WAIT, **options
-        )
-    return reasons[0] if reasons else None
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 @pytest.mark.parametrize(
@@ -123,12 +117,16 @@ async def test_the_host_passes_on_when_the_host_leaves(server: Server) -> None:
 
 
 async def test_the_host_passes_on_when_the_host_stays_disconnected() -> None:
-    async with serving(host_handover_seconds=0.3) as server:
+    clock = ManualClock()
+    async with serving(clock, host_handover_seconds=30) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")
         await ann.drop()  # a dropped connection, not a goodbye
         gone = await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "disconnect"])
-        assert bob.state["host"] in (ann.player, bob.player)
+        assert bob.state["host"] == ann.player
+        await clock.advance(29.9)
+        assert server.room(code).table.host == ann.player  # still within the grace
+        await clock.advance(0.1)
         state = await bob.wait_state(lambda s: s["host"] == bob.player)
         assert state["version"] > gone[0]["version"]
         await bob.close()
@@ -152,29 +150,38 @@ async def test_a_full_room_refuses_more_people() -> None:
 
 
 async def test_a_room_nobody_is_in_closes() -> None:
-    async with serving(room_expiry_seconds=0.3) as server:
+    clock = ManualClock()
+    async with serving(clock, room_expiry_seconds=600) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")  # used: it lives room_expiry_seconds
         await bob.close()
-        await asyncio.sleep(0.5)
-        assert server.rooms.get(code) is not None  # someone is still in: it stays open
+        await clock.advance(3600)
+        assert server.rooms.get(code) is not None  # someone is in: it stays open
         await ann.close()
-        async with asyncio.timeout(WAIT):
-            while server.rooms.get(code) is not None:
-                await asyncio.sleep(0.05)
+        room = server.room(code)
+        await until(lambda: not room.connected(), "Ann gone")
+        await clock.advance(599.9)
+        assert server.rooms.get(code) is not None
+        await clock.advance(0.1)
+        assert server.rooms.get(code) is None
         reason = await refused(server, {"room": code, "name": "Ann"})
         assert reason["data"]["code"] == "no_room"
 
 
 async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_does_not() -> None:
-    async with serving(host_handover_seconds=0.4) as server:
+    clock = ManualClock()
+    async with serving(clock, host_handover_seconds=30) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")
         await ann.drop()
+        await bob.wait_for(lambda: [e for e in bob.events if e["kind"] == "disconnect"])
+        await clock.advance(29.9)  # back just within the grace
         back = await Client(server, code, "Ann", token=ann.token).connect()
         assert back.state["you"]["host"] is True
         await back.drop()
-        await bob.wait_state(lambda s: s["host"] == bob.player)
+        await turn_until(
+            clock, lambda: bob.state["host"] == bob.player, "the hand-over", step=1, most=60
+        )
         late = await Client(server, code, "Ann", token=ann.token).connect()
         assert late.state["you"]["host"] is False
         assert late.player != ann.player  # a gone spectator leaves no trace: a new person
@@ -201,11 +208,13 @@ async def test_one_address_cannot_connect_in_a_loop() -> None:
 
 
 async def test_a_room_nobody_ever_joins_closes_sooner() -> None:
-    async with serving(unused_room_seconds=0.2, room_expiry_seconds=600) as server:
+    clock = ManualClock()
+    async with serving(clock, unused_room_seconds=60, room_expiry_seconds=600) as server:
         code = await server.new_room()
-        async with asyncio.timeout(WAIT):
-            while server.rooms.get(code) is not None:
-                await asyncio.sleep(0.05)
+        await clock.advance(59.9)
+        assert server.rooms.get(code) is not None
+        await clock.advance(0.1)
+        assert server.rooms.get(code) is None
 
 
 async def test_an_event_named_star_is_unknown_not_a_crash(server: Server) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from typing import Any
 
 import pytest
 from app_harness import Logged, Recorder, close_all, deal, join, serving, until
-from test_snapshot_equivalence import random_rules
+from played import random_rules
 
+from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, decode_snapshot, vouched
 from app.stores.memory import MemoryStore
@@ -95,6 +95,10 @@ def played(games: int, seed: int) -> Any:
             try:
                 if roll < 0.45 and game.next_to_play is not None:
                     table.play(game.next_to_play, "flip", None, at, auto=rng.random() < 0.1)
+                elif roll < 0.8 and game.slap_open and table.rules.tie_window_ms:
+                    # Slaps the room judged tied: the favoured one is told whom it tied with.
+                    tied = game.tie_order(rng.sample(range(game.players), 2))
+                    table.play(tied[0], "slap", game.pile_id, at, tied_with=tied[1:])
                 elif roll < 0.8:
                     aimed = game.pile_id - (rng.random() < 0.3)
                     table.play(seat, "slap", max(aimed, 0), at)
@@ -194,6 +198,8 @@ def another_seat(data: dict[str, Any]) -> None:
         lambda j: j.__setitem__("code", "OTHER1"),
         lambda j: j.__setitem__("written_at", j["base_at"] - 0.5),
         lambda j: j["moves"].append(["tick", None, None, None, False]),
+        lambda j: j["moves"].append(["flip", 0, None, 1.0, False, [1]]),  # only slaps tie
+        lambda j: j["moves"].append(["slap", 0, 0, 1.0, False, ["1"]]),
         lambda j: j.__setitem__("base", {**j, "moves": []}),  # a journal in a journal
     ],
 )
@@ -262,8 +268,8 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(rooms_module, "JOURNAL_MOVES", 3)
-    # A long delay: the saver writes only the start and what the test flushes.
-    async with serving(save_seconds=30.0) as server:
+    # The clock stands still: the saver writes only the start and what the test flushes.
+    async with serving(ManualClock()) as server:
         code = await server.new_room(collect_seconds=0)  # a flip may follow a take at once
         clients = await join(server, code, "Ann", "Bob")
         await deal(clients)
@@ -280,7 +286,8 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
                 mover = next(c for c in clients if c.state["next"] == c.seat)
                 answer = await mover.call("flip", {})
             assert answer["ok"], answer
-            await until(lambda: all(c.state["version"] == room.version for c in clients), "sent")
+            for client in clients:  # sent
+                await client.wait_state(lambda s: s["version"] == room.version)
 
         assert schema_of(room.snapshot_now()) == JOURNAL_SCHEMA  # the start was written whole
         await flip()
@@ -291,7 +298,7 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
             1,
             room.version,
         )
-        now = time.monotonic()
+        now = room.clock.now()
         assert play_of(Table.from_dict(data, now).to_dict(now)) == play_of(room.snapshot(now))
 
         # A change that is no move (someone comes to watch): the next save is whole.
@@ -304,7 +311,7 @@ async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
         await server.rooms.flush([room])
         stored = await server.rooms.store.load(code)
         assert stored is not None and stored[SCHEMA_KEY] == JOURNAL_SCHEMA
-        now = time.monotonic()
+        now = room.clock.now()
         assert play_of(Table.from_dict(stored, now).to_dict(now)) == play_of(room.snapshot(now))
 
         # Past JOURNAL_MOVES moves (the flushed journal holds one), whole again.

@@ -3,8 +3,12 @@ slow network, and nobody buys more than the cap by answering pings late.
 
 Races are staged on a rigged table: a Jack already on the pile (every other card a low one),
 sent to everyone as a fresh state, so each race starts when the test says and no step
-waits on luck. Timing assertions compare the server's own figures with the gaps the test
-made; the waits themselves end on messages, never on time.
+waits on luck.
+
+The room's logic is judged on a ManualClock: a simulated network (`Network`) delivers each
+message a fixed time later on that clock, so round trips, reactions and gaps are exact and
+the races are the same every run. One race series runs for real (marked realtime): real
+clients through a real delaying proxy, to a server under uvloop.
 """
 
 from __future__ import annotations
@@ -17,10 +21,20 @@ import statistics
 import time
 from typing import Any
 
-from app_harness import WAIT, Client, Server, close_all, join, serving
+import pytest
+from app_harness import WAIT, Client, Recorder, Server, close_all, serving
+from app_steps import rig_a_jack, seated, stage_a_jack
 
+from app.ops.clock import ManualClock
+from app.ops.config import Settings
+from app.realtime.outgoing import Encoded
 from app.tables.lag import LagMeter
-from engine import Game
+from app.tables.registry import Rooms
+from app.tables.room import Room
+from app.wire import protocol
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way
 REACTION_MS = (0, 100)  # both players' reaction times are drawn from the same range
@@ -32,33 +46,6 @@ async def until(condition: Any) -> None:
     async with asyncio.timeout(WAIT):
         while not condition():
             await asyncio.sleep(0.05)
-
-
-async def seated(server: Server, names: list[str], **rules: Any) -> tuple[str, list[Client]]:
-    code = await server.new_room(**rules)
-    clients = await join(server, code, *names)
-    for client in clients:
-        await client.ok("sit", {"seat": None})
-    await clients[0].ok("start")
-    return code, clients
-
-
-async def stage_a_jack(server: Server, code: str, clients: list[Client]) -> dict[str, Any]:
-    """A fresh game state with a Jack on the pile and slaps open, seen by every client."""
-    room = server.room(code)
-    async with room.lock:
-        players = room.game.players if room.game is not None else len(clients)
-        hands = [[f"{rank}C", f"{rank}D"] for rank in range(2, 2 + players)]  # no trigger
-        now = time.monotonic()
-        room.table.game = Game.from_hands(hands, rules=room.rules, pile=["JS"], now=now)
-        room.table.turn_started_at = now
-        room._apply([], now)  # broadcast it, as any change is
-        version = room.version
-    states = [
-        await c.wait_state(lambda s, v=version: s["version"] >= v and s["slap_open"])
-        for c in clients
-    ]
-    return states[0]
 
 
 # ---- the round-trip meter ---------------------------------------------------------------
@@ -94,7 +81,29 @@ def test_a_pong_must_answer_the_waiting_ping() -> None:
 # ---- the photo finish measures real gaps ------------------------------------------------
 
 
-async def test_a_race_of_three_reports_how_far_behind_each_slap_arrived() -> None:
+async def test_a_race_of_three_reports_how_far_behind_each_slap_arrived_exactly() -> None:
+    """The server stamps each slap's arrival on its clock: the photo finish gives the gaps
+    between arrivals to the millisecond (here the clock moves only between the slaps)."""
+    clock = ManualClock()
+    async with serving(clock) as server:
+        code, clients = await seated(server, ["Ann", "Bob", "Cy"], collect_seconds=0)
+        for race in range(3):
+            state = await stage_a_jack(server, code, clients)
+            pile = state["pile"]["id"]
+            order = clients[race:] + clients[:race]  # each of them first once
+            replies = []
+            for client, gap in zip(order, (0.0, 0.02, 0.04), strict=True):
+                await clock.advance(gap)  # 20 ms after the first, then 60 ms after it
+                replies.append(await client.call("slap", {"pile_id": pile}))
+            events = [reply["events"][0] for reply in replies]
+            assert [e["kind"] for e in events] == ["take", "late", "late"]
+            assert [e["seat"] for e in events] == [c.seat for c in order]
+            assert [e["behind_ms"] for e in events[1:]] == [20, 60]
+        await close_all(clients)
+
+
+@pytest.mark.realtime
+async def test_a_race_of_three_through_real_sockets_reports_the_gaps_the_clients_made() -> None:
     async with serving() as server:
         code, clients = await seated(server, ["Ann", "Bob", "Cy"], collect_seconds=0)
         errors: list[float] = []
@@ -191,6 +200,107 @@ class DelayingProxy:
                 sink.close()
 
 
+class Network:
+    """People at a table on a simulated network: each message to or from a person arrives
+    `one_way` seconds (theirs) after it leaves, on the room's ManualClock. A ping is
+    answered as it arrives (after `pong_delay` more, for a player who fakes lag)."""
+
+    def __init__(self, room: Room, clock: ManualClock, recorder: Recorder) -> None:
+        self.room, self.clock = room, clock
+        self.one_way: dict[str, float] = {}
+        self.pong_delay: dict[str, float] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.recorder = recorder
+        recorder.send = self._sent  # type: ignore[method-assign]
+
+    async def join(self, sid: str, name: str, one_way: float, pong_delay: float = 0.0) -> None:
+        self.one_way[sid], self.pong_delay[sid] = one_way, pong_delay
+        await self.room.join(sid, name, None)
+
+    def _sent(self, message: Encoded, to: str) -> None:
+        self.recorder.sent.append((to, message))
+        if message.event == protocol.PING and to in self.one_way:
+            ping = message.data["id"]
+            back = 2 * self.one_way[to] + self.pong_delay[to]
+            self.clock.call_later(back, self._arrive, to, "pong", {"id": ping}, None)
+
+    def send(self, sid: str, event: str, data: Any = None, after: float = 0.0) -> asyncio.Future:
+        """`event` from `sid`, leaving `after` seconds from now: the future of its ack."""
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.clock.call_later(after + self.one_way[sid], self._arrive, sid, event, data, answer)
+        return answer
+
+    def _arrive(self, sid: str, event: str, data: Any, answer: asyncio.Future | None) -> None:
+        message = protocol.parse(event, (data,))
+        work = self.room.act(sid, event, message, self.clock.now())
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        if answer is not None:
+            task.add_done_callback(lambda done: answer.set_result(done.result()))
+
+    async def call(self, sid: str, event: str, data: Any = None) -> Any:
+        answer = self.send(sid, event, data)
+        while not answer.done():
+            await self.clock.advance(0.001)
+        return answer.result()
+
+
+async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
+    """RACES races on a simulated network between a near player (5 ms each way) and a far
+    one (NEAR_TO_FAR_MS more round trip), each reacting a time drawn from the same range
+    after their own screen shows the Jack: how many each won, and the room."""
+    clock, recorder = ManualClock(), Recorder()
+    settings = Settings(store="memory", lag_ping_seconds=0.25)
+    rooms = Rooms(settings, recorder, clock=clock)
+    room = rooms.create(lag_fair=lag_fair)
+    network = Network(room, clock, recorder)
+    near_way, far_way = 0.005, 0.005 + NEAR_TO_FAR_MS / 2000
+    await network.join("near", "Near", near_way)
+    await network.join("far", "Far", far_way)
+    for sid in ("near", "far"):
+        assert (await network.call(sid, "sit", {"seat": None}))["ok"]
+    assert (await network.call("near", "rules", {"collect_seconds": 0}))["ok"]
+    far = room._people_by_sid["far"]
+    if lag_fair:  # ten round trips measured for each before the first race
+        await clock.advance(10 * 0.25)
+        assert room.table.lag.samples(far) == 10
+    else:  # nothing measures what nothing uses
+        assert room.table.lag.samples(far) == 0
+    assert (await network.call("near", "start"))["ok"]
+    rng = random.Random(14)
+    wins = {"near": 0, "far": 0}
+    for _race in range(RACES):
+        async with room.lock:
+            rig_a_jack(room, 2)
+        pile = room.table.game.pile_id  # type: ignore[union-attr]
+        answers = {
+            sid: network.send(
+                sid, "slap", {"pile_id": pile}, after=way + rng.uniform(*REACTION_MS) / 1000
+            )
+            for sid, way in (("near", near_way), ("far", far_way))
+        }
+        while not all(answer.done() for answer in answers.values()):
+            await clock.advance(0.001)
+        takes = [sid for sid, a in answers.items() if a.result()["events"][0]["kind"] == "take"]
+        assert len(takes) == 1, answers
+        wins[takes[0]] += 1
+    return wins["near"], wins["far"], room
+
+
+async def test_without_lag_fair_the_near_player_wins_every_race() -> None:
+    near, far, _room = await simulated_races(lag_fair=False)
+    assert (near, far) == (RACES, 0)
+
+
+async def test_with_lag_fair_equal_reactions_split_the_races_fairly() -> None:
+    near, far, room = await simulated_races(lag_fair=True)
+    estimate = room.table.lag.estimate(room._people_by_sid["far"])
+    assert estimate == pytest.approx(NEAR_TO_FAR_MS / 1000 + 0.01)  # its round trip, exactly
+    assert near + far == RACES
+    assert RACES * 0.2 <= far <= RACES * 0.8, (near, far)
+
+
 async def race_with_equal_reactions(
     server: Server, code: str, near: Client, far: Client, rng: random.Random
 ) -> int:
@@ -238,13 +348,9 @@ async def races(lag_fair: bool) -> tuple[int, int, dict[str, Any]]:
     return wins[near.seat or 0], wins[far.seat or 0], far_seat
 
 
-async def test_without_lag_fair_the_near_player_wins_every_race() -> None:
-    near, far, _seat = await races(lag_fair=False)
-    print(f"first come: near {near}, far {far}")
-    assert (near, far) == (RACES, 0)
-
-
-async def test_with_lag_fair_equal_reactions_split_the_races_fairly() -> None:
+@pytest.mark.realtime
+async def test_through_a_real_slow_network_lag_fair_races_split_fairly() -> None:
+    """End to end under uvloop: real clients, one behind a real delaying proxy."""
     near, far, seat = await races(lag_fair=True)
     print(f"lag-fair: near {near}, far {far}, far's compensation {seat['lag_ms']} ms")
     assert NEAR_TO_FAR_MS <= seat["lag_ms"] <= 150  # its round trip, measured
@@ -256,6 +362,27 @@ async def test_with_lag_fair_equal_reactions_split_the_races_fairly() -> None:
 
 
 async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most() -> None:
+    clock, recorder = ManualClock(), Recorder()
+    settings = Settings(store="memory", lag_ping_seconds=0.5, lag_cap_ms=150)
+    room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
+    network = Network(room, clock, recorder)
+    await network.join("honest", "Honest", one_way=0.01)
+    await network.join("faker", "Faker", one_way=0.01, pong_delay=0.4)
+    honest, faker = room._people_by_sid["honest"], room._people_by_sid["faker"]
+    await clock.advance(3 * 0.5)
+    assert room.table.lag.samples(faker) >= 3
+    assert room.table.lag.estimate(faker) == 0.15  # it looks 420 ms away: credited 150
+    assert room.table.lag.estimate(honest) == pytest.approx(0.02)
+    for sid in ("honest", "faker"):
+        assert (await network.call(sid, "sit", {"seat": None}))["ok"]  # the state shows them
+    [*_, state] = [m.data for to, m in recorder.sent if to == "faker" and m.event == "state"]
+    shown = {s["name"]: s["lag_ms"] for s in state["seats"] if s}
+    assert shown == {"Faker": 150, "Honest": 20}
+    assert state["rules"]["lag_fair"] is True
+
+
+@pytest.mark.realtime
+async def test_a_client_that_answers_real_pings_late_is_credited_with_the_cap_at_most() -> None:
     async with serving(lag_ping_seconds=0.5, lag_cap_ms=150) as server:
         code = await server.new_room(lag_fair=True)
         honest = await Client(server, code, "Honest").connect()

@@ -9,6 +9,9 @@ from app_harness import Client, Server, autoplay, check_refusals, close_all, joi
 from app.tables.room import Room
 from engine import Card
 
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
+
 Snapshot = dict[str, Any]
 EMPTY: Snapshot = {"pile": [], "hands": []}
 

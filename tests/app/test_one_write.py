@@ -20,7 +20,7 @@ from websockets.streams import StreamReader
 from app.ops.config import Settings
 from app.ops.metrics import Metrics
 from app.realtime.limits import TokenBucket
-from app.realtime.serving import LeanWebSocket
+from app.realtime.serving import Flushes, LeanWebSocket
 from app.realtime.transport import FrameBudget, GameServer, GameSocket
 
 
@@ -36,9 +36,10 @@ class FakeTransport:
         return self.closing
 
 
-def open_socket() -> tuple[LeanWebSocket, FakeTransport]:
+def open_socket(flushes: Flushes | None = None) -> tuple[LeanWebSocket, FakeTransport]:
     """A LeanWebSocket past its handshake, on a transport that records each write (no
-    uvicorn server behind it: only what send_now and _flush read is set)."""
+    uvicorn server behind it: only what send_now and _flush read is set), flushed by
+    `flushes` (one app's: the sockets of one test share it)."""
     ws = LeanWebSocket.__new__(LeanWebSocket)
     transport = FakeTransport()
     ws.transport = transport  # type: ignore[assignment]
@@ -50,6 +51,7 @@ def open_socket() -> tuple[LeanWebSocket, FakeTransport]:
     ws.handshake_complete = True
     ws.initial_response = None
     ws._flush_due = False
+    ws.flushes = flushes or Flushes()
     return ws, transport
 
 
@@ -85,7 +87,8 @@ async def test_what_one_loop_pass_sends_a_socket_is_one_write() -> None:
 async def test_every_socket_framed_in_a_pass_is_written_at_its_end_one_write_each() -> None:
     """A change's states to a whole table: one loop callback flushes every socket framed in
     the pass; a socket framed while that callback runs (or after) is flushed in the next."""
-    (first, first_out), (second, second_out) = open_socket(), open_socket()
+    shared = Flushes()
+    (first, first_out), (second, second_out) = open_socket(shared), open_socket(shared)
     assert first.send_now("a1") and second.send_now("b1") and first.send_now("a2")
     assert first_out.writes == second_out.writes == []
     await asyncio.sleep(0)
@@ -106,7 +109,8 @@ async def test_a_flush_that_fails_leaves_the_others_in_its_pass_and_later_ones_a
 ) -> None:
     """Each socket had a callback of its own, so one failing could strand no other: with one
     callback for the pass, a failure (a bug) is logged and the rest are still written."""
-    (broken, _), (fine, fine_out) = open_socket(), open_socket()
+    shared = Flushes()
+    (broken, _), (fine, fine_out) = open_socket(shared), open_socket(shared)
 
     def fails() -> None:
         broken._flush_due = False

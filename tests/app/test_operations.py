@@ -7,9 +7,8 @@ import logging
 import httpx
 import pytest
 from app_harness import Client, Server, autoplay, check_refusals, close_all, serving
+from app_steps import refused, start_game
 from pydantic import ValidationError
-from test_game_play import start_game
-from test_joining import refused
 
 from app.ops.config import Settings
 from app.ops.logs import JsonFormatter, log_event

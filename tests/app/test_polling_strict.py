@@ -9,17 +9,18 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from app_harness import serving
-from test_hostile_clients import REAL_LIMITS, Records
+from app_harness import Logged, serving
+from hostile import REAL_LIMITS
 
-from app.realtime.transport import REFUSAL_LOG_BURST, REFUSAL_LOG_RATE
+from app.realtime.guards import REFUSAL_LOG_BURST, REFUSAL_LOG_RATE
 
 POLLING = "/socket.io/?EIO=4&transport=polling"
+pytestmark = pytest.mark.transports("lean", "stock")
 
 
 @pytest.fixture
-def records() -> Iterator[Records]:
-    handler = Records()
+def records() -> Iterator[Logged]:
+    handler = Logged()
     watched = [logging.getLogger(), logging.getLogger("app"), logging.getLogger("engineio")]
     for logger in watched:
         logger.addHandler(handler)
@@ -36,7 +37,7 @@ async def open_polling(http: httpx.AsyncClient) -> str:
 
 
 @pytest.mark.parametrize("body", ["x", "\x1e".join(["3"] * 17), "4\x1e\x1e4", "b" + "A" * 8])
-async def test_a_malformed_polling_body_is_never_a_traceback(records: Records, body: str) -> None:
+async def test_a_malformed_polling_body_is_never_a_traceback(records: Logged, body: str) -> None:
     begun = time.monotonic()
     async with serving(**REAL_LIMITS) as server, httpx.AsyncClient(base_url=server.url) as http:
         sid = await open_polling(http)

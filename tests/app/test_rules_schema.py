@@ -134,3 +134,30 @@ def test_the_docs_rules_table_is_the_built_one() -> None:
     assert rules_schema.docs_table() in doc, "run `python -m app.wire.rules_schema`"
     table = doc[doc.index(rules_schema.TABLE_START) : doc.index(rules_schema.TABLE_END)]
     assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
+
+
+async def test_the_form_offers_who_flips_after_a_take_and_the_tie_window_in_both_languages(
+    server: Server,
+) -> None:
+    words = {
+        "en": ["the player on the winner's left", ">25 ms<", "the tied player next to flip"],
+        "ms": ["pemain di sebelah kiri pemenang", ">25 ms<", "pemain seri yang giliran"],
+    }
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        for lang, expected in words.items():
+            html = unescape((await http.get("/", headers={"Accept-Language": lang})).text)
+            form = html[html.index('<details class="house-rules">') :]
+            form = form[: form.index("</details>")]
+            for text in expected:
+                assert text in form, (lang, text)
+            offered = form_fields(form)
+            assert offered["after_take"] == {"winner", "left_of_winner"}
+            assert offered["tie_window_ms"] == {"0", "10", "25", "50"}
+
+
+def test_the_protocol_takes_the_tie_window_in_whole_ms_and_after_take_by_name() -> None:
+    update = RulesUpdate.model_validate({"after_take": "left_of_winner", "tie_window_ms": 50})
+    assert (update.after_take, update.tie_window_ms) == ("left_of_winner", 50)
+    for wrong in ({"tie_window_ms": 10.5}, {"tie_window_ms": 51}, {"after_take": "left"}):
+        with pytest.raises(ValueError):
+            RulesUpdate.model_validate(wrong)

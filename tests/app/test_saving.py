@@ -1,7 +1,11 @@
 """When rooms are written to the store, and when they leave it: after each change (a burst
 in one write, a phase change at once), a new room before its link is given out, a closed
 room deleted, a store outage ridden out while the game goes on, and at start every saved
-table back (the unreadable ones logged and skipped)."""
+table back (the unreadable ones logged and skipped).
+
+Time is a ManualClock the tests turn wherever the point is when a write comes: a beat, a
+delay, a retry's backoff come when the test says, exactly, not a busy machine's moment later.
+"""
 
 from __future__ import annotations
 
@@ -30,16 +34,17 @@ from app_harness import (
     deal,
     join,
     serving,
+    turn_until,
     until,
 )
 from redis_server import RedisServer
 
+from app.ops.clock import ManualClock, settle
 from app.ops.config import Settings
 from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wall_clock
 from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
 from app.stores.saver import (
-    EARLY_SECONDS,
     SNAPSHOTS_AT_ONCE,
     Saver,
     beat_at_or_before,
@@ -83,21 +88,29 @@ async def test_a_new_code_is_never_one_a_stored_table_has(
     assert await server.new_room() == "FRESH3"
 
 
-async def test_every_change_is_saved_after_it_is_sent_a_burst_in_one_write(server: Server) -> None:
-    code, clients = await a_game(server)
-    room = server.room(code)
-    assert room.saver is not None
-    await until(lambda: not room.saver.pending, "the start's save")  # type: ignore[union-attr]
-    assert await saved_version(server, code) == room.version  # the start: written at once
-    writes = room.saver.saves
-    ann = clients[0] if clients[0].state["next"] == clients[0].seat else clients[1]
-    assert (await ann.call("flip", {}))["ok"]
-    # Judged and sent before it is written: the store still has the version before it.
-    assert await saved_version(server, code) == room.version - 1
-    await until(lambda: not room.saver.pending, "the flip's save")  # type: ignore[union-attr]
-    assert await saved_version(server, code) == room.version
-    assert room.saver.saves == writes + 1
-    await close_all(clients)
+async def test_every_change_is_saved_after_it_is_sent_a_burst_in_one_write() -> None:
+    clock = ManualClock()
+    async with serving(clock, save_seconds=0.5) as server:
+        code, clients = await a_game(server)
+        room = server.room(code)
+        saver = room.saver
+        assert saver is not None
+        await until(lambda: not saver.pending, "the start's save")  # urgent: no time passes
+        assert await saved_version(server, code) == room.version  # the start: written at once
+        writes = saver.saves
+        ann = clients[0] if clients[0].state["next"] == clients[0].seat else clients[1]
+        bob = clients[1] if ann is clients[0] else clients[0]
+        assert (await ann.call("flip", {}))["ok"]
+        # Judged and sent before it is written: the store still has the version before it.
+        assert await saved_version(server, code) == room.version - 1
+        await clock.advance(0.2)
+        await bob.call("flip", {})  # within the delay: the same write carries both
+        await clock.advance(0.2)
+        assert saver.pending and saver.saves == writes
+        await turn_until(clock, lambda: not saver.pending, "the flips' save", step=0.05)
+        assert await saved_version(server, code) == room.version
+        assert saver.saves == writes + 1
+        await close_all(clients)
 
 
 async def test_a_room_hands_its_store_its_own_encoding_unless_a_time_is_no_number(
@@ -127,8 +140,8 @@ async def test_a_room_hands_its_store_its_own_encoding_unless_a_time_is_no_numbe
 
 
 async def test_a_phase_change_is_saved_at_once() -> None:
-    # A long delay: only the urgent write of a phase change can land within the wait.
-    async with serving(save_seconds=30.0) as server:
+    # The clock stands still: only the urgent write of a phase change can land.
+    async with serving(ManualClock(), save_seconds=30.0) as server:
         code = await server.new_room()
         clients = await join(server, code, "Ann", "Bob")
         for client in clients:
@@ -142,7 +155,8 @@ async def test_a_phase_change_is_saved_at_once() -> None:
 
 
 async def test_a_room_that_closes_is_deleted_from_the_store() -> None:
-    async with serving(unused_room_seconds=0.2) as server:
+    clock = ManualClock()
+    async with serving(clock, unused_room_seconds=60) as server:
         code = await server.new_room()
         room = server.room(code)
         gone = weakref.ref(room)
@@ -152,6 +166,9 @@ async def test_a_room_that_closes_is_deleted_from_the_store() -> None:
         # would leave it for a full collection under `python -m app` (app/ops/collector.py).
         gc.disable()
         try:
+            await clock.advance(59.9)
+            assert server.rooms.get(code) is not None
+            await clock.advance(0.1)
             await until(lambda: server.rooms.get(code) is None, "the unused room to close")
             store = server.rooms.store
             await until(lambda: code not in store._tables, "the stored table's deletion")  # type: ignore[attr-defined]
@@ -163,11 +180,14 @@ async def test_a_room_that_closes_is_deleted_from_the_store() -> None:
 async def test_a_redis_outage_is_logged_and_retried_while_the_game_goes_on(
     tmp_path: Path, logged: Logged
 ) -> None:
+    clock = ManualClock()
     with RedisServer(tmp_path / "redis") as redis:
-        async with serving(store=redis.url, save_seconds=0.05) as server:
+        async with serving(clock, store=redis.url, save_seconds=0.5) as server:
             code, clients = await a_game(server)
             room = server.room(code)
-            await until(lambda: room.saver is not None and not room.saver.pending, "a save")
+            saver = room.saver
+            assert saver is not None
+            await until(lambda: not saver.pending, "a save")
 
             redis.stop()
             played = 0
@@ -183,11 +203,15 @@ async def test_a_redis_outage_is_logged_and_retried_while_the_game_goes_on(
                     lambda s, v=reply["events"][0]["version"]: s["version"] >= v
                 )  # type: ignore[misc]
             assert played > 0
-            await until(lambda: "save_failed" in logged.events, "a failed save, logged")
+            await turn_until(clock, lambda: "save_failed" in logged.events, "a failed save")
+            # Retried with backoff (0.2 s, doubling up to 5 s) while Redis stays away: a
+            # minute of the clock, and the game went on from memory all along.
+            await turn_until(clock, lambda: saver.failures >= 6, "retries", step=1, most=60)
+            assert room.version == clients[0].state["version"]
 
             redis.start()  # the same address, empty: the next save writes the whole table
-            await until(lambda: "save_recovered" in logged.events, "the save to land")
-            await until(lambda: not room.saver.pending, "nothing left to write")  # type: ignore[union-attr]
+            await turn_until(clock, lambda: "save_recovered" in logged.events, "the save", step=1)
+            await until(lambda: not saver.pending, "nothing left to write")
             assert await saved_version(server, code) == room.version
             await close_all(clients)
 
@@ -253,6 +277,7 @@ async def test_a_table_nobody_was_at_for_the_expiry_is_purged_at_start(
     await rooms.shutdown(1.0)
 
 
+@pytest.mark.realtime  # a real process, its real connection timeouts
 def test_a_store_that_cannot_be_reached_stops_the_server_at_start_naming_it() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -285,13 +310,18 @@ async def test_rooms_changed_within_one_beat_are_written_in_one_sqlite_transacti
 
     store._run = counted  # type: ignore[method-assign]
     snapshots = {f"ROOM{i:02d}": {SCHEMA_KEY: 1, "code": f"ROOM{i:02d}"} for i in range(10)}
-    savers = [Saver(store, code, lambda c=code: snapshots[c], delay=0.5) for code in snapshots]
+    clock = ManualClock(start=1000.0)  # on a beat: all ten changes fall in the next one
+    savers = [
+        Saver(store, code, lambda c=code: snapshots[c], delay=0.5, clock=clock)
+        for code in snapshots
+    ]
     for saver in savers:  # changes at different moments of the same beat
         saver.changed()
-        await asyncio.sleep(0.01)
+        await clock.advance(0.01)
+    assert trips == 0
+    await clock.advance(0.5)
     await until(lambda: not any(saver.pending for saver in savers), "the beat's writes")
-    # One trip to the SQLite thread for all ten (two if a beat fell between the changes).
-    assert trips <= 2, trips
+    assert trips == 1, trips  # one trip to the SQLite thread for all ten
     assert sum(saver.saves for saver in savers) == 10
     assert sorted(await store.codes()) == sorted(snapshots)
     await store.close()
@@ -327,27 +357,30 @@ async def test_a_room_is_written_as_late_as_the_delay_allows_so_changes_share_wr
     meantime ride along: before, a change just before its room's beat was written moments
     later, alone, and the next one waited a whole delay)."""
     delay, beat = 0.2, 0.05
+    clock = ManualClock()
     changes: list[float] = []
     writes: list[tuple[float, int]] = []  # when each snapshot was taken, and its changes
 
     def snapshot() -> dict[str, Any]:
-        writes.append((time.monotonic(), len(changes)))
+        writes.append((clock.now(), len(changes)))
         return {SCHEMA_KEY: 1, "code": "ROOM", "changes": len(changes)}
 
-    saver = Saver(MemoryStore(), "ROOM", snapshot, delay=delay, beat=beat)
+    saver = Saver(MemoryStore(), "ROOM", snapshot, delay=delay, beat=beat, clock=clock)
     rng = random.Random(7)
-    ends = time.monotonic() + 1.5
-    while time.monotonic() < ends:
-        changes.append(time.monotonic())
+    ends = clock.now() + 15
+    while clock.now() < ends:
+        changes.append(clock.now())
         saver.changed()
-        await asyncio.sleep(rng.expovariate(1 / (delay / 2)))
-    await until(lambda: not saver.pending, "the last write")
+        await clock.advance(rng.expovariate(1 / (delay / 2)))
+    await clock.advance(delay)
+    assert not saver.pending
     assert writes[-1][1] == len(changes)  # the last change is written
+    assert len(writes) < len(changes) * 0.6  # changes share writes
     carried = 0
     for taken, upto in writes:
         first = changes[carried]  # the first change this write carries
-        assert first + delay - beat - EARLY_SECONDS < taken, (first, taken)
-        assert taken < first + delay + 0.15, (first, taken)  # a busy test machine's lag
+        assert first + delay - beat < taken <= first + delay, (first, taken)
+        assert beat_at_or_before(taken, beat) * beat == taken  # on a beat
         carried = upto
 
 
@@ -368,30 +401,35 @@ async def test_rooms_due_on_the_same_beat_are_one_batch(tmp_path: Path) -> None:
 
     async def counted(work: Any) -> Any:
         rows = getattr(work, "args", [[]])[0]
-        written.append((time.monotonic(), sorted(row[0] for row in rows)))
+        written.append((clock.now(), sorted(row[0] for row in rows)))
         return await run(work)
 
     store._run = counted  # type: ignore[method-assign]
     beat = delay / SAVE_BEATS
+    clock = ManualClock(start=1000.01)
 
     def saver(code: str) -> Saver:
-        return Saver(store, code, lambda: {SCHEMA_KEY: 1, "code": code}, delay=delay, beat=beat)
+        snapshot = {SCHEMA_KEY: 1, "code": code}
+        return Saver(store, code, lambda: snapshot, delay=delay, beat=beat, clock=clock)
 
     first = [saver(f"A{i}") for i in range(5)]
     for one in first:
         one.changed()
-    due = beat_due(time.monotonic(), delay, beat)
+    due = beat_due(clock.now(), delay, beat)
+    assert due == 1000.5  # the last beat no later than the delay
     # Into the next beat's changes: its rooms are due one beat later.
-    await asyncio.sleep(max(0.0, due - delay + beat - time.monotonic()) + 0.01)
+    await clock.advance_to(due - delay + beat + 0.01)
     later = [saver(f"B{i}") for i in range(5)]
     for one in later:
         one.changed()
     everyone = first + later
+    await clock.advance_to(due)
+    await until(lambda: not first[0].pending, "the first beat's write")
+    await clock.advance_to(due + beat)
     await until(lambda: not any(one.pending for one in everyone), "the beats' writes")
     batches = [names for _, names in written]
     assert batches == [[f"A{i}" for i in range(5)], [f"B{i}" for i in range(5)]]
-    for (when, _), on in zip(written, (due, due + beat), strict=True):
-        assert on - EARLY_SECONDS <= when < on + 0.02 + 0.01  # its beat (and the gather)
+    assert [when for when, _ in written] == [due, due + beat]  # each on its beat
     await store.close()
 
 
@@ -491,8 +529,9 @@ async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_to
     the beat takes their snapshots and makes one store call (`save_many`) for them."""
     store = Batched()
     calls = store.calls
+    clock = ManualClock()
     savers = [
-        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=0.2)
+        Saver(store, code, lambda c=code: {SCHEMA_KEY: 1, "code": c}, delay=0.2, clock=clock)
         for code in ("ROOM", "MORE", "LAST")
     ]
     saver = savers[0]
@@ -501,7 +540,8 @@ async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_to
     savers[1].changed()
     assert saver.pending and saver._task is None and saver._beat is not None
     assert savers[1]._beat is saver._beat and savers[2]._beat is None
-    await until(lambda: not saver.pending, "the save")
+    await clock.advance(0.2)
+    assert not saver.pending
     assert calls == [["ROOM", "MORE"]]  # one call for the beat's rooms, in order
     assert saver.saves == 1 and savers[1].saves == 1 and savers[2].saves == 0
     assert await store.load("ROOM") is not None and await store.load("LAST") is None
@@ -510,12 +550,13 @@ async def test_a_pending_save_waits_in_its_beat_and_the_beat_writes_its_rooms_to
     assert beat is not None
     saver.changed(urgent=True)  # sooner: written at once by its own writer, off the beat
     assert saver._beat is None and saver not in beat.savers and saver._task is not None
-    await until(lambda: not saver.pending, "the urgent save")
+    await settle()  # no time passes
+    assert not saver.pending
     assert saver.saves == 2 and calls == [["ROOM", "MORE"]]
     saver.changed()
     await saver.close()  # pending changes dropped: it leaves its beat
     assert saver._beat is None and saver._task is None
-    await asyncio.sleep(0.3)
+    await clock.advance(0.3)
     assert saver.saves == 2 and calls == [["ROOM", "MORE"]]
 
 
@@ -537,35 +578,49 @@ async def test_a_change_during_a_beats_write_waits_for_the_next_beat_or_goes_at_
                 self.fail -= 1
                 raise StoreError("the disk is full")
             written.append((code, snapshot["n"]))
-            written_at.append(time.monotonic())
+            written_at.append(clock.now())
             await super().save(code, snapshot, seen_at)
 
     store = Slow()
+    clock = ManualClock()
     saver = Saver(
-        store, "ROOM", lambda: {SCHEMA_KEY: 1, "n": current["n"]}, delay=0.1, first_retry=0.02
+        store,
+        "ROOM",
+        lambda: {SCHEMA_KEY: 1, "n": current["n"]},
+        delay=0.1,
+        first_retry=0.02,
+        clock=clock,
     )
     saver.changed()
-    await until(lambda: saver._in_batch, "the beat's write")
+    await clock.advance(0.1)
+    assert saver._in_batch  # the beat's write, held at the gate
     current["n"] = 2
-    its_beat = beat_due(time.monotonic(), 0.1, 0.1)
+    await clock.advance(0.03)
+    its_beat = beat_due(clock.now(), 0.1, 0.1)
     saver.changed()  # during the write: not a second writer, the next beat
     assert saver._task is None and saver._beat is None
     gate.set()
-    # (No look at the moment between the two writes: the next beat may be a moment away,
-    # or have gone by while the first write was held, and a poll would miss it.)
-    await until(lambda: not saver.pending, "the next beat's write")
-    assert written_at[1] >= its_beat - EARLY_SECONDS  # not before the change's beat
+    await settle()  # the first write lands: the change joins its beat
+    assert written == [("ROOM", 1)] and saver._beat is not None
+    await clock.advance_to(its_beat - 0.001)
+    assert written == [("ROOM", 1)]
+    await clock.advance_to(its_beat)
+    assert not saver.pending
+    assert written_at[1] == its_beat  # on the change's beat, not before
     assert written == [("ROOM", 1), ("ROOM", 2)] and saver.saves == 2
     gate.clear()
     current["n"] = 3
     saver.changed()
-    await until(lambda: saver._in_batch, "the third write")
+    await clock.advance(0.1)
+    assert saver._in_batch  # the third write
     current["n"] = 4
     saver.changed(urgent=True)  # the game ended while the beat's write was under way
     store.fail = 1  # and that write fails
     gate.set()
-    await asyncio.wait_for(saver.flush(), WAIT)
-    assert saver.failures == 1 and written[-1] == ("ROOM", 4)  # retried with the latest
+    await settle()
+    assert saver.failures == 1 and saver.pending  # failed: retried after its backoff
+    await clock.advance(0.02)
+    assert written[-1] == ("ROOM", 4)  # retried with the latest
     assert saver.saves == 3 and not saver.pending
     await saver.close()
 
@@ -578,12 +633,13 @@ async def test_a_room_discarded_during_its_beats_write_stays_deleted() -> None:
             await gate.wait()
             await super().save(code, snapshot, seen_at)
 
-    store = Slow()
-    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.05)
+    store, clock = Slow(), ManualClock()
+    saver = Saver(store, "ROOM", lambda: {SCHEMA_KEY: 1, "code": "ROOM"}, delay=0.05, clock=clock)
     saver.changed()
-    await until(lambda: saver._in_batch, "the beat's write")
+    await clock.advance(0.05)
+    assert saver._in_batch  # the beat's write, held at the gate
     discarding = asyncio.create_task(saver.discard())
-    await asyncio.sleep(0.05)
+    await clock.advance(60)
     assert not discarding.done()  # the delete waits for the write under way
     gate.set()
     await asyncio.wait_for(discarding, WAIT)

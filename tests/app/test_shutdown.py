@@ -11,7 +11,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
+import pytest
 from app_harness import WAIT, Client
+
+# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
+pytestmark = pytest.mark.transports("lean", "stock")
 
 ROOT = Path(__file__).resolve().parents[2]
 # Drain (2 s) + closing connections (5 s) + exit, generously: a hang fails, slowness does not.

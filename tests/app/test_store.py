@@ -3,13 +3,12 @@ process) and carries on: its people return with their tokens, its timers run aga
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from typing import Any
 
 import pytest
 
+from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.realtime.outgoing import Encoded
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
@@ -45,13 +44,6 @@ def settings(**overrides: Any) -> Settings:
     return Settings(allowed_origins=["http://127.0.0.1"], **overrides)
 
 
-async def until(condition: Any) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 async def test_the_memory_store_keeps_copies_of_json_only() -> None:
     store: RoomStore = MemoryStore()
     await store.save("ABCDEF", {"schema": 1, "a": [1, 2]})
@@ -84,7 +76,7 @@ async def a_game_saved(store: MemoryStore, **options: Any) -> tuple[str, str, in
     token = transport.welcome("sid-ann")["token"]
     assert (await room.act("sid-ann", "sit", protocol.Sit(seat=0), 0.0))["ok"]
     assert (await room.act("sid-ann", "add_bot", protocol.AddBot(level="easy"), 0.0))["ok"]
-    assert (await room.act("sid-ann", "start", protocol.Start(), time.monotonic()))["ok"]
+    assert (await room.act("sid-ann", "start", protocol.Start(), room.clock.now()))["ok"]
     await rooms.save(room)
     version = room.version
     rooms.close_all()
@@ -115,24 +107,36 @@ async def test_a_restored_room_rebuilds_its_timers_from_the_state() -> None:
     store = MemoryStore()
     fast = {"disconnected_autoflip_seconds": 0.05, "bot_time_scale": 0.02}
     code, _, version = await a_game_saved(store, **fast)
-    rooms = Rooms(settings(**fast), Recorder(), store=store)
+    clock = ManualClock()
+    rooms = Rooms(settings(**fast), Recorder(), store=store, clock=clock)
     room = await rooms.restore(code)
     assert room is not None
+    restored = room.version
+    await clock.advance(0.04)  # before any timer the state asks for
+    assert room.version == restored
     # Nobody is connected and nobody acts: the autopilot flips for Ann, the bot plays on.
-    await until(lambda: room.version > version + 5)
+    for _ in range(1000):
+        if room.version > version + 5:
+            break
+        await clock.advance(0.05)
+    assert room.version > version + 5
     rooms.close_all()
 
 
 async def test_a_host_whose_connection_a_restore_cost_hands_over_after_the_grace() -> None:
     store = MemoryStore()
     code, _, _ = await a_game_saved(store)
-    rooms = Rooms(settings(host_handover_seconds=1.0), Recorder(), store=store)
+    clock = ManualClock()
+    rooms = Rooms(settings(host_handover_seconds=1.0), Recorder(), store=store, clock=clock)
     room = await rooms.restore(code)
     assert room is not None
     bob, _ = await room.join("sid-bob", "Bob", None)  # watches
     ann = room.host
     assert ann is not None and ann is not bob and not ann.connected
-    await until(lambda: room.host is bob)
+    await clock.advance(0.99)
+    assert room.host is ann
+    await clock.advance(0.01)  # the grace, counted from the restore that cost the connection
+    assert room.host is bob
     rooms.close_all()
 
 

@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from app_harness import Logged, until
 from pydantic import ValidationError
 from redis_server import RedisServer
 
+from app.ops.clock import ManualClock, settle
 from app.ops.config import Settings
 from app.stores import (
     NEWEST_SCHEMA,
@@ -377,51 +377,67 @@ async def test_redis_with_append_only_keeps_tables_across_its_restart(tmp_path: 
         await store.close()
 
 
-async def lease_lapses(store: RedisStore, code: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while await store.lease_holder(code) is not None:
-        assert time.monotonic() < deadline, "the lease never expired"
-        await asyncio.sleep(0.02)
+class Fenced:
+    """One node's fenced view of a RedisStore, as a cluster node saves through it."""
+
+    def __init__(self, store: RedisStore, node: str, token: int) -> None:
+        self.store, self.node, self.token = store, node, token
+
+    async def save(self, code: str, snapshot: Any, seen_at: float | None = None) -> None:
+        await self.store.save_fenced(code, self.node, self.token, snapshot, seen_at)
+
+    async def delete(self, code: str) -> None:
+        await self.store.delete_fenced(code, self.node, self.token)
 
 
 async def test_only_the_lease_holder_saves(redis_server: RedisServer) -> None:
     store = RedisStore(redis_server.url)
     await store.open()
-    assert await store.acquire_lease("ANNS", "node-a", ttl_ms=300)
-    assert await store.acquire_lease("ANNS", "node-a", ttl_ms=300)  # its own: extended
-    assert not await store.acquire_lease("ANNS", "node-b", ttl_ms=10_000)
-    assert not await store.renew_lease("ANNS", "node-b", ttl_ms=10_000)
-    assert not await store.release_lease("ANNS", "node-b")
+    first = await store.take_lease("ANNS", "node-a")
+    assert first.node == "node-a"
+    assert await store.take_lease("ANNS", "node-b") == first  # held: not taken
+    assert not await store.renew_lease("ANNS", "node-b", first.token)
+    assert not await store.release_lease("ANNS", "node-b", first.token)
+    assert await store.renew_lease("ANNS", "node-a", first.token)
     assert await store.lease_holder("ANNS") == "node-a"
-    await store.save_fenced("ANNS", "node-a", table(1))
+    await store.save_fenced("ANNS", "node-a", first.token, table(1))
     with pytest.raises(LeaseLost):
-        await store.save_fenced("ANNS", "node-b", table(9))
+        await store.save_fenced("ANNS", "node-b", first.token, table(9))
 
-    # node-a stalls past its lease (a pause, a partition); node-b takes the table over.
-    await lease_lapses(store, "ANNS")
-    assert await store.acquire_lease("ANNS", "node-b", ttl_ms=10_000)
-    await store.as_node("node-b").save("ANNS", table(2))
-    stale = store.as_node("node-a")
+    # node-b watched the lease stand still (node-a paused, partitioned): a stale view of
+    # it takes nothing, the one it watched takes it over with a bigger token.
+    assert (await store.take_lease("ANNS", "node-b", over=first)).node == "node-a"  # it moved
+    watched = await store.lease("ANNS")
+    assert watched is not None and watched.beat == 1
+    second = await store.take_lease("ANNS", "node-b", over=watched)
+    assert second.node == "node-b" and second.token > first.token
+    await Fenced(store, "node-b", second.token).save("ANNS", table(2))
+    stale = Fenced(store, "node-a", first.token)
     with pytest.raises(LeaseLost):
         await stale.save("ANNS", table(1, version=0))
     with pytest.raises(LeaseLost):
         await stale.delete("ANNS")
-    assert not await store.renew_lease("ANNS", "node-a", ttl_ms=10_000)
+    assert not await store.renew_lease("ANNS", "node-a", first.token)
     assert await store.load("ANNS") == table(2)  # the new owner's table, untouched
+    # Even its holder never writes an older version over a newer one.
+    with pytest.raises(LeaseLost):
+        await store.save_fenced("ANNS", "node-b", second.token, table(1, version=0))
 
-    assert await store.renew_lease("ANNS", "node-b", ttl_ms=10_000)
-    assert await store.release_lease("ANNS", "node-b")
+    assert await store.renew_lease("ANNS", "node-b", second.token)
+    assert await store.release_lease("ANNS", "node-b", second.token)
     assert await store.lease_holder("ANNS") is None
+    third = await store.take_lease("ANNS", "node-a")
+    assert third.token > second.token  # tokens only grow, across releases too
     await store.close()
 
 
 async def test_a_saver_fenced_off_stops_and_says_so(redis_server: RedisServer) -> None:
     store = RedisStore(redis_server.url)
     await store.open()
-    assert await store.acquire_lease("ANNS", "node-b", ttl_ms=10_000)
+    assert (await store.take_lease("ANNS", "node-b")).node == "node-b"
     lost: list[str] = []
     saver = Saver(
-        store.as_node("node-a"), "ANNS", lambda: table(1), delay=0.01,
+        Fenced(store, "node-a", 1), "ANNS", lambda: table(1), delay=0.01,
         on_lease_lost=lambda: lost.append("ANNS"),
     )  # fmt: skip
     saver.changed(urgent=True)
@@ -438,7 +454,7 @@ async def test_expiry_spares_a_table_whose_lease_is_held(redis_server: RedisServ
     await store.open()
     await store.save("IDLE", table(1), seen_at=wall_clock() - 3600)  # an idle lobby, still owned
     await store.save("GONE", table(2), seen_at=wall_clock() - 3600)
-    assert await store.acquire_lease("IDLE", "node-a", ttl_ms=60_000)
+    assert (await store.take_lease("IDLE", "node-a")).node == "node-a"
     assert await store.purge_expired(600) == ["GONE"]
     assert await store.codes() == ["IDLE"]
     await store.close()
@@ -498,49 +514,61 @@ async def test_a_burst_of_changes_costs_one_write_of_the_latest() -> None:
 
 
 async def test_an_urgent_change_is_written_at_once() -> None:
-    store = Counting()
-    saver = Saver(store, "ANNS", lambda: table(1), delay=3600)
+    store, clock = Counting(), ManualClock()
+    saver = Saver(store, "ANNS", lambda: table(1), delay=3600, clock=clock)
     saver.changed()
-    await asyncio.sleep(0.05)
+    assert saver._due is not None and saver._due <= clock.now() + 3600
+    await clock.advance_to(saver._due - 0.001)
     assert store.writes == 0 and saver.pending  # waiting out its (long) delay
     saver.changed(urgent=True)  # the game ended
-    await until(lambda: not saver.pending, "the urgent write", WAIT_SECONDS)
-    assert store.writes == 1
+    await settle()  # no time passes
+    assert store.writes == 1 and not saver.pending
     await saver.close()
 
 
 async def test_a_change_is_written_within_the_delay_without_a_flush() -> None:
-    store = Counting()
-    saver = Saver(store, "ANNS", lambda: table(1), delay=0.05)
+    store, clock = Counting(), ManualClock()
+    saver = Saver(store, "ANNS", lambda: table(1), delay=0.5, clock=clock)
     saver.changed()
-    await until(lambda: store.writes == 1, "the delayed write", WAIT_SECONDS)
-    assert not saver.pending
+    await clock.advance(0.49)
+    assert store.writes == 0
+    await clock.advance(0.01)
+    assert store.writes == 1 and not saver.pending
     await saver.close()
 
 
 async def test_a_failed_write_is_retried_with_the_latest_snapshot(logged: Logged) -> None:
-    store = Counting()
+    store, clock = Counting(), ManualClock()
     store.fail_next = 3
     current = {"seed": 1}
-    saver = Saver(store, "ANNS", lambda: table(current["seed"]), delay=0.01, first_retry=0.01)
+    saver = Saver(
+        store, "ANNS", lambda: table(current["seed"]), delay=0.5, first_retry=0.2, clock=clock
+    )
     saver.changed()
-    await until(lambda: saver.failures >= 1, "a failed write", WAIT_SECONDS)
+    await clock.advance(0.5)
+    assert saver.failures == 1
     current["seed"] = 2
-    await asyncio.wait_for(saver.flush(), WAIT_SECONDS)
-    assert saver.failures == 3 and store.writes == 1
+    await clock.advance(0.3)  # retried 0.2 s after the failure
+    assert saver.failures == 2
+    await clock.advance(0.4)  # the backoff doubles: 0.4 s
+    assert saver.failures == 3 and store.writes == 0
+    await clock.advance(0.6)  # and 0.8 s
+    assert store.writes == 0
+    await clock.advance(0.2)
+    assert saver.failures == 3 and store.writes == 1 and not saver.pending
     assert await store.load("ANNS") == table(2)
     assert logged.events.count("save_failed") == 3
     await saver.close()
 
 
 async def test_a_discarded_room_is_deleted_and_stays_deleted() -> None:
-    store = Counting()
+    store, clock = Counting(), ManualClock()
     await store.save("ANNS", table(1))
-    saver = Saver(store, "ANNS", lambda: table(2), delay=0.05)
+    saver = Saver(store, "ANNS", lambda: table(2), delay=0.05, clock=clock)
     saver.changed()
     await saver.discard()
     saver.changed(urgent=True)  # a late change of a closed room
-    await asyncio.sleep(0.2)
+    await clock.advance(60)
     assert await store.codes() == []
     assert store.writes == 1  # only the save before the saver
 

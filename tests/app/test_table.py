@@ -418,7 +418,7 @@ def test_a_snapshot_of_another_schema_or_inconsistent_data_is_refused() -> None:
         Table.from_dict({**snapshot, "phase": "playing"}, 0.0)
 
 
-# ---- joining in seconds, the podium and the match (issue 13) ----------------------------
+# ---- joining in seconds, the podium and the match ---------------------------------------
 
 
 def test_the_creator_and_an_invitee_are_seated_at_once_while_a_seat_is_free() -> None:

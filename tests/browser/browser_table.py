@@ -20,7 +20,7 @@ PHONE = {
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "color_scheme": "light"}
 CALM_DESKTOP = {**DESKTOP, "reduced_motion": "reduce"}
 WAIT_MS = 20_000  # generous for a shared 2-core machine: waits end on what they wait for
-# The issue's `<img src=x onerror=alert(1)>` is 28 characters and names stop at 20, so the
+# The classic `<img src=x onerror=alert(1)>` is 28 characters and names stop at 20, so the
 # same attack in 20: it would run if a page ever built HTML from a name.
 XSS_NAME = "<svg onload=alert()>"
 

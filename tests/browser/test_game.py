@@ -3,13 +3,11 @@ played to its end with real taps and key presses."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
 import pytest
 from browser_table import (
-    READ_TABLE,
     WAIT_MS,
     XSS_NAME,
     Person,
@@ -18,42 +16,7 @@ from browser_table import (
     start_the_game,
 )
 from playwright.async_api import Browser, expect
-
-# A time limit bounds the game: after it, the seat holding the most cards wins.
-SHORT_GAME = {"freeze_seconds": "1", "time_limit": "60"}
-GAME_MS = 150_000  # an upper bound for the 1-minute game, not a timing expectation
-
-# What a player at the table does next, seen on their own page (polled in the page).
-NEXT_MOVE = f"""() => {{
-  const table = ({READ_TABLE})();
-  if (table.phase === 'over') return 'over';
-  if (table.phase !== 'playing' || table.out || table.frozen) return null;
-  if (table.trigger) return 'slap';
-  return table.myTurn ? 'flip' : null;
-}}"""
-# The slapped pile is gone (someone took it), or the game is over.
-TRIGGER_GONE = "() => !document.body.dataset.trigger || document.body.dataset.phase !== 'playing'"
-
-
-async def keep_playing(person: Person) -> None:
-    """Flip on your turn and slap every trigger, with your own taps or keys, until the end."""
-    while True:
-        move = await person.page.wait_for_function(NEXT_MOVE, timeout=GAME_MS)
-        match await move.json_value():
-            case "over":
-                return
-            case "slap":
-                await person.slap()
-                # A second slap must not land on the next pile: wait for this one to go.
-                await person.page.wait_for_function(TRIGGER_GONE, timeout=WAIT_MS)
-            case "flip":
-                await person.flip()
-
-
-async def play_to_the_end(people: list[Person]) -> None:
-    async with asyncio.timeout(GAME_MS / 1000), asyncio.TaskGroup() as players:
-        for person in people:
-            players.create_task(keep_playing(person))
+from whole_game import SHORT_GAME, play_to_the_end
 
 
 async def seat_the_guests(link: str, guests: list[tuple[Person, str]]) -> None:
@@ -90,6 +53,7 @@ async def everyone_sees_the_summary(host: Person, guests: list[Person], host_nam
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.transports("lean", "stock")  # the smoke test of both transports (SLAPJACK_TRANSPORT)
 async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:

@@ -21,7 +21,7 @@ from browser_table import (
     whose_turn,
 )
 from playwright.async_api import Browser, Route, expect
-from test_game import keep_playing
+from whole_game import keep_playing
 
 MALAY = {"locale": "ms-MY"}  # Accept-Language and navigator.languages both say Malay
 SHORT_GAME = {"freeze_seconds": "1", "time_limit": "60"}

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_server import FAST_SETTINGS, ROOT, free_port, wait_until_healthy
 from browser_table import WAIT_MS, Person, open_table_from_home, start_the_game
-from conftest import FAST_SETTINGS, ROOT, free_port, wait_until_healthy
 from playwright.async_api import Browser, expect
-from test_game import SHORT_GAME, play_to_the_end
+from whole_game import SHORT_GAME, play_to_the_end
 
 RESTARTING = "Server restarting: back in a moment"
 SHUTDOWN_BOUND = 30  # seconds: drain (2 s) + closing connections (8 s) + exit, generously

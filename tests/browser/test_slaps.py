@@ -29,7 +29,7 @@ from slow_network import SlowNetwork
 # A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine; a 2 s
 # collect pause gives a tap 850 ms after a take a wide margin on a busy machine too.
 LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": "", "collect_seconds": "2"}
-TAP_AFTER_TAKE_S = 0.85  # when, after a take, a slow tap used to land on the next flip
+TAP_AFTER_TAKE_S = 0.85  # when, after a take, a slow tap could land on the next flip
 MOST_FLIPS = 104  # two decks: eight Jacks show long before the cards run out
 
 SAME_PILE = f"""(pile) => {{

@@ -53,8 +53,10 @@ def test_a_slap_on_the_empty_pile_during_the_pause_is_late_for_the_pile_just_tak
     g = taken_at(1.5)
     pile_id = {"none": None, "taken": 0, "new": 1}[aim]
     before = hands(g)
-    events = g.slap(1, 2.35, pile_id)  # 850 ms after the take: the tap the issue reports
-    assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 850, "winner": 2}]
+    events = g.slap(1, 2.35, pile_id)  # 850 ms after the take: a player's late tap
+    assert evs(events) == [
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 850, "winner": 2, "tie": None}
+    ]
     assert hands(g) == before  # no card paid
     assert g.frozen_until(1) == 0.0
     assert g.stats(1).false_slaps == 0
@@ -72,7 +74,7 @@ def test_a_last_card_jack_take_also_starts_the_pause():
     assert refused(g, "flip", 0, 1.5) == "collecting"
     assert g.collect_until == 2.0
     assert evs(g.slap(1, 1.2)) == [
-        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": None, "winner": None}
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": None, "winner": None, "tie": None}
     ]
 
 
@@ -139,7 +141,7 @@ def test_a_late_slap_after_the_deadline_lapses_the_trigger_too():
     events = evs(g.slap(0, 12.0, pile_id=0))
     assert events == [
         {"kind": "lapse", "trigger": "jack", "pile_id": 1},
-        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 10500, "winner": 1},
+        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 10500, "winner": 1, "tie": None},
     ]
 
 
@@ -190,19 +192,19 @@ def test_a_snapshot_keeps_a_lapse():
 def test_late_slaps_say_how_far_behind_the_winner_they_were():
     g = taken_at(1.3)
     assert evs(g.slap(1, 1.338, 0)) == [
-        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 38, "winner": 2}
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 38, "winner": 2, "tie": None}
     ]
     assert evs(g.slap(0, 1.92)) == [
-        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 620, "winner": 2}
+        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 620, "winner": 2, "tie": None}
     ]
     assert evs(g.slap(2, 1.95)) == [  # the winner's own second slap
-        {"kind": "late", "seat": 2, "pile_id": 0, "behind_ms": None, "winner": 2}
+        {"kind": "late", "seat": 2, "pile_id": 0, "behind_ms": None, "winner": 2, "tie": None}
     ]
 
 
 def test_the_last_race_lists_the_runners_up_within_500_ms_closest_first():
     g = taken_at(1.3)
-    assert g.last_race == {"pile_id": 0, "winner": 2, "runners_up": []}
+    assert g.last_race == {"pile_id": 0, "winner": 2, "runners_up": [], "tie": None}
     g.slap(0, 1.5, 0)  # 200 ms
     g.slap(1, 1.5, 0)  # 200 ms, arrived second
     g.slap(0, 1.6, 0)  # a seat's second slap does not count again
@@ -210,6 +212,7 @@ def test_the_last_race_lists_the_runners_up_within_500_ms_closest_first():
         "pile_id": 0,
         "winner": 2,
         "runners_up": [{"seat": 0, "behind_ms": 200}, {"seat": 1, "behind_ms": 200}],
+        "tie": None,
     }
     assert g.last_race == expected
     for viewer in (None, 0, 1, 2):
@@ -219,7 +222,7 @@ def test_the_last_race_lists_the_runners_up_within_500_ms_closest_first():
 def test_a_slap_more_than_500_ms_behind_is_late_but_no_runner_up():
     g = taken_at(1.3)
     g.slap(1, 1.801, 0)
-    assert g.last_race == {"pile_id": 0, "winner": 2, "runners_up": []}
+    assert g.last_race == {"pile_id": 0, "winner": 2, "runners_up": [], "tie": None}
     assert g.stats(1).closest_loss_ms == 501
 
 
@@ -231,7 +234,7 @@ def test_the_race_is_replaced_by_the_next_pile_won_and_cleared_by_a_last_card_ta
     g.flip(0, 2.5)  # JH: seat 0's last card, taken at once
     assert g.last_race is None
     assert evs(g.slap(1, 2.6, 0)) == [  # pile 0's race is gone: only the id is known
-        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": None, "winner": None}
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": None, "winner": None, "tie": None}
     ]
 
 

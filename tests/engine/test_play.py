@@ -134,7 +134,9 @@ def test_the_first_slap_received_wins_and_the_next_one_is_late():
     first = g.slap(2, 1.25, pile_id=0)
     second = g.slap(1, 1.25, pile_id=0)
     assert kinds(first) == ["take"]
-    assert evs(second) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2}]
+    assert evs(second) == [
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2, "tie": None}
+    ]
     assert hands(g) == [["2H"], ["3C", "5C"], ["6D", "7D", "JS"]]
 
 
@@ -343,7 +345,9 @@ def test_a_late_slap_returns_a_late_event_and_changes_nothing():
     g.slap(2, 1.5)
     before = g.to_dict()
     events = g.slap(1, 1.5, pile_id=0)
-    assert evs(events) == [{"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2}]
+    assert evs(events) == [
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 0, "winner": 2, "tie": None}
+    ]
     assert table_part(g) == {k: v for k, v in before.items() if k not in PHOTO_FINISH}
 
 
@@ -356,7 +360,7 @@ def test_a_late_slap_costs_no_card_even_with_no_trigger_showing():
     events = g.slap(1, 3.0, pile_id=0)
     assert table_part(g) == before
     assert evs(events) == [
-        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 1500, "winner": 2}
+        {"kind": "late", "seat": 1, "pile_id": 0, "behind_ms": 1500, "winner": 2, "tie": None}
     ]
     assert hands(g) == [["2H"], ["3C", "5C"], ["7D", "JS"]]
     assert pile(g) == ["6D"]
@@ -372,7 +376,7 @@ def test_a_late_slap_leaves_an_open_trigger_open():
     g.flip(1, 2.5)
     g.flip(0, 3.0)  # JH on pile 1
     assert evs(g.slap(0, 3.1, pile_id=0)) == [
-        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 1600, "winner": 1}
+        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 1600, "winner": 1, "tie": None}
     ]
     assert g.slap_open
     assert pile(g) == ["3C", "JH"]

@@ -37,6 +37,8 @@ RULES = st.builds(
     collect_seconds=st.sampled_from([0.0, 0.5, 1.0]),
     trigger_timeout=st.sampled_from([0.0, 2.0, 8.0]),
     shuffle_taken=st.booleans(),
+    after_take=st.sampled_from(["winner", "left_of_winner"]),
+    tie_window_ms=st.sampled_from([0, 0, 25]),
 )
 
 
@@ -130,6 +132,9 @@ class SlapjackMachine(RuleBasedStateMachine):
         self.shown_at: float | None = start if self.game.slap_open else None
         self.lapsed = False
         self.race: tuple[int, int, float] | None = None  # (pile won, winner, when)
+        # The last race's tie, if the tie rule decided it: (seat next to flip, tied seats).
+        self.race_tie: tuple[int, frozenset[int]] | None = None
+        self.tying: tuple[int, frozenset[int]] | None = None  # the slap being played's tie
 
     def observe(self, events: list[Any], now: float) -> None:
         """Updates our record from what an accepted action caused, in order."""
@@ -143,6 +148,7 @@ class SlapjackMachine(RuleBasedStateMachine):
                 self.lapsed, self.shown_at = False, None
                 self.collect_until = now + self.rules.collect_seconds
                 self.race = (e.pile_id - 1, e.seat, now) if e.reason == "slap" else None
+                self.race_tie = self.tying if e.reason == "slap" else None
         if not trigger_shows(self.rules, pile(self.game)):
             self.shown_at = None
 
@@ -243,7 +249,9 @@ class SlapjackMachine(RuleBasedStateMachine):
             up = [(seat + k) % g.players for k in range(1, g.players)]
             assert g.next_to_play == next(s for s in up if not g.is_out(s))
 
-    def do_slap(self, seat: int, dt: float, aim: str, back: int) -> None:
+    def do_slap(
+        self, seat: int, dt: float, aim: str, back: int, tied_with: frozenset[int] = frozenset()
+    ) -> None:
         now = self.advance(dt)
         g = self.game
         pile_id = {"none": None, "current": g.pile_id, "old": max(0, g.pile_id - back)}[aim]
@@ -251,13 +259,16 @@ class SlapjackMachine(RuleBasedStateMachine):
         collecting = not g.pile and now < self.collect_until
         late = gone or collecting
         aimed = pile_id if gone else g.pile_id - 1
-        race = self.race
+        race, race_tie = self.race, self.race_tie
         due = self.expected_lapse(now)
         expected = self.expected_code("slap", seat, now)
         was_open = trigger_shows(self.rules, pile(g))
         old_hands, old_pile, old_id = hands(g), pile(g), g.pile_id
         before = (old_hands, old_pile, old_id, g.next_to_play, g.hand_sizes)
-        code, events = self.both("slap", seat, now, pile_id=pile_id)
+        self.tying = (g.next_to_play, tied_with) if tied_with else None
+        kwargs: dict[str, Any] = {"tied_with": tied_with} if tied_with else {}
+        code, events = self.both("slap", seat, now, pile_id=pile_id, **kwargs)
+        self.tying = None
         if late and expected == "frozen":
             assert code in {"frozen", None}  # a late slap by a frozen seat: either is fair
         else:
@@ -272,16 +283,19 @@ class SlapjackMachine(RuleBasedStateMachine):
             return
         done = "win" in [e.kind for e in events]  # a win may sweep the pile: skip exact checks
         if late:
-            winner = behind = None
+            winner = behind = tie = None
             if race is not None and race[0] == aimed:
                 winner = race[1]
                 behind = None if seat == winner else max(0, round((now - race[2]) * 1000))
+                if race_tie is not None and seat in race_tie[1]:
+                    tie = race_tie[0]
             assert evs(events)[0] == {
                 "kind": "late",
                 "seat": seat,
                 "pile_id": aimed,
                 "behind_ms": behind,
                 "winner": winner,
+                "tie": tie,
             }
             assert kinds_of(events[1:]) <= {"win"}
             if due is None:
@@ -303,7 +317,13 @@ class SlapjackMachine(RuleBasedStateMachine):
             elif not done:
                 assert hands(g)[seat] == old_hands[seat] + old_pile
                 assert pile(g) == []
-                assert g.next_to_play == seat
+            if not done:
+                first = seat
+                if self.rules.after_take == "left_of_winner":  # the next seat still in
+                    up = [(seat + k) % g.players for k in range(1, g.players)]
+                    first = next(s for s in up if not g.is_out(s))
+                assert g.next_to_play == first
+                assert g.hand_sizes[first] > 0
         else:
             false_slap = evs(events)[0]
             assert false_slap["kind"] == "false_slap"
@@ -358,6 +378,26 @@ class SlapjackMachine(RuleBasedStateMachine):
     @rule(seat=st.integers(0, 7), dt=st.sampled_from([0.0, 0.1, 0.4]))
     def race_for_the_trigger(self, seat, dt):
         self.do_slap(seat % self.game.players, dt, "current", 1)
+
+    @precondition(lambda self: self.game.slap_open and self.rules.tie_window_ms > 0)
+    @rule(
+        seats=st.lists(st.integers(0, 7), min_size=2, max_size=4, unique=True),
+        dt=st.sampled_from([0.0, 0.1, 0.4]),
+        gaps=st.lists(st.sampled_from([0.0, 0.01, 0.02]), min_size=3, max_size=3),
+    )
+    def a_tie_at_the_trigger(self, seats, dt, gaps):
+        """Slaps the room judged a genuine tie: the one the tie rule favours first, told
+        whom it tied with, then the others, each a little later, at the pile just won."""
+        self.advance(dt)  # a tick it brings may move the turn, and the tie's order with it
+        g = self.game
+        if g.over or not g.slap_open:
+            return
+        tied = g.tie_order({seat % g.players for seat in seats})
+        first, rest = tied[0], frozenset(tied[1:])
+        pile_id = g.pile_id
+        self.do_slap(first, 0.0, "current", 1, tied_with=rest)
+        for seat, gap in zip(tied[1:], gaps, strict=False):
+            self.do_slap(seat, gap, "old" if g.pile_id > pile_id else "current", 1)
 
     @precondition(lambda self: self.game.pile_id > 0)
     @rule(seat=st.integers(0, 7), dt=DT, back=st.integers(1, 3))
@@ -472,6 +512,7 @@ class SlapjackMachine(RuleBasedStateMachine):
         else:
             assert race is not None
             assert (race["pile_id"], race["winner"]) == self.race[:2]
+            assert race["tie"] == (None if self.race_tie is None else self.race_tie[0])
             assert all(r["behind_ms"] <= 500 for r in race["runners_up"])
 
     @invariant()

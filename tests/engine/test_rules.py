@@ -21,6 +21,8 @@ def test_defaults_are_the_digital_rules():
     assert r.collect_seconds == 1.0
     assert r.trigger_timeout == 8.0
     assert r.shuffle_taken is False
+    assert r.after_take == "winner"
+    assert r.tie_window_ms == 0
 
 
 def test_rules_are_frozen():
@@ -69,6 +71,13 @@ def test_every_house_rule_value_is_accepted():
         ("trigger_timeout", None),
         ("shuffle_taken", 1),
         ("shuffle_taken", "yes"),
+        ("after_take", "left"),
+        ("after_take", None),
+        ("tie_window_ms", -1),
+        ("tie_window_ms", 51),
+        ("tie_window_ms", 10.0),
+        ("tie_window_ms", True),
+        ("tie_window_ms", None),
     ],
 )
 def test_invalid_rules_raise_value_error_naming_the_field(field, value):
@@ -85,15 +94,25 @@ def test_invalid_rules_raise_value_error_naming_the_field(field, value):
         ("trigger_timeout", 0),
         ("trigger_timeout", 2.0),
         ("trigger_timeout", 60),
+        ("tie_window_ms", 0),
+        ("tie_window_ms", 1),
+        ("tie_window_ms", 50),
+        ("after_take", "left_of_winner"),
     ],
 )
-def test_the_bounds_of_the_collect_pause_and_the_trigger_timeout_are_accepted(field, value):
+def test_the_bounds_of_the_house_rules_are_accepted(field, value):
     assert getattr(Rules(**{field: value}), field) == value
 
 
 def test_an_old_rules_dict_without_the_new_fields_gets_their_defaults():
     old = {k: v for k, v in Rules().to_dict().items()}
-    for name in ("collect_seconds", "trigger_timeout", "shuffle_taken"):
+    for name in (
+        "collect_seconds",
+        "trigger_timeout",
+        "shuffle_taken",
+        "after_take",
+        "tie_window_ms",
+    ):
         del old[name]
     assert Rules.from_dict(old) == Rules()
 
@@ -119,6 +138,8 @@ def test_house_rules_round_trip_through_a_dict():
         collect_seconds=0.0,
         trigger_timeout=0.0,
         shuffle_taken=True,
+        after_take="left_of_winner",
+        tie_window_ms=25,
     )
     d = r.to_dict()
     assert Rules.from_dict(d) == r
@@ -133,6 +154,8 @@ def test_house_rules_round_trip_through_a_dict():
         "collect_seconds": 0.0,
         "trigger_timeout": 0.0,
         "shuffle_taken": True,
+        "after_take": "left_of_winner",
+        "tie_window_ms": 25,
     }
 
 

@@ -140,6 +140,7 @@ def test_simulate_takes_the_new_house_rules_and_refuses_bad_ones():
     run = simulate(
         "--players", "3", "--games", "5", "--seed", "4",
         "--collect-seconds", "0", "--trigger-timeout", "2", "--shuffle-taken",
+        "--after-take", "left_of_winner",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert sum(wins_by_seat(run.stdout).values()) == 5

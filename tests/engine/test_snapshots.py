@@ -60,9 +60,13 @@ def test_the_played_on_sequence_is_what_the_rules_say():
     assert answers[0] == "slap_pending"
     assert answers[1][0]["kind"] == "take"
     assert answers[1][0]["reaction_ms"] == 750
-    assert answers[2] == [{"kind": "late", "seat": 2, "pile_id": 0, "behind_ms": 0, "winner": 1}]
+    assert answers[2] == [
+        {"kind": "late", "seat": 2, "pile_id": 0, "behind_ms": 0, "winner": 1, "tie": None}
+    ]
     assert answers[3] == "collecting"  # seat 1 collects the pile until 106.75
-    assert answers[4] == [{"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 750, "winner": 1}]
+    assert answers[4] == [
+        {"kind": "late", "seat": 0, "pile_id": 0, "behind_ms": 750, "winner": 1, "tie": None}
+    ]
     assert answers[5] == [{"kind": "flip", "seat": 1, "card": "6C"}]
     assert answers[6] == [
         {"kind": "false_slap", "seat": 0, "card": None, "to": 1, "frozen_until": 109.0}
@@ -97,6 +101,7 @@ def test_a_snapshot_mid_pause_keeps_the_pause_the_race_and_the_shuffle():
             "pile_id": 0,
             "winner": 2,
             "runners_up": [{"seat": 1, "behind_ms": 40}],
+            "tie": None,
         }
     )
     for game in (g, twin):

@@ -1,4 +1,4 @@
-// Seen to be fair (issue 14): the photo finish on every screen, "too late by", the nudge
+// Seen to be fair: the photo finish on every screen, "too late by", the nudge
 // and the lapse, "Your turn" only when a flip would be taken, burned cards drawn apart.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -115,4 +115,37 @@ test("the rules summary names the new house rules when they differ from the defa
   assert.equal(rulesSummary({ ...base, collect_seconds: 1, trigger_timeout: 8 }, SCHEMA), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
   const all = rulesSummary({ ...base, collect_seconds: 2, trigger_timeout: 0, shuffle_taken: true }, SCHEMA);
   assert.equal(all, "Slap Jacks · wrong slap burns a card · 1.5 s freeze · 2 s to collect a pile · the table waits for every slap · won piles are shuffled");
+});
+
+test("a photo finish the tie rule decided says why the pile went where it did", () => {
+  // Seat 1 (Sam) was next to flip and tied with Priya.
+  const tied = (me, winner = 1, tie = 1, loser = 2) =>
+    table(me, { race: { pile_id: 4, winner, runners_up: [{ seat: loser, behind_ms: 0 }], tie } });
+  const before = (me) => table(me, won([]));
+  assert.equal(raceNews(tied(0), before(0)).text, "Sam and Priya tied: Sam was next to flip!");
+  assert.equal(raceNews(tied(1), before(1)).text, "You and Priya tied: you were next to flip!");
+  assert.equal(raceNews(tied(1), before(1)).tone, "good");
+  assert.equal(raceNews(tied(2), before(2)).text, "Sam and you tied: Sam was next to flip!");
+  // Ana was next to flip but did not slap: Priya sits nearest after her among the tied.
+  const after = raceNews(tied(1, 2, 0, 1), before(1));
+  assert.equal(after.text, "Priya and you tied: Priya sits nearest after Ana, who was next to flip!");
+  assert.equal(raceNews(tied(2, 2, 0, 1), before(2)).text, "You and Sam tied: you sit nearest after Ana, who was next to flip!");
+});
+
+test("the tied slapper who lost is told it was a tie, not by how many ms", () => {
+  const late = { kind: "late", seat: 2, pile_id: 4, behind_ms: 0, winner: 1, tie: 1 };
+  const effects = narrate(table(2), late, createViewState());
+  assert.deepEqual(effects[0], ["banner", { text: "A tie with Sam, and Sam was next to flip. No penalty.", tone: "", about: "" }]);
+  const untied = narrate(table(2), { ...late, behind_ms: 80, tie: null }, createViewState());
+  assert.equal(untied[0][1].text, "Too late by 80 ms! Sam was faster. No penalty.");
+});
+
+test("the rules summary names who flips after a take and the tie window", () => {
+  const base = { triggers: ["jack"], penalty: "burn", freeze_seconds: 1.5, decks: 1 };
+  assert.equal(rulesSummary({ ...base, after_take: "winner", tie_window_ms: 0 }, SCHEMA), "Slap Jacks · wrong slap burns a card · 1.5 s freeze");
+  const seeded = rulesSummary({ ...base, after_take: "left_of_winner", tie_window_ms: 25 }, SCHEMA);
+  assert.equal(
+    seeded,
+    "Slap Jacks · wrong slap burns a card · 1.5 s freeze · the winner's left flips next · slaps within 25 ms tie: the next to flip takes it",
+  );
 });

@@ -1,5 +1,5 @@
 // The lint rule that keeps state out of modules (eslint.config.js): it must catch the
-// module-level state the page used to keep, and let constants and the store pass.
+// module-level state a page's module could keep, and let constants and the store pass.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

@@ -5,7 +5,7 @@ malformed and binary frames. The server runs as `python -m app` does (its own pr
 uvloop, httptools), each table's clients from an address of its own (X-Forwarded-For from
 loopback, the trusted proxy).
 
-    .venv/bin/python tests/app/soak.py --tables 50 --minutes 10
+    .venv/bin/python -m bench.soak --tables 50 --minutes 10
 
 Prints: rooms alive at the end, stalls (a table playing with no change for longer than the
 autopilot allows), the longest any room lock was held and how often past the watchdog's
@@ -32,10 +32,9 @@ from typing import Any
 import httpx
 import socketio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from raw_client import RawClient
+from bench.harness import RawClient
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 IDLE_AUTOFLIP = 10.0  # the server's default: the autopilot flips for a seat idle this long
 STALL_SECONDS = IDLE_AUTOFLIP + 5.0  # no change while playing for longer: a stall
 
@@ -160,13 +159,13 @@ class Table:
         await self.come_back()
 
     async def silent_phone(self) -> None:
-        raw = await RawClient.open(self.target, headers=self.headers)  # type: ignore[arg-type]
+        raw = await RawClient.open(self.target, headers=self.headers)
         await raw.join(self.code, "Sleepy")
         await asyncio.sleep(25)  # answers nothing: the server's ping timeout must notice
         raw.ws.transport.abort()
 
     async def never_reads(self) -> None:
-        raw = await RawClient.open(self.target, headers=self.headers, small_buffer=True)  # type: ignore[arg-type]
+        raw = await RawClient.open(self.target, headers=self.headers, small_buffer=True)
         await raw.join(self.code, "Stuck")
         for _ in range(40):  # pongs blind for 20 s, reads nothing
             await raw.send("3")
@@ -174,7 +173,7 @@ class Table:
         raw.ws.transport.abort()
 
     async def junk(self) -> None:
-        raw = await RawClient.open(self.target, headers=self.headers)  # type: ignore[arg-type]
+        raw = await RawClient.open(self.target, headers=self.headers)
         await raw.join(self.code, "Junk")
         frames = ["42[", '42{"a":1}', "4x", '421["connect",{}]', '451-["sit",{}]', b"\x04bin"]
         for frame in frames * 20:

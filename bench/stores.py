@@ -1,6 +1,6 @@
 """Rough figures for the table stores (not a test: no pass or fail).
 
-    .venv/bin/python tests/app/bench_stores.py [--saves 2000]
+    .venv/bin/python -m bench.stores [--saves 2000]
 
 For memory, SQLite (a temp file) and Redis (a redis-server started on a free port, no
 persistence, then with the append-only file fsynced every second), with a snapshot shaped like
@@ -17,12 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from redis_server import RedisServer
-
 from app.stores import open_store
+from bench.harness import RedisServer
 from engine import Game
 
 
@@ -31,10 +27,13 @@ def mid_game_table() -> dict[str, object]:
     now = 0.0
     for _ in range(40):
         now += 1.1  # past a pile winner's collect pause (1 s)
+        seat = game.next_to_play
+        if seat is None:  # the game is over
+            break
         if game.slap_open:
-            game.slap(game.next_to_play, now=now)
-        elif game.winner is None:
-            game.flip(game.next_to_play, now=now)
+            game.slap(seat, now=now)
+        else:
+            game.flip(seat, now=now)
     return {
         "schema": 1,
         "version": 163,

@@ -1,6 +1,6 @@
 """Rough figures for the realtime server over loopback (not a test: no pass or fail).
 
-    .venv/bin/python tests/app/bench_realtime.py
+    .venv/bin/python -m bench.realtime
 
 1. ack round trip of `flip`/`slap` for one client in a 2-seat game;
 2. fan-out: from a `flip` to the last of 40 people in the room holding that `state` (the 40
@@ -16,19 +16,13 @@ act as fast as the server answers, and the collect pause would refuse their next
 import asyncio
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from app_harness import close_all, join, serving
 
 from app.ops.config import Settings
 from app.realtime.outgoing import Encoded
 from app.tables.registry import Rooms
 from app.wire import protocol
+from bench.harness import close_all, join, serving
 from engine import Rules
 
 
@@ -45,7 +39,8 @@ async def round_trips(rounds: int) -> None:
         await ann.ok("sit", {"seat": 0})
         await bob.ok("sit", {"seat": 1})
         await ann.ok("start")
-        by_seat, times = {0: ann, 1: bob}, []
+        by_seat = {0: ann, 1: bob}
+        times: list[float] = []
         while len(times) < rounds:
             state = ann.state
             if state["phase"] != "playing":
@@ -76,11 +71,12 @@ async def fan_out(rounds: int, people: int) -> None:
 
         def timed_commit(*args: object) -> None:
             began = time.perf_counter()
-            commit(*args)  # type: ignore[arg-type]
+            commit(*args)
             commits.append(time.perf_counter() - began)
 
-        room._commit = timed_commit  # type: ignore[method-assign]
-        by_seat, times = {c.seat: c for c in clients[:8]}, []
+        room._commit = timed_commit
+        by_seat = {c.seat: c for c in clients[:8]}
+        times: list[float] = []
         while len(times) < rounds and clients[0].state["phase"] == "playing":
             state = clients[0].state
             began = time.perf_counter()

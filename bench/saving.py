@@ -1,7 +1,7 @@
 """What saving tables costs the server: its CPU under the same game load with SLAPJACK_STORE
 `memory` (no writes) and a SQLite file (not a test: no pass or fail).
 
-    .venv/bin/python tests/app/bench_saving.py [--rooms 30] [--people 4] [--pace 0.35]
+    .venv/bin/python -m bench.saving [--rooms 30] [--people 4] [--pace 0.35]
 
 `python -m app` runs in its own process; this one plays: in each room 4 seated players and
 the rest watching, a flip or slap every `--pace` seconds per room (0.35 s: about the human
@@ -25,23 +25,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from app_harness import Client, close_all
 
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.stores.sqlite import SqliteStore
 from app.tables.room import SAVE_BEATS
 from app.tables.table import Table
+from bench.harness import Client, close_all
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")
 BEAT = 0.5 / SAVE_BEATS  # the server's beats at its default SLAPJACK_SAVE_SECONDS
 
@@ -115,7 +113,7 @@ async def play(clients: list[Client], pace: float, until: float) -> int:
         if reply["ok"]:
             actions += 1
             version = max((e.get("version", 0) for e in reply.get("events", [])), default=0)
-            await host.wait_state(lambda s, v=version: s["version"] >= v)  # type: ignore[misc]
+            await host.wait_state(lambda s, v=version: s["version"] >= v)
         next_at += pace  # on a fixed clock: the same load whatever the round trip
         await asyncio.sleep(max(0.0, next_at - time.monotonic()))
     return actions
@@ -139,6 +137,11 @@ async def measure(store: str, args: argparse.Namespace, workdir: Path) -> tuple[
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=60)
+
+
+def snapshot_now(table: Table) -> dict[str, Any]:
+    """What a room hands its saver: the table as of now."""
+    return table.to_dict(time.monotonic())
 
 
 def a_table_in_play(code: str) -> Table:
@@ -170,10 +173,7 @@ async def saving_alone(args: argparse.Namespace, workdir: Path) -> float:
     store = MemoryStore() if args.alone_store == "memory" else SqliteStore(workdir / "alone.db")
     await store.open()
     tables = [a_table_in_play(f"ROOM{i:02d}") for i in range(args.rooms)]
-    savers = [
-        Saver(store, t.code, lambda t=t: t.to_dict(time.monotonic()), delay=0.5, beat=BEAT)
-        for t in tables
-    ]
+    savers = [Saver(store, t.code, partial(snapshot_now, t), delay=0.5, beat=BEAT) for t in tables]
 
     async def changes(changed: Callable[[], None], until: float) -> None:
         await asyncio.sleep(random.uniform(0, args.pace))

@@ -1,0 +1,54 @@
+"""The suite's lanes: each test is marked by what it needs, read from where it lives and what
+its module imports, so `make check` can run what needs nothing (`-m unit`) and `make test`
+everything, spread over pytest-xdist workers.
+
+- browser:  tests/browser (Chromium and a server process)
+- cluster:  several app processes and nginx (deploy/cluster.py), or nginx itself
+- redis:    a redis-server of its own (redis_server.RedisServer)
+- realtime: the app served over real sockets (the `server` fixture, `serving`, a Client, a
+            raw client or a server process), waiting on real time
+- unit:     none of these: no server, no subprocess, no browser
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+# What a test module imports when it serves the app over real sockets.
+SERVING = ("serving", "Server", "Client", "RawClient", "Cluster", "App", "subprocess")
+
+
+def needs(item: pytest.Item) -> set[str]:
+    path = item.path
+    module = getattr(item, "module", None)
+    names = vars(module) if module is not None else {}
+    # A mark a test carries itself (say `realtime` on the one test of a module that waits on
+    # real time) counts as well.
+    found = {name for name in ORDER[:-1] if item.get_closest_marker(name) is not None}
+    if TESTS / "browser" in path.parents:
+        found.add("browser")
+    if "Cluster" in names or "find_binary" in names:  # deploy.cluster: nginx and processes
+        found.add("cluster")
+    if "RedisServer" in names:
+        found.add("redis")
+    if "server" in getattr(item, "fixturenames", ()) or any(name in names for name in SERVING):
+        found.add("realtime")
+    return found
+
+
+# The slowest kinds first: xdist hands tests out in this order, so a long browser game starts
+# early instead of ending the run alone, and the many quick unit tests fill the gaps at the end.
+ORDER = ("browser", "cluster", "redis", "realtime", "unit")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank: dict[str, int] = {}
+    for item in items:
+        found = needs(item) or {"unit"}
+        for name in sorted(found):
+            item.add_marker(getattr(pytest.mark, name))
+        rank[item.nodeid] = min(ORDER.index(name) for name in found)
+    items.sort(key=lambda item: rank[item.nodeid])  # stable: each module's order is kept
