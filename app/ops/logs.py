@@ -41,7 +41,9 @@ class Bounded(logging.Filter):
     def __init__(self, rate: float = 1.0, burst: int = 10) -> None:
         super().__init__()
         self.rate, self.burst = rate, float(burst)
-        self.tokens, self.stamp = float(burst), time.monotonic()
+        # Timed by the records' own stamps (`created`): a log filter reads no clock.
+        self.tokens = float(burst)
+        self.stamp: float | None = None
         self.untold = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -49,8 +51,9 @@ class Bounded(logging.Filter):
             logging.DEBUG
         ):
             return False
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        now = record.created
+        since = 0.0 if self.stamp is None else max(0.0, now - self.stamp)
+        self.tokens = min(self.burst, self.tokens + since * self.rate)
         self.stamp = now
         if self.tokens < 1:
             self.untold += 1
