@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import socket
 import sys
 from types import FrameType
@@ -98,7 +99,11 @@ def settle_the_heap(thresholds: tuple[int, int, int]) -> None:
     gc.set_threshold(*thresholds)
 
 
+PRIVATE_FILES = 0o077  # umask: whatever the process creates is its owner's alone
+
+
 def main() -> None:
+    os.umask(PRIVATE_FILES)  # the store, its journal, anything written later
     settings = load_settings()
     from app.main import app  # built from the same cached settings
 

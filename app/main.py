@@ -15,11 +15,12 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.cluster.node import cluster_node
 from app.ops.clock import Clock
 from app.ops.config import Settings, get_settings
-from app.ops.logs import configure_logging, log_event
+from app.ops.logs import configure_logging, library_logger, log_event
 from app.ops.metrics import Metrics
 from app.realtime.limits import PerAddress
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
+from app.realtime.polling import guarded_post, is_polled_post
 from app.realtime.stock import StockServer
 from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
@@ -49,6 +50,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         max_http_buffer_size=settings.max_message_bytes,
         ping_interval=settings.ping_interval_seconds,
         ping_timeout=settings.ping_timeout_seconds,
+        # Their lines as ours: JSON, no traceback for what a client sent, rate-limited.
+        logger=library_logger("socketio"),
+        engineio_logger=library_logger("engineio"),
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
     store = open_store(settings.store, newest_schema=NEWEST_SCHEMA, damaged=settings.store_damaged)
@@ -82,7 +86,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         if cluster is not None:
             await cluster.close()
 
-    api = FastAPI(title="Slapjack", lifespan=lifespan)
+    # No /docs, /redoc or /openapi.json on a public server unless asked for.
+    docs = settings.api_docs
+    api = FastAPI(
+        title="Slapjack",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     api.state.rooms = rooms
     api.state.settings = settings
     api.state.cluster = cluster
@@ -115,6 +127,9 @@ class GameApp(socketio.ASGIApp):  # type: ignore[misc]
             if host.lower().rsplit(":", 1)[0] not in self.allowed_hosts:
                 await PlainTextResponse("Unknown host", status_code=400)(scope, receive, send)
                 return
+        if is_polled_post(scope):
+            await guarded_post(self.engineio_server, super().__call__, scope, receive, send)
+            return
         await super().__call__(scope, receive, send)
 
 

@@ -100,6 +100,13 @@ class Settings(BaseSettings):
         gt=0,
         description="Connections one client address may open a minute (bursts of as many).",
     )
+    # A loop of bare connections costs the server, and its log, little.
+    opens_per_minute: float = Field(
+        default=600.0,
+        gt=0,
+        description="Engine.IO sessions (a websocket, or a long-polling session) one client "
+        "address may open a minute, joined or not (bursts of as many); beyond, refused (`401`).",
+    )
     flood_cutoff: int = Field(
         default=40,
         ge=1,
@@ -124,11 +131,42 @@ class Settings(BaseSettings):
         description="A request's headers and body must arrive within this (against "
         "slowloris clients).",
     )
+    # Counted from each connection's open (app/realtime/doors.py), whichever transport
+    # serves it: trickled requests and websockets that never join count.
     max_connections: int = Field(
-        default=2000,
+        default=4000,
         ge=1,
-        description="Connections and requests served at once; beyond, `503`. Keep the "
-        "process's file limit (`ulimit -n`) above it.",
+        description="Connections and requests served at once; beyond, `503`. 3,600 websockets "
+        "at about 29 KB each is ~105 MB. Keep the process's file limit (`ulimit -n`) above it.",
+    )
+    http_reserve: int = Field(
+        default=400,
+        ge=0,
+        description="Of `SLAPJACK_MAX_CONNECTIONS`, the connections websockets never take: pages, "
+        "the API and `/healthz` answer whatever websockets are open (a websocket past its "
+        "share is answered `503` at its upgrade).",
+    )
+    connections_per_address: int = Field(
+        default=500,
+        ge=1,
+        description="Connections one client address (an IPv6 one: its /64) may hold open at "
+        "once, HTTP and websocket, counted from the moment each opens (before a byte of it is "
+        "read); beyond, a connection is closed as it opens. A trusted proxy's own address has "
+        "no cap of its own: cap per address in the proxy (nginx `limit_conn`).",
+    )
+    websockets_per_address: int = Field(
+        default=300,
+        ge=1,
+        description="Of those, websockets (beyond, `503` at the upgrade). A school behind one "
+        "NAT playing 40 tables of 4 with a TV each holds 200 websockets, and a few HTTP "
+        "connections each for a moment while pages load: raise both for a bigger crowd "
+        "behind one address.",
+    )
+    connect_deadline_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="A connection that has not joined a room (its Socket.IO `CONNECT`, "
+        "refused or not) this long after it opened is closed.",
     )
     allowed_hosts: list[str] = Field(
         default=[],
@@ -140,6 +178,11 @@ class Settings(BaseSettings):
         default=True,
         description="Serve Prometheus metrics at `/metrics`; `false` answers `404` (keep them "
         "private on a public address).",
+    )
+    api_docs: bool = Field(
+        default=False,
+        description="Serve the HTTP API's description at `/docs`, `/redoc` and "
+        "`/openapi.json` (off on a public server).",
     )
 
     ping_interval_seconds: float = Field(
@@ -181,10 +224,20 @@ class Settings(BaseSettings):
         "store; at start, a saved table nobody was at for this long is dropped).",
     )
     unused_room_seconds: float = Field(
-        default=120.0,
+        default=60.0,
         gt=0,
-        description="A room nobody ever joined (created by a script, or a link never opened) "
-        "is closed after this long.",
+        description="A room nobody ever joined (created by a script, or a link never opened), "
+        "or whose only person left before a second came, is closed after this long.",
+    )
+    open_rooms_per_address: int = Field(
+        default=5,
+        ge=1,
+        description="Rooms one client address may hold open that two people have not been in "
+        "yet; beyond, `POST /api/rooms` answers `429` `rate_limited`. With every room taken "
+        "(`SLAPJACK_MAX_ROOMS`), a room nobody is in (never used first, then the oldest) of "
+        "the address that opened the most gives way to an address that opened fewer. A "
+        "school opening 40 tables from one address opens them as players arrive, or raises "
+        "this.",
     )
     abandon_seconds: float = Field(
         default=60.0,
@@ -204,11 +257,14 @@ class Settings(BaseSettings):
         description="Lag-fair judging (the house rule `lag_fair`, docs/protocol.md): while a "
         "room has it on, each connection's round trip is measured with a `ping` this often.",
     )
+    # What a player holding back pongs gains in every race: docs/protocol.md, "Lag-fair
+    # judging", says why 50 ms (bench/photo_finish.py).
     lag_cap_ms: int = Field(
-        default=150,
+        default=50,
         ge=0,
         le=1000,
-        description="Lag-fair judging: the longest network delay (ms) any player is credited with.",
+        description="Lag-fair judging: the longest network delay (ms) any player is credited "
+        "with, and so what a player who holds back pongs gains in every race.",
     )
 
     store: str = Field(

@@ -31,6 +31,62 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+class Bounded(logging.Filter):
+    """What the libraries under us log, made as bounded as our own lines: no traceback (a
+    client's malformed request is no bug of ours, and 10-21 lines each, as often as a
+    client likes, is a flood), at most `rate` lines a second for the whole server (burst
+    `burst`), each saying how many went untold before it; and uvicorn's lines below WARNING
+    (two per connection: opened, closed) only when the log level is debug."""
+
+    def __init__(self, rate: float = 1.0, burst: int = 10) -> None:
+        super().__init__()
+        self.rate, self.burst = rate, float(burst)
+        # Timed by the records' own stamps (`created`): a log filter reads no clock.
+        self.tokens = float(burst)
+        self.stamp: float | None = None
+        self.untold = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING and not logging.getLogger("app").isEnabledFor(
+            logging.DEBUG
+        ):
+            return False
+        now = record.created
+        since = 0.0 if self.stamp is None else max(0.0, now - self.stamp)
+        self.tokens = min(self.burst, self.tokens + since * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            self.untold += 1
+            return False
+        self.tokens -= 1
+        if record.exc_info:
+            error = record.exc_info[1]
+            record.exc_info, record.exc_text = None, None
+            fields = {"error": repr(error)[:200]}
+        else:
+            fields = {}
+        record.fields = {
+            **getattr(record, "fields", {}),
+            **fields,
+            "logger": record.name,
+            "untold": self.untold,
+        }
+        self.untold = 0
+        return True
+
+
+LIBRARIES = "app.libraries"  # python-socketio's and python-engineio's loggers (library_logger)
+
+
+def library_logger(name: str) -> logging.Logger:
+    """The logger a library is handed (python-socketio's `logger`, python-engineio's
+    `engineio_logger`): under `app`, so its lines are JSON lines, bounded (Bounded)."""
+    logger = logging.getLogger(f"{LIBRARIES}.{name}")
+    if not any(isinstance(f, Bounded) for f in logger.filters):
+        logger.addFilter(Bounded())
+    return logger
+
+
 def configure_logging(level: str, *, server_too: bool = False) -> None:
     """The app's log (and with `server_too` uvicorn's) goes to stdout as JSON lines; set up
     once, later calls only set the level."""
@@ -39,6 +95,8 @@ def configure_logging(level: str, *, server_too: bool = False) -> None:
         if not any(isinstance(h.formatter, JsonFormatter) for h in target.handlers):
             handler = logging.StreamHandler(sys.stdout)
             handler.setFormatter(JsonFormatter())
+            if target.name == "uvicorn":
+                handler.addFilter(Bounded())
             target.addHandler(handler)
             target.propagate = False
         target.setLevel(level.upper())

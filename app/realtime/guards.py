@@ -9,18 +9,20 @@ connection (`hang_up`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engineio import payload
 from socketio import packet
 
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
-from app.realtime.limits import TokenBucket
+from app.realtime.limits import PerAddress, TokenBucket
 from app.wire.protocol import ErrorCode, ProtocolError, ack
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
@@ -29,6 +31,11 @@ RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message"
 # a flood of bad frames must not become a flood of log lines.
 REFUSAL_LOG_RATE = 1.0
 REFUSAL_LOG_BURST = 10
+# A long-polling body: packets separated by this, at most python-engineio's number of them.
+PAYLOAD_SEPARATOR = "\x1e"
+MOST_POLLED_PACKETS = payload.Payload.max_decode_packets
+ENGINEIO_TYPES = frozenset("0123456")  # an Engine.IO packet's type, its first character
+MESSAGE_TYPE = "4"  # an Engine.IO MESSAGE (a Socket.IO packet), charged when it is handled
 
 
 @dataclass(eq=False, slots=True)
@@ -48,17 +55,74 @@ class FrameGuards:
     metrics: Metrics
     # python-socketio's (annotated only: a definition here would hide the server's own)
     packet_class: Any
+    manager: Any
     start_background_task: Callable[..., Any]
 
     def guard(self, settings: Settings, metrics: Metrics) -> None:
         self.settings, self.metrics = settings, metrics
         self._budgets: dict[str, FrameBudget] = {}
         self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
+        self._untold = 0  # refusals not logged since the last line
+        self._opens = PerAddress.per_minute(settings.opens_per_minute)
 
-    def budget_for(self, eio_sid: str, environ: dict[str, Any]) -> FrameBudget:
+    def budget_for(self, eio_sid: str, environ: dict[str, Any]) -> FrameBudget | None:
+        """A new Engine.IO session's budget; None, and nothing kept, when its address opened
+        its share of sessions this minute (the caller refuses it: python-engineio answers
+        401). It must join (a Socket.IO CONNECT) within SLAPJACK_CONNECT_DEADLINE_SECONDS,
+        or it is closed: an open connection that never joins holds one of the server's
+        connections for nothing."""
+        address = client_address(environ)
+        if not self._opens.take(address, time.monotonic()):
+            self.metrics.frames_refused.labels("opens_per_minute").inc()
+            self._tell("opens_per_minute", eio_sid, address, cut_off=True)
+            return None
         bucket = TokenBucket(self.settings.rate_per_second, self.settings.rate_burst)
-        budget = self._budgets[eio_sid] = FrameBudget(bucket, address=client_address(environ))
+        budget = self._budgets[eio_sid] = FrameBudget(bucket, address=address)
+        asyncio.get_running_loop().call_later(
+            self.settings.connect_deadline_seconds, self._joined_or_closed, eio_sid
+        )
         return budget
+
+    def _joined_or_closed(self, eio_sid: str) -> None:
+        budget = self._budgets.get(eio_sid)
+        if budget is None or budget.cut_off or self.manager.sid_from_eio_sid(eio_sid, "/"):
+            return
+        self._cut_off(eio_sid, budget, "no_connect")
+
+    def polled(self, eio_sid: str, body: bytes) -> bool:
+        """A long-polling POST's body, checked as a websocket's frames are (app/realtime/polling.py
+        calls this before python-engineio reads it): every packet but a message (charged
+        when it is handled) is charged to the connection's budget, and a body python-engineio
+        could not read (not UTF-8, more packets than it takes, an empty or unknown packet)
+        is refused as malformed, with the same cut-off. False: refused, never read."""
+        budget = self._budgets.get(eio_sid)
+        if budget is None:
+            return True  # no such connection: python-engineio answers that itself
+        if budget.cut_off:
+            return False
+        try:
+            packets = body.decode().split(PAYLOAD_SEPARATOR)
+        except UnicodeDecodeError:
+            self._malformed(eio_sid, budget, "undecodable")
+            return False
+        if len(packets) > MOST_POLLED_PACKETS:
+            self._malformed(eio_sid, budget, "too_many_packets")
+            return False
+        now = time.monotonic()
+        for text in packets:
+            kind = text[:1]
+            if kind == "b":
+                self._cut_off(eio_sid, budget, "binary")
+                return False
+            if kind not in ENGINEIO_TYPES:
+                self._malformed(eio_sid, budget, "undecodable")
+                return False
+            if kind != MESSAGE_TYPE:
+                if not budget.bucket.take(now):
+                    self._over_budget(eio_sid, budget, -1, None, None)
+                    return False
+                budget.refused_in_a_row = 0
+        return True
 
     async def hang_up(self, eio_sid: str) -> None:
         """Closes the connection at the transport (not only its Socket.IO session)."""
@@ -106,16 +170,24 @@ class FrameGuards:
 
     def _log_refusal(self, why: str, eio_sid: str, budget: FrameBudget, *, cut_off: bool) -> None:
         self.metrics.frames_refused.labels(why).inc()
-        # A cut-off is always told (once per connection, and connections are limited).
-        if cut_off or self._log_allowance.take(time.monotonic()):
+        self._tell(why, eio_sid, budget.address, cut_off=cut_off)
+
+    def _tell(self, why: str, eio_sid: str, address: str, *, cut_off: bool) -> None:
+        """One line, rate-limited for the whole server, cut-offs too (an address reconnecting
+        in a loop is cut off every time): each line says how many went untold before it."""
+        if self._log_allowance.take(time.monotonic()):
+            untold, self._untold = self._untold, 0
             log_event(
                 "frame_refused",
                 level=logging.WARNING,
                 why=why,
                 cut_off=cut_off,
                 sid=eio_sid,
-                address=budget.address,
+                address=address,
+                untold=untold,
             )
+        else:
+            self._untold += 1
 
 
 def client_address(environ: dict[str, Any]) -> str:

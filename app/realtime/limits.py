@@ -3,6 +3,7 @@ connections); in a cluster the per-address ones count across every process (Redi
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from typing import Any, Protocol
@@ -33,8 +34,12 @@ class TokenBucket:
 
 
 class PerAddress:
-    """One bucket per client address, forgetting them all past `limit` addresses (a flood of
-    addresses then costs memory no more than `limit` buckets)."""
+    """One bucket per client address (IPv6 by /64: `address_key`), in at most `limit` buckets.
+    When the table is full, the buckets that have refilled are forgotten first (a full
+    bucket is what a new one would be: nothing is lost), then those with a token to spare;
+    an address that is being limited is never forgotten. With every bucket limited (a flood
+    of addresses, each of them refused) a new address is refused too: forgetting the
+    guilty would let them all start again."""
 
     def __init__(self, rate: float, burst: float, limit: int = 10_000) -> None:
         self.rate, self.burst, self.limit = rate, burst, limit
@@ -46,16 +51,55 @@ class PerAddress:
         return cls(count / 60, count)
 
     def take(self, address: str, now: float) -> bool:
-        bucket = self._buckets.get(address)
+        key = address_key(address)
+        bucket = self._buckets.get(key)
         if bucket is None:
-            if len(self._buckets) >= self.limit:
-                self._buckets.clear()
-            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
+            if len(self._buckets) >= self.limit and not self._make_room(now):
+                return False
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
+            bucket.stamp = now
         return bucket.take(now)
+
+    def _make_room(self, now: float) -> bool:
+        """Forgets buckets no address is limited by, the fullest first, down to nine
+        tenths of the limit (so that this walk is rare); False if none could go."""
+        keep = self.limit * 9 // 10
+        spare = sorted(
+            (
+                (min(self.burst, b.tokens + (now - b.stamp) * self.rate), key)
+                for key, b in self._buckets.items()
+            ),
+            reverse=True,
+        )
+        for tokens, key in spare:
+            if len(self._buckets) <= keep or tokens < 1:
+                break  # the rest are limited: kept
+            del self._buckets[key]
+        if len(self._buckets) >= self.limit:
+            log_event("limit_table_full", level=logging.WARNING, addresses=len(self._buckets))
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return len(self._buckets)
 
     async def admit(self, address: str, now: float) -> bool:
         """`take`, with the shared limit's signature."""
         return self.take(address, now)
+
+
+def address_key(address: str) -> str:
+    """What one client is counted as: its IPv4 address, or its IPv6 address's /64 (a single
+    host is usually given a whole /64, and picks a new address in it at will)."""
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return f"{ipaddress.IPv6Network((int(ip) >> 64 << 64, 64))}"
 
 
 class AddressLimit(Protocol):
@@ -77,6 +121,7 @@ class SharedPerAddress:
     async def admit(self, address: str, now: float) -> bool:
         wall = time.time()  # every process must agree on which minute it is
         minute = int(wall // WINDOW_SECONDS)
+        address = address_key(address)
         into = (wall % WINDOW_SECONDS) / WINDOW_SECONDS
         this, last = f"{self.prefix}{address}:{minute}", f"{self.prefix}{address}:{minute - 1}"
         try:

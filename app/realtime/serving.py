@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover
 
 from app.ops.config import Settings
 from app.ops.logs import log_event
+from app.realtime.doors import Doors
 from app.realtime.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
@@ -52,10 +53,17 @@ class DeadlineHttp(HttpToolsProtocol):
     held its connection, and a file descriptor, for ever."""
 
     request_timeout = 10.0  # seconds; deadline_http() makes a class with the setting's
+    doors: Doors | None = None  # the server's count of open connections (app/realtime/doors.py)
     _deadline: asyncio.TimerHandle | None = None
+    _door: str | None = None  # the address this connection is counted under, while it is
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if self.doors is not None:
+            self._door = self.doors.opened(self.client)
+            if self._door is None:  # its address holds its share: closed before a byte is read
+                transport.abort()
+                return
         self._arm()
 
     def on_message_begin(self) -> None:
@@ -68,10 +76,25 @@ class DeadlineHttp(HttpToolsProtocol):
 
     def handle_websocket_upgrade(self) -> None:
         self._disarm()  # the websocket has its own pings
+        doors, door = self.doors, self._door
+        if doors is None or door is None:
+            super().handle_websocket_upgrade()
+            return
+        if not doors.upgrade(door):  # no room for one more websocket: HTTP keeps its reserve
+            self.transport.write(WEBSOCKETS_FULL)
+            self.transport.close()
+            return
+        self._door = None  # counted as a websocket from here: the websocket's end uncounts it
         super().handle_websocket_upgrade()
+        # Whichever websocket protocol serves it, its frames pass the meter first.
+        websocket: Any = self.transport.get_protocol()
+        self.transport.set_protocol(doors.metered(websocket, self.transport, door))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._door is not None and self.doors is not None:
+            self.doors.closed(self._door)
+            self._door = None
         super().connection_lost(exc)
 
     def _arm(self) -> None:
@@ -335,8 +358,14 @@ def waits_for_a_frame(conn: ServerProtocol) -> bool:
 _AT_EOF = StreamReader.at_eof.__code__
 
 
-def deadline_http(seconds: float) -> type[DeadlineHttp]:
-    return type("DeadlineHttp", (DeadlineHttp,), {"request_timeout": seconds})
+def deadline_http(seconds: float, doors: Doors | None = None) -> type[DeadlineHttp]:
+    return type("DeadlineHttp", (DeadlineHttp,), {"request_timeout": seconds, "doors": doors})
+
+
+WEBSOCKETS_FULL = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 20\r\nconnection: close\r\n\r\nToo many connections"
+)
 
 
 def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
@@ -347,7 +376,8 @@ def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Con
         "port": settings.port,
         "log_level": settings.log_level,
         "loop": "uvloop",
-        "http": deadline_http(settings.request_timeout_seconds),
+        # Both transports: every connection counted from its open (app/realtime/doors.py).
+        "http": deadline_http(settings.request_timeout_seconds, Doors(settings)),
         # `lean`: ours, which hands each text frame to the app as it is read and writes
         # without a coroutine. `stock`: uvicorn's own choice ("auto": the websockets
         # sans-I/O protocol, which LeanWebSocket extends), as any ASGI app gets it.

@@ -106,7 +106,8 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         await self.hang_up(eio_sid)
 
     async def engineio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
-        self.budget_for(eio_sid, environ)
+        if self.budget_for(eio_sid, environ) is None:
+            return False  # refused: python-engineio answers 401
         socket = self.eio.sockets.get(eio_sid)  # made just before this event, with its queue
         if socket is not None and isinstance(socket.queue, OutgoingQueue):
             socket.queue.sid = eio_sid

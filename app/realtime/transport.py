@@ -474,8 +474,9 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
     def _engineio_server_class(self) -> type[GameEngineIO]:
         return GameEngineIO
 
-    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> None:
-        self.budget_for(eio_sid, environ)
+    async def _handle_eio_connect(self, eio_sid: str, environ: dict[str, Any]) -> Any:
+        if self.budget_for(eio_sid, environ) is None:
+            return False  # refused: python-engineio answers 401
         # The connect request's body reader: python-engineio's ASGI driver makes a class for
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).

@@ -249,6 +249,7 @@ class SqliteStore:
         (sound) SQLite database, StoreError if it cannot be opened at all."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            keep_private(self.path)
             db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(f"sqlite store {self.path}: {error}") from error
@@ -324,3 +325,17 @@ def _is_damage(error: sqlite3.Error) -> bool:
 
 def _upsert(rows: list[Row], db: sqlite3.Connection) -> None:
     db.executemany(UPSERT_SQL, rows)
+
+
+PRIVATE = 0o600  # every hidden hand and shuffle seed is in the file: its owner's alone
+
+
+def keep_private(path: Path) -> None:
+    """Creates the database file readable and writable by its owner only, and makes an
+    existing one (and its -wal and -shm) so. SQLite creates -wal and -shm with the
+    database file's own permissions."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE))
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            if file.stat().st_mode & 0o777 != PRIVATE:
+                file.chmod(PRIVATE)

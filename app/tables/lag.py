@@ -6,7 +6,7 @@ page answers `pong` with it; the time between is one sample. The
 estimate is a low percentile of the recent samples, so a player who holds some answers
 back (to look slow and be compensated more) moves it little, and nobody can look faster
 than their network: a pong cannot come before its ping. It is capped (SLAPJACK_LAG_CAP_MS,
-150 ms by default), so even a player who delays every answer gains at most the cap.
+50 ms by default), so even a player who delays every answer gains at most the cap.
 
 Synchronous and clock-free like the Table: `now` comes in. Not part of a snapshot: a
 restored room measures again.

@@ -57,6 +57,9 @@ class Rooms:
         self.store: Store = store if store is not None else MemoryStore()
         self.draining = False  # the server is shutting down: no new rooms or people
         self._rooms: dict[str, Room] = {}
+        # The rooms each client address opened (POST /api/rooms), oldest first, while open.
+        self._opened: dict[str, dict[str, None]] = {}
+        self._opener: dict[str, str] = {}  # room code: the address that opened it
         self._deleting: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
 
@@ -142,18 +145,67 @@ class Rooms:
         log_event("room_opened", room=code, rules=room.table.rules_shown())
         return room
 
-    async def open_room(self, rules: Rules | None = None, *, lag_fair: bool = False) -> Room:
+    async def open_room(
+        self, rules: Rules | None = None, *, lag_fair: bool = False, opener: str | None = None
+    ) -> Room:
         """POST /api/rooms: a new room under a code no stored table has, written to the
-        store before its link is given out."""
-        self._check_room_for_one_more()  # refused before asking the store anything
+        store before its link is given out. `opener`: who asks, as the per-address limits
+        count them (an IPv6 client by its /64; see `_make_room_for`)."""
+        key = opener
+        self._make_room_for(key)  # refused before asking the store anything
         code = await self._unused_code()
         room = self.create(rules, lag_fair=lag_fair, code=code)
+        if key is not None:
+            self._opened.setdefault(key, {})[code] = None
+            self._opener[code] = key
         assert room.saver is not None
         room.saver.changed(urgent=True)
         # The store down: logged by the Saver, which keeps trying; the room is open anyway.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(room.saver.flush(), FIRST_SAVE_SECONDS)
         return room
+
+    def _make_room_for(self, opener: str | None) -> None:
+        """Rooms cannot be hoarded: an address holds at most SLAPJACK_OPEN_ROOMS_PER_ADDRESS
+        rooms that have not had two people in them yet (rate_limited beyond), and when every
+        room is taken, an address holding fewer rooms than another gets one of that one's
+        rooms nobody is in (the least used first) rather than a 503."""
+        if opener is not None:
+            waiting = [code for code in self._opened.get(opener, ()) if not self._in_use(code)]
+            if len(waiting) >= self.settings.open_rooms_per_address:
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    "your rooms are waiting for players: share one, or wait for one to close",
+                )
+        if opener is not None and len(self._rooms) >= self.settings.max_rooms:
+            self._give_up_one_for(opener)
+        self._check_room_for_one_more()
+
+    def _in_use(self, code: str) -> bool:
+        """Whether two people have been in the room (its opener alone is no use)."""
+        room = self._rooms.get(code)
+        return room is not None and room.used
+
+    def _give_up_one_for(self, opener: str) -> None:
+        """Closes one room nobody is in, of the address that opened the most (more than
+        `opener` did): one never used first, then the oldest."""
+        mine = len(self._opened.get(opener, ()))
+        holders = sorted(self._opened.items(), key=lambda item: len(item[1]), reverse=True)
+        for holder, codes in holders:
+            if holder == opener or len(codes) <= mine:
+                break
+            empty = [
+                code
+                for code in codes
+                if (room := self._rooms.get(code)) is not None and not room.table.connected()
+            ]
+            if not empty:
+                continue
+            unused = [code for code in empty if not self._in_use(code)]
+            victim = self._rooms[(unused or empty)[0]]
+            log_event("room_given_up", room=victim.code, holder=holder, held=len(codes))
+            victim.close()
+            return
 
     def _check_room_for_one_more(self) -> None:
         if self.draining:
@@ -248,14 +300,24 @@ class Rooms:
         forgotten here (no timer, no change), its stored table kept for the process that
         takes it."""
         room = self._rooms.pop(code, None)
+        self._forget_opener(code)
         if room is not None:
             room.stop()  # timers and its Saver stop; the stored table stays
             room._answer_held_slaps()
         return room
 
+    def _forget_opener(self, code: str) -> None:
+        opener = self._opener.pop(code, None)
+        if opener is not None:
+            codes = self._opened.get(opener, {})
+            codes.pop(code, None)
+            if not codes:
+                self._opened.pop(opener, None)
+
     def _closed(self, code: str) -> None:
         """A room closed for good (expired): gone from here and from the store."""
         room = self._rooms.pop(code, None)
+        self._forget_opener(code)
         log_event("room_closed", room=code)
         if room is not None and room.saver is not None:
             task = asyncio.get_running_loop().create_task(self._delete(room.saver))

@@ -243,6 +243,9 @@ class Room:
         # never kept for a full collection by a cycle through its timers.
         room = weakref.ref(self)
         self._timers.gate = lambda: (held := room()) is not None and held.may_judge()
+        # Whether two people have been in it (a restored table is taken to have been): a
+        # room only its opener came to is of no use to anyone else, and goes soon.
+        self.used = table is not None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = clock.now() + settings.unused_room_seconds
@@ -808,10 +811,17 @@ class Room:
         self._schedule_abandon(now)
         self._schedule_host()
         self._schedule_ping(now, anyone)
+        if not self.used and len(self.table.people) >= 2:
+            self.used = True
         if anyone:
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
-            self._timers.at("expiry", now + self.settings.room_expiry_seconds, self._expire)
+            keep = (
+                self.settings.room_expiry_seconds
+                if self.used
+                else self.settings.unused_room_seconds
+            )
+            self._timers.at("expiry", now + keep, self._expire)
 
     def _schedule_ping(self, now: float, anyone: bool) -> None:
         """Lag pings while lag-fair judging is on and someone is here to answer: at once

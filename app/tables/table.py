@@ -384,6 +384,10 @@ class Table:
     def sit(self, person_id: str, seat: int | None, now: float) -> Done:
         """Sit in `seat` (None: the seat already held, else the first free one)."""
         person = self._connected_person(person_id)
+        if person.screen:  # a shared screen has no controls: seated, every turn would stall
+            raise ProtocolError(
+                ErrorCode.BAD_REQUEST, "a shared screen only watches: it never sits"
+            )
         self._check_between_games()
         current = self.seat_of(person.id)
         wanted = seat

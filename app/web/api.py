@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from app.cluster.node import ClusterNode
 from app.ops.metrics import CONTENT_TYPE
+from app.realtime.limits import address_key
 from app.tables.registry import Rooms
 from app.tables.table import merged_rules
 from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
@@ -46,7 +47,8 @@ async def create_room(request: Request) -> Any:
         if cluster is not None:  # in Redis, for whichever process the router picks
             code = await cluster.open_table(rules, lag_fair=lag_fair)
         else:
-            code = (await rooms.open_room(rules, lag_fair=lag_fair)).code
+            opener = address_key(client_host(request))
+            code = (await rooms.open_room(rules, lag_fair=lag_fair, opener=opener)).code
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": code, "url": f"/r/{code}"}, status_code=201)

@@ -29,6 +29,7 @@ from app.realtime.guards import client_address
 from app.realtime.limits import AddressLimit, PerAddress
 from app.tables.registry import Rooms
 from app.tables.room import Room
+from app.tables.table import BOT_NAMES
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
@@ -76,7 +77,7 @@ def install(
             if rooms.draining:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
-            name = clean_name(wanted.name)
+            name = clean_name(wanted.name, reserved=BOT_NAMES)
             room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")

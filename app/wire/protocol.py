@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
@@ -192,9 +193,10 @@ def parse_auth(auth: Any) -> Auth:
         raise ProtocolError(ErrorCode.BAD_AUTH, "auth must be {room, name, token}") from None
 
 
-def clean_name(name: str) -> str:
+def clean_name(name: str, reserved: Iterable[str] = ()) -> str:
     """The name as stored and shown: trimmed; refused when empty, long, with controls or
-    line breaks, with nothing visible in it, or dressed as a bot ("Hard bot")."""
+    line breaks, with nothing visible in it, or dressed as a bot: "Hard bot", or one of
+    the `reserved` names (the bots'), compared by their skeletons (`skeleton`)."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
@@ -202,9 +204,25 @@ def clean_name(name: str) -> str:
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
     if not any(_visible(ch) for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
-    if BOT_LIKE.search(trimmed):
+    drawn = skeleton(trimmed)
+    if BOT_LIKE.search(trimmed) or BOT_LIKE.search(drawn):
         raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
+    if any(drawn.replace(" ", "") == skeleton(other).replace(" ", "") for other in reserved):
+        raise ProtocolError(ErrorCode.BAD_NAME, "that name is a bot's")
     return trimmed
+
+
+def skeleton(text: str) -> str:
+    """What `text` looks like, after UTS #39's skeleton: compatibility forms folded (NFKD:
+    fullwidth, ligatures, styled letters), marks dropped, case folded, and the letters of
+    other scripts that draw as Latin ones (CONFUSABLES: Cyrillic, Greek, Cherokee and
+    digits, as Unicode's confusables.txt maps them) replaced by those; runs of spaces and
+    punctuation between words are one space. Two names with one skeleton read alike."""
+    folded = unicodedata.normalize("NFKD", text)
+    letters = "".join(CONFUSABLES.get(ch, ch) for ch in folded if not unicodedata.combining(ch))
+    drawn = "".join(CONFUSABLES.get(ch, ch) for ch in letters.casefold())
+    drawn = drawn.replace("rn", "m").replace("vv", "w")
+    return " ".join(re.split(r"[\W_]+", drawn)).strip()
 
 
 # Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
@@ -213,6 +231,39 @@ NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # Letters by category that draw nothing: the Hangul fillers and the braille blank.
 BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
+# Letters drawn as Latin ones, from Unicode's confusables.txt (the ones a name can be
+# dressed in from a phone's keyboard: Cyrillic, Greek, Armenian, look-alike digits and
+# signs); capitals are mapped before case is folded, small letters after.
+CONFUSABLES = {
+    **dict(
+        zip(
+            "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423\u0405\u0406\u0408\u051a\u051c",
+            "ABEKMHOPCTXYSIJQW",
+            strict=True,
+        )
+    ),  # Cyrillic
+    **dict(
+        zip(
+            "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+            "ABEZHIKMNOPTYX",
+            strict=True,
+        )
+    ),  # Greek
+    **dict(
+        zip(
+            "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u0501\u051b\u051d\u04cf",
+            "aeopcyxsijhdqwl",
+            strict=True,
+        )
+    ),  # Cyrillic
+    **dict(zip("\u03bf\u03b1\u03b9\u03bd\u03c1\u03c5", "oaivpu", strict=True)),  # Greek
+    **dict(zip("\u0578\u057d\u0585", "nuo", strict=True)),  # Armenian
+    "0": "o",
+    "1": "l",
+    "|": "l",
+    "\u0131": "i",
+    "\u0261": "g",
+}
 
 
 def _visible(ch: str) -> bool:

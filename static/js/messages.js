@@ -238,7 +238,7 @@ const MESSAGES = {
   "rules.tie_window_ms.help": "(the tied player next to flip takes the pile)",
   "rules.milliseconds": "{number} ms",
   "rules.lag_fair": "Lag-fair judging",
-  "rules.lag_fair.help": "(a slow connection's slaps count up to 150 ms earlier)",
+  "rules.lag_fair.help": "(a slow connection's slaps count up to 50 ms earlier)",
   // The house rules in one line (panels.js), by the same schema.
   "summary.slap": "Slap {triggers}",
   "summary.give": "wrong slap gives a card",

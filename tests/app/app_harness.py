@@ -40,7 +40,9 @@ FAST = {
     "rate_per_second": 10_000.0,
     "rate_burst": 10_000,
     "rooms_per_minute": 10_000.0,
+    "open_rooms_per_address": 10_000,  # tests open many rooms from 127.0.0.1
     "connects_per_minute": 100_000.0,
+    "opens_per_minute": 100_000.0,
 }
 
 

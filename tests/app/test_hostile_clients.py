@@ -188,8 +188,9 @@ async def test_malformed_frames_are_counted_logged_briefly_and_cut_off() -> None
             logger.removeHandler(records)
     assert not [r for r in records.records if r.exc_info], "a traceback was logged"
     refused = [r for r in records.records if r.getMessage() == "frame_refused"]
-    assert 1 <= len(refused) <= 12  # one line each, rate-limited: not one per frame
-    assert any(r.fields["cut_off"] for r in refused)  # type: ignore[attr-defined]
+    # One line each, rate-limited for the whole server, the cut-off's too (an address
+    # reconnecting in a loop is cut off each time): not one per frame.
+    assert 1 <= len(refused) <= 12
 
 
 # ---- 5: limits per real client address ---------------------------------------------------
@@ -307,7 +308,18 @@ async def test_allowed_hosts_refuse_a_rebound_name() -> None:
 
 async def test_names_with_nothing_visible_or_dressed_as_bots_are_refused(server: Any) -> None:
     code = await server.new_room()
-    for name in ["\u3164", "\u2800\u2800", "a\u2028b", "\u115f\u1160", "Hard bot", "EASY BOT"]:
+    dressed = [
+        "Hard bot",
+        "EASY BOT",
+        "Hard b\u043et",  # a Cyrillic o
+        "\uff28\uff41\uff52\uff44 \uff42\uff4f\uff54",  # fullwidth
+        "Sprocket",  # a bot's own name (app/tables/table.py BOT_NAMES), in any dress:
+        "SPR0CKET",
+        "robo-rita",
+        "\u0405\u0440r\u043e\u0441k\u0435t",  # Cyrillic S, p, o, c, e
+        "Pix\u0435l",
+    ]
+    for name in ["\u3164", "\u2800\u2800", "a\u2028b", "\u115f\u1160", *dressed]:
         client = Client(server, code, name)
         try:
             await client.connect()
@@ -317,6 +329,10 @@ async def test_names_with_nothing_visible_or_dressed_as_bots_are_refused(server:
             raise AssertionError(f"{name!r} was accepted")
         finally:
             await client.close()
+    for name in ["Ann", "Nurul Aisyah", "\u041f\u0451\u0442\u0440", "Rob", "Pixie", "Zo\u00eb"]:
+        person = Client(server, code, name)
+        await person.connect()  # names of people, in any script, pass
+        await person.close()
 
 
 # ---- 2: host hand-over under uvloop ------------------------------------------------------

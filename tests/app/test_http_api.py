@@ -80,3 +80,11 @@ async def test_one_address_opening_room_after_room_is_slowed_down() -> None:
         answers = [await http.post("/api/rooms") for _ in range(4)]
         assert [a.status_code for a in answers] == [201, 201, 201, 429]
         assert answers[-1].json()["error"]["code"] == "rate_limited"
+
+
+async def test_the_api_description_is_private_unless_asked_for(server: Server) -> None:
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        for path in ("/docs", "/redoc", "/openapi.json"):
+            assert (await http.get(path)).status_code == 404, path
+    async with serving(api_docs=True) as shown, httpx.AsyncClient(base_url=shown.url) as http:
+        assert (await http.get("/openapi.json")).status_code == 200

@@ -153,7 +153,8 @@ async def test_a_room_nobody_is_in_closes() -> None:
     clock = ManualClock()
     async with serving(clock, room_expiry_seconds=600) as server:
         code = await server.new_room()
-        ann = await Client(server, code, "Ann").connect()
+        ann, bob = await join(server, code, "Ann", "Bob")  # used: it lives room_expiry_seconds
+        await bob.close()
         await clock.advance(3600)
         assert server.rooms.get(code) is not None  # someone is in: it stays open
         await ann.close()

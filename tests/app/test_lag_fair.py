@@ -325,7 +325,7 @@ async def races(lag_fair: bool) -> tuple[int, int, dict[str, Any]]:
     how many each won, and the far seat's state entry at the end."""
     # A ping every 0.25 s: longer than the far round trip, or each ping would replace the last.
     async with (
-        serving(lag_ping_seconds=0.25) as server,
+        serving(lag_ping_seconds=0.25, lag_cap_ms=150) as server,  # above the far one's trip
         DelayingProxy(server.port, NEAR_TO_FAR_MS / 2000) as proxy,
     ):
         code = await server.new_room(collect_seconds=0, lag_fair=lag_fair)

@@ -485,6 +485,22 @@ def test_a_shared_screen_asks_to_watch_and_is_not_seated_nor_made_host() -> None
     assert restored.people["p-tv"].screen and not restored.people[bob].screen
 
 
+def test_a_shared_screen_can_never_sit() -> None:
+    table = new_table()
+    table.join("Big screen", None, 0.0, watch=True, new_id="p-tv", new_token="tv")
+    join(table, "Ann", 1.0)
+    before = table.to_dict(2.0)
+    for seat in (None, 3):
+        with pytest.raises(ProtocolError) as refused:
+            table.sit("p-tv", seat, 2.0)
+        assert refused.value.code == ErrorCode.BAD_REQUEST
+    assert table.to_dict(2.0) == before and table.seat_of("p-tv") is None
+    # Back with its token (another visit of the TV page): still only watching.
+    table.join("Big screen", "tv", 3.0, watch=True)
+    with pytest.raises(ProtocolError):
+        table.sit("p-tv", None, 3.0)
+
+
 def test_a_newcomer_during_or_after_a_game_watches() -> None:
     table, ann, _bob = lobby_of_two()
     table.start(ann, 0.0, seed=1)
