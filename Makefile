@@ -27,8 +27,10 @@ run: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 
 test: lint typecheck jslint jstest pytest
 
-# The inner loop: lint, types and unit tests (Python and JS): no server, no browser.
-check: lint typecheck jslint jstest unit
+# The inner loop: lint, types and unit tests (Python and JS): no server, no browser. Two at
+# a time: the unit tests keep one core busy while the linters and mypy take the other.
+check:
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint typecheck jslint jstest unit
 
 # pytest-xdist workers for `make test`. Most tests wait on sockets, a server's timers or a
 # browser, so more workers than cores pays; more than this loaded a 2-core machine enough
