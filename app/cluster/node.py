@@ -164,7 +164,7 @@ class ClusterNode:
         opened = 0
         for code in await self.store.codes():
             async with self._lock(code):
-                if self.rooms.get(code) is None and await self.ownership.take(code):
+                if self.rooms.get(code) is None and await self.ownership.take_if_free(code):
                     opened += await self._open(code) is not None
         log_event("cluster_node_started", node=self.node, tables=opened)
 

@@ -177,7 +177,7 @@ class Ownership:
 
     # ---- taking, keeping and giving up a table --------------------------------------------
 
-    async def take(self, code: str) -> bool:
+    async def take_if_free(self, code: str) -> bool:
         """Takes the table's lease if nobody holds it, or if we watched its holder's lease
         stand still for a whole lease (nobody is asked to hand it over)."""
         watched = self._watched.get(code)
@@ -217,7 +217,7 @@ class Ownership:
         self._claiming.add(code)
         try:
             while True:
-                if await self.take(code):
+                if await self.take_if_free(code):
                     return True
                 watched = self._watched.get(code)
                 holder = None if watched is None else watched[0].node
@@ -344,7 +344,7 @@ class Ownership:
                 self._subscribed.set()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
-                        self._heard(message.get("data"))
+                        self._on_channel_note(message.get("data"))
             except RedisError as error:
                 if self._subscribed.is_set():  # once per outage
                     log_event("handover_channel_lost", level=logging.WARNING, reason=str(error))
@@ -354,7 +354,7 @@ class Ownership:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
-    def _heard(self, data: object) -> None:
+    def _on_channel_note(self, data: object) -> None:
         try:
             note = json.loads(data) if isinstance(data, str) else None
         except ValueError:

@@ -141,7 +141,7 @@ class WatchedLock(asyncio.Lock):
         self._since = 0.0
         self._told = False
 
-    def take(self) -> bool:
+    def acquire_now(self) -> bool:
         """Takes the lock at once if it is free and nobody waits for it: what `acquire`
         does then (asyncio.Lock's own first test, whose state it reads), without the
         coroutines of `async with` (`__aenter__`, `acquire`, the base's `acquire`,

@@ -8,7 +8,7 @@ causes are queued, not awaited), so `first_step` runs it right away, where its f
 read; only one that waits (a held lock, a lag-fair slap's judging) becomes a task, which
 goes on from that wait.
 
-`Resumed` is what such a task runs: a `collections.abc.Coroutine` that hands the task
+`ResumingWork` is what such a task runs: a `collections.abc.Coroutine` that hands the task
 what the work waits on first, then passes each value and exception the task sends (a
 result, a cancellation) into the work, exactly as if the task had run it from its start.
 Made with a `line` (a set), it also leaves that set when its task takes its first step,
@@ -29,10 +29,10 @@ import asyncio
 from collections.abc import Coroutine, Generator
 from typing import Any
 
-_FROM_ITS_START = object()  # a Resumed whose work has not begun: its first send starts it
+_FROM_ITS_START = object()  # a ResumingWork whose work has not begun: its first send starts it
 
 
-class Resumed(Coroutine[Any, Any, Any]):
+class ResumingWork(Coroutine[Any, Any, Any]):
     """`work` for a task to run: from the wait its first step reached (`waits_on`, what
     `first_step` got), or from its start."""
 
@@ -42,7 +42,7 @@ class Resumed(Coroutine[Any, Any, Any]):
         self,
         work: Coroutine[Any, Any, Any],
         waits_on: Any = _FROM_ITS_START,
-        line: set[Resumed] | None = None,
+        line: set[ResumingWork] | None = None,
     ) -> None:
         self.work, self._waits_on, self._line = work, waits_on, line
         if line is not None:
@@ -106,7 +106,7 @@ class Resumed(Coroutine[Any, Any, Any]):
                 thrown = error
 
 
-def first_step(work: Coroutine[Any, Any, Any]) -> Resumed | None:
+def first_step(work: Coroutine[Any, Any, Any]) -> ResumingWork | None:
     """Runs `work` now, up to its first wait: None if it ended there, or else the rest of
     it for a task to run. An exception it ends with is raised here (a cancellation ends
     it quietly, as it ends a task)."""
@@ -116,4 +116,4 @@ def first_step(work: Coroutine[Any, Any, Any]) -> Resumed | None:
         return None
     except asyncio.CancelledError:
         return None
-    return Resumed(work, waits_on)
+    return ResumingWork(work, waits_on)

@@ -49,7 +49,7 @@ from socketio import packet
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
-from app.realtime.eager import Resumed, first_step
+from app.realtime.eager import ResumingWork, first_step
 from app.realtime.guards import RESERVED_EVENTS, FrameBudget, FrameGuards
 from app.realtime.outgoing import Assembled, to_json
 from app.realtime.queues import LeanQueue, Outbox
@@ -140,7 +140,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         writer = asyncio.ensure_future(self._write(ws, outbox))
         wire.flushes = self.server.flushes
         outbox.wire = wire
-        wire.listener = self._heard
+        wire.listener = self._on_text_frame
         try:
             await self._read(ws)  # what came before the listener, binary frames, the end
         finally:
@@ -172,7 +172,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
             except Exception:  # a bug of ours: one JSON line, and the connection goes on
                 log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=self.sid)
 
-    def _heard(self, text: str) -> None:
+    def _on_text_frame(self, text: str) -> None:
         """A text frame, handed over as uvicorn reads it (LeanWebSocket's listener): what
         python-engineio's `receive` does with it, without a coroutine. A message goes to
         GameEngineIO.on_message: at once, or as a task, in arrival order."""
@@ -180,7 +180,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         if self.closing or self.closed:
             return  # what is still in flight from a connection that is ending
         if len(text) > server.max_http_buffer_size:
-            server.hang_up_later(self.sid)  # packet is too large
+            server.hang_up_in_turn(self.sid)  # packet is too large
             return
         if text[:1] == MESSAGE_TYPE and text[1:2] in DIGITS:
             # A Socket.IO packet (its type first), almost every frame: the data python-
@@ -191,7 +191,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         try:
             pkt = packet_from(text)
         except Exception:  # not an Engine.IO frame: the client does not speak it
-            server.hang_up_later(self.sid)
+            server.hang_up_in_turn(self.sid)
             return
         kind = pkt.packet_type
         if kind == engineio_packet.MESSAGE:
@@ -199,7 +199,7 @@ class GameSocket(async_socket.AsyncSocket):  # type: ignore[misc]
         elif kind == engineio_packet.PONG:
             self.schedule_ping()
         elif kind == engineio_packet.CLOSE:
-            server.hang_up_later(self.sid, server.reason.CLIENT_DISCONNECT)
+            server.hang_up_in_turn(self.sid, server.reason.CLIENT_DISCONNECT)
         elif kind == engineio_packet.UPGRADE:
             server._deliver(self, NOOP)
         # anything else python-engineio ignores too
@@ -247,7 +247,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         # The messages and hang-ups read whose task has not taken its first step yet (each
         # leaves as it does: app/realtime/eager.py): a message read after any of them waits
         # its turn.
-        self._to_begin: set[Resumed] = set()
+        self._to_begin: set[ResumingWork] = set()
         # The sweep's two lines, each in the order it is due (every entry waits the same
         # interval): (when, socket) pings to send, (when, socket, ping sent) pongs awaited.
         self._pings: deque[tuple[float, GameSocket]] = deque()
@@ -288,7 +288,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             if rest is not None:  # it waits: the rest runs as a task, already begun
                 self._hold(rest, self._message_settled)
             return
-        self._hold(Resumed(work, line=self._to_begin), self._message_settled)
+        self._hold(ResumingWork(work, line=self._to_begin), self._message_settled)
 
     async def _trigger_event(self, event: str, *args: Any, **kwargs: Any) -> Any:
         """python-engineio's, but a message its own sockets read (long-polling, a socket
@@ -299,9 +299,11 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
             return None
         return await super()._trigger_event(event, *args, **kwargs)
 
-    def hang_up_later(self, sid: str, reason: str | None = None) -> None:
+    def hang_up_in_turn(self, sid: str, reason: str | None = None) -> None:
         """Closes `sid` in a task, in the line of the messages read (a client's CLOSE)."""
-        self._hold(Resumed(self.hang_up(sid, reason), line=self._to_begin), self._hang_up_settled)
+        self._hold(
+            ResumingWork(self.hang_up(sid, reason), line=self._to_begin), self._hang_up_settled
+        )
 
     def _hold(
         self, work: Coroutine[Any, Any, Any], settled: Callable[[asyncio.Task[Any]], None]
@@ -462,7 +464,7 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         self.guard(settings, metrics)
         self._async_handlers: dict[Any, bool] = {}  # handler: is a coroutine function
         # Each message is started where it is read (GameEngineIO.on_message, for
-        # GameSocket._heard and python-engineio's own sockets alike: at once, or as a task
+        # GameSocket._on_text_frame and python-engineio's own sockets alike: at once, or as a task
         # of its own). python-socketio then runs the handler right there, not in a second
         # task of its own (a task's creation and loop pass per message, for nothing: each
         # message still waits for no other but at its room's lock, in arrival order).

@@ -6,38 +6,38 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.tables.table import Done, Table
+from app.tables.table import Outcome, Table
 from app.wire.protocol import COMMANDS, AddBot, Pong, Remove, RulesUpdate, Sit, Slap
 
-Handler = Callable[[Table, str, Any, float], Done]  # (table, person id, payload, now)
+Handler = Callable[[Table, str, Any, float], Outcome]  # (table, person id, payload, now)
 
 
-def _sit(table: Table, person: str, message: Any, now: float) -> Done:
+def _sit(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, Sit)
     return table.sit(person, message.seat, now)
 
 
-def _add_bot(table: Table, person: str, message: Any, now: float) -> Done:
+def _add_bot(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, AddBot)
     return table.add_bot(person, message.level, now)
 
 
-def _remove(table: Table, person: str, message: Any, now: float) -> Done:
+def _remove(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, Remove)
     return table.remove(person, message.seat, now)
 
 
-def _rules(table: Table, person: str, message: Any, now: float) -> Done:
+def _rules(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, RulesUpdate)
     return table.set_rules(person, message.changes(), now)
 
 
-def _pong(table: Table, person: str, message: Any, now: float) -> Done:
+def _pong(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, Pong)
     return table.pong(person, message.id, now)
 
 
-def _slap(table: Table, person: str, message: Any, now: float) -> Done:
+def _slap(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, Slap)
     return table.play_as(person, "slap", message.pile_id, now)
 
@@ -53,6 +53,6 @@ HANDLERS: dict[str, Handler] = {
     "flip": lambda t, p, m, now: t.play_as(p, "flip", None, now),
     "slap": _slap,
     "pong": _pong,
-    "leave": lambda t, p, m, now: Done(t.drop(p, now, left=True)),
+    "leave": lambda t, p, m, now: Outcome(t.drop(p, now, left=True)),
 }
 assert HANDLERS.keys() == COMMANDS.keys(), "every declared command has its handler"

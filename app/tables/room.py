@@ -523,7 +523,7 @@ class Room:
     async def act(self, sid: str, event: str, message: Message, now: float) -> Ack:
         """Applies a validated client message from connection `sid`, arrived at `now`."""
         lock = self.lock
-        if not lock.take():  # free: taken and released with no coroutine (almost always)
+        if not lock.acquire_now():  # free: taken and released with no coroutine (almost always)
             await lock.acquire()
         try:
             person_id = self._people_by_sid.get(sid)

@@ -103,7 +103,7 @@ class Policy:
 
 
 @dataclass(frozen=True)
-class Done:
+class Outcome:
     """What a command did: the events to broadcast and the ack's extra fields."""
 
     events: list[AppEvent]
@@ -241,20 +241,20 @@ class Table:
             return 0.0
         return self.lag.estimate(occupant.id) or 0.0
 
-    def pong(self, person_id: str, ping_id: str, now: float) -> Done:
+    def pong(self, person_id: str, ping_id: str, now: float) -> Outcome:
         """The answer to a lag ping: one more round-trip sample. Under lag-fair judging a
         seated person's badge is sent again when their estimate moved noticeably."""
         self._connected_person(person_id)
         if not self.lag.pong(person_id, ping_id, now) or not self.lag_fair:
-            return Done([])
+            return Outcome([])
         estimate = self.lag.estimate(person_id)
         if estimate is None or self.seat_of(person_id) is None:
-            return Done([])
+            return Outcome([])
         shown, ms = self._lag_shown.get(person_id), round(estimate * 1000)
         if shown is not None and abs(ms - shown) < LAG_SHOWN_STEP_MS:
-            return Done([])
+            return Outcome([])
         self._lag_shown[person_id] = ms
-        return Done([], refresh=True)
+        return Outcome([], refresh=True)
 
     def new_version(self) -> int:
         """The next change's number: the Room calls this once per broadcast change."""
@@ -381,7 +381,7 @@ class Table:
 
     # ---- between games -----------------------------------------------------------------
 
-    def sit(self, person_id: str, seat: int | None, now: float) -> Done:
+    def sit(self, person_id: str, seat: int | None, now: float) -> Outcome:
         """Sit in `seat` (None: the seat already held, else the first free one)."""
         person = self._connected_person(person_id)
         if person.screen:  # a shared screen has no controls: seated, every turn would stall
@@ -395,7 +395,7 @@ class Table:
             wanted = current if current is not None else self._free_seat()
         self._check_seat_number(wanted)
         if wanted == current:
-            return Done([], {"seat": current})
+            return Outcome([], {"seat": current})
         if self.seats[wanted] is not None:
             raise ProtocolError(ErrorCode.SEAT_TAKEN, "that seat is taken")
         happened: list[AppEvent] = []
@@ -405,9 +405,9 @@ class Table:
         self._reopen()
         self.seats[wanted] = person.id
         happened.append(events.Sit(person.id, wanted, person.name))
-        return Done(happened, {"seat": wanted})
+        return Outcome(happened, {"seat": wanted})
 
-    def stand(self, person_id: str, now: float) -> Done:
+    def stand(self, person_id: str, now: float) -> Outcome:
         person = self._connected_person(person_id)
         self._check_between_games()
         seat = self.seat_of(person.id)
@@ -415,9 +415,9 @@ class Table:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat")
         self._reopen()
         self.seats[seat] = None
-        return Done([events.Stand(person.id, seat)])
+        return Outcome([events.Stand(person.id, seat)])
 
-    def add_bot(self, person_id: str, level: Level, now: float) -> Done:
+    def add_bot(self, person_id: str, level: Level, now: float) -> Outcome:
         self._check_host(person_id)
         self._check_between_games()
         seat = self._free_seat()
@@ -429,9 +429,9 @@ class Table:
         self._reopen()
         self.bots[bot.id] = bot
         self.seats[seat] = bot.id
-        return Done([events.BotAdded(seat, bot.level, bot.name)], {"seat": seat})
+        return Outcome([events.BotAdded(seat, bot.level, bot.name)], {"seat": seat})
 
-    def remove(self, person_id: str, seat: int, now: float) -> Done:
+    def remove(self, person_id: str, seat: int, now: float) -> Outcome:
         self._check_host(person_id)
         self._check_between_games()
         self._check_seat_number(seat)
@@ -442,11 +442,11 @@ class Table:
         self.seats[seat] = None
         if isinstance(occupant, TableBot):
             del self.bots[occupant.id]
-            return Done([events.Remove(seat, None)])
+            return Outcome([events.Remove(seat, None)])
         self._forget_if_unneeded(occupant)
-        return Done([events.Remove(seat, occupant.id)])
+        return Outcome([events.Remove(seat, occupant.id)])
 
-    def set_rules(self, person_id: str, changes: dict[str, Any], now: float) -> Done:
+    def set_rules(self, person_id: str, changes: dict[str, Any], now: float) -> Outcome:
         """Merges the house rules the host sent into the room's."""
         self._check_host(person_id)
         self._check_between_games()
@@ -463,27 +463,27 @@ class Table:
         self.rules, self.lag_fair = rules, lag_fair
         self._reopen()
         shown = self.rules_shown()
-        return Done([events.RulesChanged(shown)], {"rules": shown})
+        return Outcome([events.RulesChanged(shown)], {"rules": shown})
 
     def rules_shown(self) -> dict[str, Any]:
         """The room's rules as the protocol shows them: the engine's and the room's own."""
         return {**self.rules.to_dict(), "lag_fair": self.lag_fair}
 
-    def start(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
+    def start(self, person_id: str, now: float, *, seed: int | None = None) -> Outcome:
         self._check_host(person_id)
         if self.phase != "lobby":
             message = "start is for the lobby: rematch after a game"
             raise ProtocolError(ErrorCode.WRONG_PHASE, message)
         return self._deal(now, seed, rematch=False)
 
-    def rematch(self, person_id: str, now: float, *, seed: int | None = None) -> Done:
+    def rematch(self, person_id: str, now: float, *, seed: int | None = None) -> Outcome:
         """The same seats again; the first flipper moves on one seat."""
         self._check_host(person_id)
         if self.phase != "over":
             raise ProtocolError(ErrorCode.WRONG_PHASE, "rematch follows a finished game")
         return self._deal(now, seed, rematch=True)
 
-    def _deal(self, now: float, seed: int | None, *, rematch: bool) -> Done:
+    def _deal(self, now: float, seed: int | None, *, rematch: bool) -> Outcome:
         # Only the present are dealt in: a seated person whose connection is gone is stood
         # up (they watch when they come back, and are told why) rather than dealt a hand the
         # autopilot would flip away all game.
@@ -522,11 +522,11 @@ class Table:
         self.phase = "playing"
         self.turn_started_at = now
         happened.append(events.Start(self.games, first, rematch))
-        return Done(happened, {"game": self.games})
+        return Outcome(happened, {"game": self.games})
 
     # ---- the game: one path for people, bots and the autopilot ------------------------
 
-    def play_as(self, person_id: str, action: Action, pile_id: int | None, now: float) -> Done:
+    def play_as(self, person_id: str, action: Action, pile_id: int | None, now: float) -> Outcome:
         """A person's flip or slap, from their own seat."""
         person = self._connected_person(person_id)
         seat = self.seat_of(person.id)
@@ -534,7 +534,7 @@ class Table:
             raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
         if pile_id is not None and self.game is not None and pile_id > self.game.pile_id:
             raise ProtocolError(ErrorCode.BAD_REQUEST, "no such pile yet: send the pile you see")
-        return Done(self.play(seat, action, pile_id, now))
+        return Outcome(self.play(seat, action, pile_id, now))
 
     def play(
         self,
@@ -965,8 +965,8 @@ __all__ = [
     "BETWEEN_GAMES",
     "MAX_SEATS",
     "PHASES",
-    "Done",
     "Joined",
+    "Outcome",
     "Person",
     "Phase",
     "Policy",

@@ -2,7 +2,7 @@
 
 Nothing here reads a Game's private state: cards come only from the engine's views, which
 show counts and the face-up pile and never a face-down card. In Slapjack every seat sees the
-same table (engine.views.table_view, read here part by part), so a change builds one `Seen`
+same table (engine.views.table_view, read here part by part), so a change builds one `SeatView`
 for everyone, encodes it once, and each person's `state` is that JSON with their own `you`
 spliced in at the end. The parts that change seldom (the stats, the rules) are encoded once
 per change of theirs, not once per change of the table (ViewParts).
@@ -22,7 +22,7 @@ import orjson
 from app.realtime.outgoing import Encoded, event_head, to_json
 from app.tables.events import EventDict
 from app.tables.table import Person, Table
-from app.wire.protocol import STATE, SeatState, Seen, State, You
+from app.wire.protocol import STATE, SeatState, SeatView, State, You
 from engine.rules import Rules
 from engine.views import seat_rows, table_facts
 
@@ -80,11 +80,11 @@ class Views:
         self.table = table
         self.events = list(events)
         self._parts = parts
-        self._seen: Seen | None = None
+        self._seen: SeatView | None = None
         self._head: str | None = None  # the text up to `you`, the same for everyone
 
     @property
-    def seen(self) -> Seen:
+    def seen(self) -> SeatView:
         if self._seen is None:
             self._seen = _seen_from(self.table, self.events)
         return self._seen
@@ -137,11 +137,11 @@ def _you_text(player: str, seat: int | None, host: bool) -> str:
     return to_json(_you_of(player, seat, host))
 
 
-def _seen_from(table: Table, events: list[EventDict]) -> Seen:
+def _seen_from(table: Table, events: list[EventDict]) -> SeatView:
     game = table.game
     rules = game.rules if game is not None else table.rules
     stats = game.stats_by_seat() if game is not None else []
-    return cast(Seen, _compose(table, events, stats, _rules_shown(rules, table.lag_fair)))
+    return cast(SeatView, _compose(table, events, stats, _rules_shown(rules, table.lag_fair)))
 
 
 def _rules_shown(rules: Rules, lag_fair: bool) -> dict[str, Any]:
@@ -171,7 +171,7 @@ def _no_game() -> dict[str, Any]:
 
 
 def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> dict[str, Any]:
-    """A `Seen`'s fields, in its order, with the `stats` and `rules` given (as values, or
+    """A `SeatView`'s fields, in its order, with the `stats` and `rules` given (as values, or
     as the JSON a ViewParts kept). Every other field is read from the table and the engine's
     view (`seat_rows`, `table_facts`): nothing here reads a game's private state."""
     game = table.game

@@ -319,7 +319,7 @@ class Pile(TypedDict):
     burned: int  # how many of the pile's bottom cards were burned under it (face up)
 
 
-class Seen(TypedDict):
+class SeatView(TypedDict):
     """A `state` without `you`: the same for everyone who sees from the same seat."""
 
     room: str
@@ -348,7 +348,7 @@ class Seen(TypedDict):
     events: list[dict[str, Any]]  # what the change caused: {"kind", "version", ...}
 
 
-class State(Seen):
+class State(SeatView):
     you: You
 
 

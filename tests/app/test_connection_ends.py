@@ -57,14 +57,14 @@ async def test_frames_from_a_dropped_connection_cannot_drain_its_end() -> None:
     None with it, and the writer waited for ever: a connection slot held for good."""
     server, socket, wire = stuck_socket(limit=50)
     for _ in range(60):
-        socket._heard("5")
+        socket._on_text_frame("5")
     await settle()
     assert socket.closed and "sid" not in server.sockets
     assert wire.cut == 1  # its writer is stuck in a send: the connection is cut
     queued = list(socket.queue._items)
     assert None in queued
     for _ in range(60):
-        socket._heard("5")  # a dropped connection's frames change nothing
+        socket._on_text_frame("5")  # a dropped connection's frames change nothing
     await settle()
     assert list(socket.queue._items) == queued
 

@@ -232,7 +232,7 @@ async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
     server.on("first", first)
     server.on("second", second)
     for eio_sid, read in (
-        ("websocket", lambda s, text: GameSocket(server.eio, s)._heard(text)),
+        ("websocket", lambda s, text: GameSocket(server.eio, s)._on_text_frame(text)),
         (
             "polling",
             lambda s, text: async_socket.AsyncSocket(server.eio, s).receive(

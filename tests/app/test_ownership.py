@@ -227,7 +227,7 @@ async def test_a_table_held_through_a_redis_outage_stays_its_owners(
             taken = False
             while time.monotonic() - back < 3.0:  # two leases
                 with contextlib.suppress(StoreError):
-                    taken = taken or await two.ownership.take("ABCD")
+                    taken = taken or await two.ownership.take_if_free("ABCD")
                 await asyncio.sleep(0.05)
             assert not taken
             await asyncio.wait_for(watching, WAIT_SECONDS)
@@ -297,7 +297,7 @@ async def test_hundreds_of_leases_are_renewed_in_one_round(redis_url: str) -> No
     async with Node(redis_url, "node-1", renew_seconds=60) as one:
         codes = [f"T{index:05d}" for index in range(1000)]
         for code in codes:
-            assert await one.ownership.take(code)
+            assert await one.ownership.take_if_free(code)
         for code in codes[:10]:  # Redis lost them, nobody wrote the tables since
             assert await one.store.release_lease(code, "node-1", one.ownership.token(code))
         await one.ownership.renew_all()

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from app.tables.table import MAX_SEATS, Done, Joined, Policy, Table
+from app.tables.table import MAX_SEATS, Joined, Outcome, Policy, Table
 from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
 
@@ -50,7 +50,7 @@ def outcome(act: Callable[[], Any]) -> Any:
         result = act()
     except (ProtocolError, IllegalAction) as refusal:
         return ("refused", str(refusal.code))
-    if isinstance(result, Done):
+    if isinstance(result, Outcome):
         return ([e.to_dict() for e in result.events], result.reply)
     if isinstance(result, Joined):
         events = [e.to_dict() for e in result.events]

@@ -28,7 +28,7 @@ from app_harness import (
 from engineio import packet as eio_packet
 from raw_client import RawClient
 
-from app.realtime.eager import Resumed, first_step
+from app.realtime.eager import ResumingWork, first_step
 from app.realtime.queues import Outbox
 from app.realtime.serving import LeanWebSocket
 from app.realtime.transport import NOOP, PING, GameEngineIO, GameSocket
@@ -266,7 +266,7 @@ async def test_a_late_pong_drops_the_connection_and_an_answered_ping_does_not() 
     pinged = time.monotonic() + 10.5
     server.sweep(pinged)
     assert queued(answers) == [PING] and queued(silent) == [PING]
-    answers._heard("3")  # its pong: its next ping ping_interval after it
+    answers._on_text_frame("3")  # its pong: its next ping ping_interval after it
     assert answers.last_ping is None
     server.sweep(pinged + 5)  # the pong's deadline
     assert drops(server) == ["silent"]
@@ -274,7 +274,7 @@ async def test_a_late_pong_drops_the_connection_and_an_answered_ping_does_not() 
     assert silent.closed and "silent" not in server.sockets
     assert silent.queue.get_nowait() is None  # its writer is told to end
     assert queued(answers) == [PING]  # its next one, due by then
-    answers._heard("3")
+    answers._on_text_frame("3")
     server.sweep(pinged + 10)  # that pong came in time too
     assert drops(server) == [] and "answers" in server.sockets
 
@@ -301,33 +301,33 @@ async def test_a_second_pong_schedules_no_second_ping() -> None:
     socket.schedule_ping()
     server.sweep(time.monotonic() + 10.5)
     assert queued(socket) == [PING]
-    socket._heard("3")
-    socket._heard("3")  # a pong that answers no ping
+    socket._on_text_frame("3")
+    socket._on_text_frame("3")  # a pong that answers no ping
     assert len(server._pings) == 1
 
 
-# ---- frames as uvicorn reads them (GameSocket._heard) ------------------------------------
+# ---- frames as uvicorn reads them (GameSocket._on_text_frame) ------------------------------------
 
 
 class Heard:
-    """What _heard asked of the server, recorded instead of done."""
+    """What _on_text_frame asked of the server, recorded instead of done."""
 
     def __init__(self, server: GameEngineIO) -> None:
         self.messages: list[tuple[str, Any]] = []
         self.hang_ups: list[tuple[str, str | None]] = []
         server.on_message = lambda sid, data: self.messages.append((sid, data))  # type: ignore[method-assign]
-        server.hang_up_later = lambda sid, reason=None: self.hang_ups.append((sid, reason))  # type: ignore[method-assign]
+        server.hang_up_in_turn = lambda sid, reason=None: self.hang_ups.append((sid, reason))  # type: ignore[method-assign]
 
 
 def test_heard_hands_messages_over_and_hangs_up_on_what_is_no_engine_io() -> None:
     server = engine()
     socket = connected(server, "sid")
     heard = Heard(server)
-    socket._heard('42["sit",{"seat":1}]')
+    socket._on_text_frame('42["sit",{"seat":1}]')
     assert heard.messages == [("sid", '2["sit",{"seat":1}]')]
     for frame in ("x", "", "4" + "a" * server.max_http_buffer_size):
         heard.hang_ups.clear()
-        socket._heard(frame)
+        socket._on_text_frame(frame)
         assert heard.hang_ups == [("sid", None)], frame
     assert len(heard.messages) == 1
 
@@ -336,11 +336,11 @@ def test_heard_close_hangs_up_as_the_client_asked_and_upgrade_is_answered() -> N
     server = engine()
     socket = connected(server, "sid")
     heard = Heard(server)
-    socket._heard("1")
+    socket._on_text_frame("1")
     assert heard.hang_ups == [("sid", server.reason.CLIENT_DISCONNECT)]
-    socket._heard("5")
+    socket._on_text_frame("5")
     assert queued(socket) == [NOOP]
-    socket._heard("6")  # a NOOP from the client: nothing to do
+    socket._on_text_frame("6")  # a NOOP from the client: nothing to do
     assert queued(socket) == [] and len(heard.hang_ups) == 1 and heard.messages == []
 
 
@@ -562,7 +562,7 @@ def engine_with(handler: Any) -> GameEngineIO:
     return eio
 
 
-FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._heard hands it over
+FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._on_text_frame hands it over
 
 
 async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> None:
@@ -709,8 +709,8 @@ async def test_a_message_task_cancelled_before_it_began_leaves_the_line_quietly(
 
 
 async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
-    """app.realtime.eager.Resumed is a coroutine: awaited (not only run by a task), it hands over
-    its wait, then the values and the exceptions that come back, as the work would."""
+    """app.realtime.eager.ResumingWork is a coroutine: awaited (not only run by a task), it
+    hands over its wait, then the values and the exceptions that come back, as the work would."""
     loop = asyncio.get_running_loop()
     first, second = loop.create_future(), loop.create_future()
 
@@ -724,7 +724,7 @@ async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
 
     coro = work()
     rest = first_step(coro)
-    assert isinstance(rest, Resumed)
+    assert isinstance(rest, ResumingWork)
     waiting = asyncio.ensure_future(_await(rest))
     await asyncio.sleep(0)
     first.set_result("a card")
@@ -787,7 +787,7 @@ async def test_messages_begin_in_the_order_they_arrive() -> None:
     eio.hang_up = hang_up  # type: ignore[method-assign]
     eio.on_message("s1", '0{"token":"x"}')  # s1 connects
     eio.on_message("s1", FLIP)  # and flips at once
-    eio.hang_up_later("s2")  # s2 says goodbye (a CLOSE)
+    eio.hang_up_in_turn("s2")  # s2 says goodbye (a CLOSE)
     eio.on_message("s3", FLIP)  # s3 flips
     assert begun == []  # all behind the connect, which has not begun
     await until(lambda: not eio._handling)
@@ -798,7 +798,7 @@ async def test_messages_begin_in_the_order_they_arrive() -> None:
 
 
 async def test_a_socketio_frame_reaches_the_handler_as_python_engineio_decodes_it() -> None:
-    """GameSocket._heard hands a Socket.IO packet (`4` then a digit) over without building
+    """GameSocket._on_text_frame hands a Socket.IO packet (`4` then a digit) over without building
     python-engineio's Packet: the data must be what that Packet's decoding gives."""
     eio = GameEngineIO(async_mode="asgi", max_http_buffer_size=64)
     heard: list[tuple[str, Any]] = []
@@ -807,10 +807,10 @@ async def test_a_socketio_frame_reaches_the_handler_as_python_engineio_decodes_i
     frames = ['42["flip",{}]', "40", '40{"token":"x"}', "41", '437[{"ok":true}]', "4²", "4"]
     for text in frames:
         heard.clear()
-        socket._heard(text)
+        socket._on_text_frame(text)
         assert heard == [("s1", eio_packet.Packet(encoded_packet=text).data)], text
     hung_up: list[str] = []
-    eio.hang_up_later = lambda sid, reason=None: hung_up.append(sid)  # type: ignore[method-assign]
+    eio.hang_up_in_turn = lambda sid, reason=None: hung_up.append(sid)  # type: ignore[method-assign]
     heard.clear()
-    socket._heard("42" + "x" * 64)  # too large: never handled, the connection is cut
+    socket._on_text_frame("42" + "x" * 64)  # too large: never handled, the connection is cut
     assert heard == [] and hung_up == ["s1"]
