@@ -215,8 +215,8 @@ async def test_a_free_lock_is_taken_at_once_and_a_busy_one_keeps_its_line() -> N
     clock, metrics = ManualClock(), Metrics()
     lock = watched("TAKE42", clock, metrics, limit=0.05)
     with logged() as seen:
-        assert lock.take() and lock.locked()
-        assert not lock.take()  # held
+        assert lock.acquire_now() and lock.locked()
+        assert not lock.acquire_now()  # held
         order: list[str] = []
 
         async def waiter(name: str) -> None:
@@ -227,11 +227,11 @@ async def test_a_free_lock_is_taken_at_once_and_a_busy_one_keeps_its_line() -> N
         await asyncio.sleep(0)  # it waits in the lock's line
         await clock.advance(0.06)  # past the limit: a hold taken by `take` is watched too
         lock.release()  # the lock passes to `first`, which has not run yet
-        assert not lock.take()  # nobody jumps the line between the release and its turn
+        assert not lock.acquire_now()  # nobody jumps the line between the release and its turn
         second = asyncio.create_task(waiter("second"))
         await asyncio.gather(first, second)
         assert order == ["first", "second"]
-        assert not lock.locked() and lock.take()
+        assert not lock.locked() and lock.acquire_now()
         lock.release()
     assert held_long(seen) == ["TAKE42"]
     assert metrics.longest_hold == pytest.approx(0.06)
