@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 VENDOR := static/vendor/socket.io.esm.min.js
 NODE_STAMP := node_modules/.installed
 NPX := node_modules/.bin
+# Defined before the rules that name it: a prerequisite is read where its rule is.
+BUNDLE := build/assets/manifest.json
 
 # The message catalogs (app/locale/<lang>/LC_MESSAGES/messages.po, edited by people):
 # extracted from the templates and static/js/messages.js (babel.cfg) and compiled to .mo
@@ -129,7 +131,6 @@ $(VENDOR): $(NODE_STAMP)
 
 # The page's scripts and styles bundled by esbuild (bundle.js) into build/assets/ (git-
 # ignored), each file named by its content's hash; the app serves them for a year.
-BUNDLE := build/assets/manifest.json
 bundle: $(BUNDLE)
 
 $(BUNDLE): $(NODE_STAMP) $(VENDOR) bundle.js $(wildcard static/js/*.js) $(wildcard static/css/*.css)

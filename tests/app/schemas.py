@@ -90,6 +90,8 @@ class PersonSnapshot(Shape):
     gone_for: float | None
     avatar: str | None
     screen: bool
+    away_flips: Annotated[int, Field(ge=0)]  # cards flipped for them while they were away
+    missed_deal: bool  # away when a game was dealt: not dealt in, told on return
 
 
 class BotSnapshot(Shape):
