@@ -35,9 +35,9 @@ check:
 	$(MAKE) --no-print-directory -j2 --output-sync=target lint typecheck jslint jstest unit
 
 # pytest-xdist workers for `make test`. Most tests wait on sockets, a server's timers or a
-# browser, so more workers than cores pays; more than this loaded a 2-core machine enough
-# for timing-sensitive tests to suffer. PYTEST_WORKERS=0 runs in one process.
-PYTEST_WORKERS ?= 4
+# browser, so more workers than cores pays; on a 2-core machine four Chromiums at once (the
+# browser tests go first) starved their own pages. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 3
 PYTEST_ARGS ?=
 
 lint: $(STAMP)

@@ -41,9 +41,18 @@ def find_binary(name: str) -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct ports nobody listens on. Every probe stays bound until all are
+    chosen: the kernel may hand a closed probe's port out again at once, and two processes
+    given one port would leave one of them unable to listen."""
+    with contextlib.ExitStack() as probes:
+        sockets = [probes.enter_context(socket.socket()) for _ in range(count)]
+        for probe in sockets:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in sockets]
 
 
 def wait_until(check: object, what: str, seconds: float = START_SECONDS) -> None:
@@ -130,10 +139,11 @@ class Cluster:
         return f"http://127.0.0.1:{self.app_ports[index]}"
 
     def start(self) -> Cluster:
-        self.port = self.port or free_port()
-        self.redis_port = self.redis_port or free_port()
+        ports = free_ports(2 + self.processes)
+        self.port = self.port or ports[0]
+        self.redis_port = self.redis_port or ports[1]
         if not self.app_ports:
-            self.app_ports = [free_port() for _ in range(self.processes)]
+            self.app_ports = ports[2:]
         if not self.store_url:
             self.start_redis()
         for index in range(len(self.app_ports)):

@@ -5,17 +5,16 @@ over) and the 404 page. Any violation fails, whatever axe rates its impact."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import httpx
+from axe_check import axe
 from browser_table import WAIT_MS, Person
 from crowd import Guest
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, expect
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # The page's Content-Security-Policy refuses inline scripts, and axe arrives as one.
 PHONE = {
     "viewport": {"width": 390, "height": 844},
@@ -25,36 +24,7 @@ PHONE = {
     "bypass_csp": True,
 }
 DESKTOP = {"viewport": {"width": 1366, "height": 768}, "color_scheme": "light", "bypass_csp": True}
-# Structure every page needs, though axe rates it "moderate".
 REACTION_MS = 700  # static/js/aim.js
-ALWAYS = {"page-has-heading-one", "landmark-one-main"}
-
-
-async def axe(page: Page, state: str) -> list[str]:
-    """The violations that fail this state, one line each."""
-    assert AXE.exists(), "run `make test` (npm ci installs axe-core)"
-    # Colours are judged as they settle: a card still fading in would measure half-faded.
-    await page.evaluate(
-        """() => Promise.all(document.getAnimations()
-              .filter((a) => a.effect.getComputedTiming().iterations !== Infinity)
-              .map((a) => a.finished.catch(() => null)))"""
-    )
-    if not await page.evaluate("() => typeof window.axe === 'object'"):
-        await page.add_script_tag(path=str(AXE))
-    result: dict[str, Any] = await page.evaluate(
-        "() => axe.run(document, {resultTypes: ['violations']})"
-    )
-    failing = []
-    for violation in result["violations"]:
-        if violation["impact"] or violation["id"] in ALWAYS:
-            targets = [
-                (node["target"], node.get("failureSummary", "")[:300])
-                for node in violation["nodes"]
-            ][:2]
-            failing.append(
-                f"{state}: {violation['id']} ({violation['impact']}) {json.dumps(targets)}"
-            )
-    return failing
 
 
 async def open_room(base_url: str, rules: dict[str, Any]) -> str:
