@@ -5,6 +5,7 @@ docs/protocol.md is the human version of this file; tests check the two agree.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -23,6 +24,7 @@ from pydantic import (
 from app.wire import rules_schema
 from app.wire.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
 from app.wire.errors import ProtocolError as ProtocolError
+from app.wire.prototypes import PROTOTYPES
 from engine.rules import MAX_PLAYERS
 
 NAME_MAX = 20
@@ -196,7 +198,7 @@ def parse_auth(auth: Any) -> Auth:
 def clean_name(name: str, reserved: Iterable[str] = ()) -> str:
     """The name as stored and shown: trimmed; refused when empty, long, with controls or
     line breaks, with nothing visible in it, or dressed as a bot: "Hard bot", or one of
-    the `reserved` names (the bots'), compared by their skeletons (`skeleton`)."""
+    the `reserved` names (the bots'), compared by their skeletons (`skeletons`)."""
     trimmed = name.strip()
     if not 1 <= len(trimmed) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
@@ -204,25 +206,52 @@ def clean_name(name: str, reserved: Iterable[str] = ()) -> str:
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
     if not any(_visible(ch) for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
-    drawn = skeleton(trimmed)
-    if BOT_LIKE.search(trimmed) or BOT_LIKE.search(drawn):
+    drawn = skeletons(trimmed)
+    if BOT_LIKE.search(trimmed) or any(BOT_LIKE.search(key) for key in drawn):
         raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
-    if any(drawn.replace(" ", "") == skeleton(other).replace(" ", "") for other in reserved):
+    spaceless = {key.replace(" ", "") for key in drawn}
+    if any(not spaceless.isdisjoint(_spaceless_skeletons(other)) for other in reserved):
         raise ProtocolError(ErrorCode.BAD_NAME, "that name is a bot's")
     return trimmed
 
 
-def skeleton(text: str) -> str:
-    """What `text` looks like, after UTS #39's skeleton: compatibility forms folded (NFKD:
-    fullwidth, ligatures, styled letters), marks dropped, case folded, and the letters of
-    other scripts that draw as Latin ones (CONFUSABLES: Cyrillic, Greek, Cherokee and
-    digits, as Unicode's confusables.txt maps them) replaced by those; runs of spaces and
-    punctuation between words are one space. Two names with one skeleton read alike."""
-    folded = unicodedata.normalize("NFKD", text)
-    letters = "".join(CONFUSABLES.get(ch, ch) for ch in folded if not unicodedata.combining(ch))
-    drawn = "".join(CONFUSABLES.get(ch, ch) for ch in letters.casefold())
-    drawn = drawn.replace("rn", "m").replace("vv", "w")
+def skeletons(text: str) -> frozenset[str]:
+    """What `text` looks like: UTS #39's skeleton (every character replaced by the prototype
+    Unicode's confusables.txt gives it: app/wire/prototypes.py), in any case: of the text as
+    typed and of the text in small letters (a capital I is drawn as l, a small i is not),
+    each skeleton folded to small letters and taken again. Before, compatibility forms are
+    folded (NFKD: fullwidth, ligatures, styled letters) and marks and the characters that
+    draw nothing dropped; after, "vv" reads as "w" (confusables.txt leaves it out), and runs
+    of spaces and punctuation between words are one space. Two names that share a skeleton
+    read alike; a skeleton is for comparing, never for showing."""
+    return frozenset((_skeleton(text), _skeleton(text.casefold())))
+
+
+def _skeleton(text: str) -> str:
+    drawn = _prototypes(unicodedata.normalize("NFKD", text))
+    drawn = _prototypes(drawn.casefold()).casefold().replace("vv", "w")
     return " ".join(re.split(r"[\W_]+", drawn)).strip()
+
+
+@functools.lru_cache(maxsize=64)  # the bots' names, compared with every name that joins
+def _spaceless_skeletons(name: str) -> frozenset[str]:
+    """A reserved name's skeletons, of it as written and in capitals (PIXEL's I is an l)."""
+    keys = skeletons(name) | skeletons(name.upper())
+    return frozenset(key.replace(" ", "") for key in keys)
+
+
+def _prototypes(text: str) -> str:
+    """UTS #39's skeleton, less the marks: NFD, each character's prototype, NFD again."""
+    kept = (ch for ch in unicodedata.normalize("NFD", text) if _drawn(ch))
+    mapped = "".join(PROTOTYPES.get(ch, ch) for ch in kept)
+    return "".join(ch for ch in unicodedata.normalize("NFD", mapped) if _drawn(ch))
+
+
+def _drawn(ch: str) -> bool:
+    """Not a mark (accents are not what a name is mistaken by), nor a character that draws
+    nothing (UTS #39 drops the default-ignorable ones: format characters, variation
+    selectors, the Hangul fillers)."""
+    return unicodedata.category(ch) not in SKELETON_DROPS and ch not in BLANK_LETTERS
 
 
 # Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
@@ -231,39 +260,9 @@ NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # Letters by category that draw nothing: the Hangul fillers and the braille blank.
 BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
-# Letters drawn as Latin ones, from Unicode's confusables.txt (the ones a name can be
-# dressed in from a phone's keyboard: Cyrillic, Greek, Armenian, look-alike digits and
-# signs); capitals are mapped before case is folded, small letters after.
-CONFUSABLES = {
-    **dict(
-        zip(
-            "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423\u0405\u0406\u0408\u051a\u051c",
-            "ABEKMHOPCTXYSIJQW",
-            strict=True,
-        )
-    ),  # Cyrillic
-    **dict(
-        zip(
-            "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
-            "ABEZHIKMNOPTYX",
-            strict=True,
-        )
-    ),  # Greek
-    **dict(
-        zip(
-            "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u0501\u051b\u051d\u04cf",
-            "aeopcyxsijhdqwl",
-            strict=True,
-        )
-    ),  # Cyrillic
-    **dict(zip("\u03bf\u03b1\u03b9\u03bd\u03c1\u03c5", "oaivpu", strict=True)),  # Greek
-    **dict(zip("\u0578\u057d\u0585", "nuo", strict=True)),  # Armenian
-    "0": "o",
-    "1": "l",
-    "|": "l",
-    "\u0131": "i",
-    "\u0261": "g",
-}
+# What a skeleton leaves out: marks that do not take a space of their own (variation
+# selectors are among them), and format characters.
+SKELETON_DROPS = frozenset({"Mn", "Me", "Cf"})
 
 
 def _visible(ch: str) -> bool:

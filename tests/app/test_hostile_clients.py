@@ -318,6 +318,12 @@ async def test_names_with_nothing_visible_or_dressed_as_bots_are_refused(server:
         "robo-rita",
         "\u0405\u0440r\u043e\u0441k\u0435t",  # Cyrillic S, p, o, c, e
         "Pix\u0435l",
+        # Look-alikes that only Unicode's confusables.txt knows (UTS #39's skeleton):
+        "\u13daprocket",  # a Cherokee S
+        "Hard b\u1d0ft",  # a small capital O
+        "\ua4dalank",  # a Lisu C
+        "G\u0269zmo",  # a Latin iota
+        "Gizrno",  # r n for m
     ]
     for name in ["\u3164", "\u2800\u2800", "a\u2028b", "\u115f\u1160", *dressed]:
         client = Client(server, code, name)
@@ -329,7 +335,12 @@ async def test_names_with_nothing_visible_or_dressed_as_bots_are_refused(server:
             raise AssertionError(f"{name!r} was accepted")
         finally:
             await client.close()
-    for name in ["Ann", "Nurul Aisyah", "\u041f\u0451\u0442\u0440", "Rob", "Pixie", "Zo\u00eb"]:
+    people = [
+        *("Ann", "Nurul Aisyah", "Siti Nurhaliza", "Muhammad Iqbal", "Ng Wei Ming"),
+        *("Jos\u00e9", "Zo\u00eb", "Nguy\u1ec5n V\u0103n An", "Rob", "Pixie", "Ian"),
+        *("\u041f\u0451\u0442\u0440", "\u0410\u0445\u043c\u0435\u0434", "\u674e\u660e"),
+    ]
+    for name in people:
         person = Client(server, code, name)
         await person.connect()  # names of people, in any script, pass
         await person.close()
