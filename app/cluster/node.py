@@ -22,7 +22,11 @@ With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
   process the router sends their first connection to; GET /api/rooms/CODE and the room page
   read Redis;
-- the per-address limits count across the processes (app/realtime/limits.py `SharedPerAddress`).
+- the per-address limits count across the processes (app/realtime/limits.py `SharedPerAddress`),
+  and so do the rooms an address holds that nobody else came to (SLAPJACK_OPEN_ROOMS_PER_ADDRESS,
+  counted in Redis: `RedisStore.open_waiting`). Such a room closes as soon as on one process:
+  its owner closes it SLAPJACK_UNUSED_ROOM_SECONDS after its opener left, and a table nobody
+  opened in that time is closed by whichever process looks first (`_close_unopened`).
 
 A table follows the router: a connection that reaches a process the router did not choose
 (sent straight to a process's port) moves the table there, and the next connection the router
@@ -44,7 +48,7 @@ from app.ops.metrics import Metrics
 from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
 from app.stores.redis import RedisStore, connect
-from app.tables.registry import Rooms, new_code
+from app.tables.registry import HOARDING, Rooms, new_code
 from app.tables.room import Room, policy, table_from_snapshot
 from app.tables.table import Table
 from app.wire.errors import ErrorCode, ProtocolError
@@ -59,6 +63,10 @@ HAND_OVER_SAVE_SECONDS = 2.0
 # How often the tables' pauses are matched to their leases: a table pauses this soon after
 # its lease can no longer be confirmed, and goes on this soon after a renewal lands.
 WATCH_SECONDS = 0.1
+# How often each process looks for rooms nobody opened in time (at most; a quarter of
+# SLAPJACK_UNUSED_ROOM_SECONDS when that is shorter): one Redis call.
+UNOPENED_SECONDS = 5.0
+TELL_AGAIN_SECONDS = 1.0  # a room's use not told to Redis is told again this soon
 MOVING = "the table is moving between servers: try again"
 PAUSED = "the table is paused while the server reaches its store: try again"
 UNREACHABLE = "the server cannot reach its tables: try again"
@@ -134,6 +142,8 @@ class ClusterNode:
         self._written: dict[str, int] = {}  # code -> the version last written to Redis
         self._saving: asyncio.Task[None] | None = None
         self._watching: asyncio.Task[None] | None = None
+        self._closing_unopened: asyncio.Task[None] | None = None
+        self._telling: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
         limits = connect(redis.url, socket_timeout=1)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
         self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
@@ -161,6 +171,7 @@ class ClusterNode:
         loop = asyncio.get_running_loop()
         self._saving = loop.create_task(self._save_changed())
         self._watching = loop.create_task(self._watch())
+        self._closing_unopened = loop.create_task(self._close_unopened())
         opened = 0
         for code in await self.store.codes():
             async with self._lock(code):
@@ -171,7 +182,7 @@ class ClusterNode:
     async def close(self) -> None:
         """The process stops: every table it holds is written and its lease let go (another
         process may take it at once), then the connections to Redis close."""
-        for task in (self._saving, self._watching):
+        for task in (self._saving, self._watching, self._closing_unopened, *self._telling):
             if task is not None:
                 task.cancel()
         for code in self.ownership.held():  # none once Rooms.shutdown closed the store
@@ -203,6 +214,51 @@ class ClusterNode:
                                 room.resume()
                 except Exception:  # a bug of ours: the other tables still go on
                     log_event("pause_failed", level=logging.ERROR, exc_info=True, room=code)
+
+    # ---- rooms nobody came to ---------------------------------------------------------------
+
+    async def _close_unopened(self) -> None:
+        """Closes the tables that waited for players longer than SLAPJACK_UNUSED_ROOM_SECONDS
+        with no process serving them (nobody opened the link; or their process is gone)."""
+        unused = self.settings.unused_room_seconds
+        while True:
+            await self.clock.sleep(min(unused / 4, UNOPENED_SECONDS))
+            try:
+                for code in await self.redis.close_unopened(unused):
+                    log_event("room_closed", room=code, node=self.node, unopened=True)
+            except StoreError as error:  # the next look tries again
+                log_event("unopened_not_closed", level=logging.WARNING, reason=str(error))
+
+    async def _waits_for_players(self, room: Room) -> None:
+        """A table taken here that only its opener came to so far closes as soon as on one
+        process, and stops counting against its opener once a second person comes."""
+        try:
+            if await self.redis.waiting_opener(room.code) is None:
+                return
+        except StoreError:
+            return  # taken as used: it closes after SLAPJACK_ROOM_EXPIRY_SECONDS instead
+        if len(room.table.people) >= 2:  # its use was not told (Redis was away then)
+            self._tell_used(room)
+        else:
+            room.waits_for_players(lambda: self._tell_used(room))
+
+    def _tell_used(self, room: Room) -> None:
+        task = asyncio.get_running_loop().create_task(self._used(room))
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def _used(self, room: Room) -> None:
+        """Tells Redis, until it has heard it while the room is here: an entry left waiting
+        would have the table closed once no process serves it."""
+        while self.rooms.get(room.code) is room:
+            try:
+                await self.redis.waited(room.code)
+                return
+            except StoreError as error:
+                log_event(
+                    "room_use_not_told", level=logging.WARNING, room=room.code, reason=str(error)
+                )
+            await self.clock.sleep(TELL_AGAIN_SECONDS)
 
     # ---- saving -----------------------------------------------------------------------------
 
@@ -288,6 +344,7 @@ class ClusterNode:
             return None
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
+        await self._waits_for_players(room)
         room.judge_gate = lambda: self.ownership.holds(code)
         if room.saver is not None:  # its own writes, refused once the table is another's
             room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
@@ -339,9 +396,13 @@ class ClusterNode:
 
     # ---- the HTTP side: any process ----------------------------------------------------------
 
-    async def open_table(self, rules: Rules, *, lag_fair: bool = False) -> str:
+    async def open_table(
+        self, rules: Rules, *, lag_fair: bool = False, opener: str | None = None
+    ) -> str:
         """POST /api/rooms: a new table written to Redis under a code no table has; the
-        process the router sends its first connection to opens it."""
+        process the router sends its first connection to opens it. `opener`: who asks, as
+        the per-address limits count them; refused (rate_limited) when that address holds
+        SLAPJACK_OPEN_ROOMS_PER_ADDRESS rooms nobody else came to, on any process."""
         if self.rooms.draining:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
         try:
@@ -354,6 +415,13 @@ class ClusterNode:
                 try:
                     if await self.redis.load(code) is not None:
                         continue
+                    if opener is not None and not await self.redis.open_waiting(
+                        code,
+                        opener,
+                        self.settings.open_rooms_per_address,
+                        self.settings.unused_room_seconds,
+                    ):
+                        raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
                     table = Table(code, rules, policy(self.settings))
                     table.lag_fair = lag_fair
                     snapshot = table.to_dict(self.clock.now())

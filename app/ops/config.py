@@ -233,7 +233,8 @@ class Settings(BaseSettings):
         default=5,
         ge=1,
         description="Rooms one client address may hold open that two people have not been in "
-        "yet; beyond, `POST /api/rooms` answers `429` `rate_limited`. With every room taken "
+        "yet; beyond, `POST /api/rooms` answers `429` `rate_limited` (in a cluster, counted "
+        "in Redis across the processes). With every room taken "
         "(`SLAPJACK_MAX_ROOMS`), a room nobody is in (never used first, then the oldest) of "
         "the address that opened the most gives way to an address that opened fewer. A "
         "school opening 40 tables from one address opens them as players arrive, or raises "

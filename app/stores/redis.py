@@ -8,7 +8,12 @@ Keys (under a namespace, `slapjack` by default):
 - `slapjack:tables`: a sorted set of codes scored by `seen_at` (wall clock), for `codes()` and
   expiry;
 - `slapjack:lease:CODE`: the process judging the table: a hash {node, token, beat, at} with
-  no expiry (see TAKE below); `slapjack:fence:CODE`: the counter its fencing tokens come from.
+  no expiry (see TAKE below); `slapjack:fence:CODE`: the counter its fencing tokens come from;
+- rooms waiting for their second person (a cluster's POST /api/rooms, `open_waiting`):
+  `slapjack:opener`, a hash code -> the address that opened it; `slapjack:opened:ADDRESS`,
+  a sorted set of that address's waiting codes; `slapjack:waiting`, a sorted set of the
+  codes scored by when to look at them again (Redis's clock, seconds): a table nobody
+  serves by then is closed (`close_unopened`).
 
 Fencing: `save_fenced`/`delete_fenced` compare the lease with the caller's node id and token
 and write in one Lua script, which Redis runs atomically, so a process that lost its lease
@@ -49,6 +54,10 @@ from app.stores.base import (
 # from expiry: its process is alive, whoever is connected.
 LIVE_LEASE_SECONDS = 120
 
+# A new room's table is written within this many seconds of its code being recorded as
+# waiting (the caller's command timeouts are shorter): till then it counts unwritten.
+WRITING_SECONDS = 10
+
 # A command waits this long for Redis before the save is counted as failed (and retried by
 # the Saver): a game never waits on it, but a shutdown's last save should not hang.
 SOCKET_SECONDS = 2.0
@@ -76,11 +85,19 @@ redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
 return 1
 """
 
+# The table goes with its lease, its fence and, if it was waiting for players, the entries
+# that counted it against its opener (KEYS[5] waiting, KEYS[6] opener).
 FENCED_DELETE = """
 local lease = redis.call('HMGET', KEYS[3], 'node', 'token')
 if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
 redis.call('ZREM', KEYS[2], ARGV[3])
+local address = redis.call('HGET', KEYS[6], ARGV[3])
+if address then
+  redis.call('ZREM', ARGV[4] .. address, ARGV[3])
+  redis.call('HDEL', KEYS[6], ARGV[3])
+end
+redis.call('ZREM', KEYS[5], ARGV[3])
 return 1
 """
 
@@ -145,6 +162,64 @@ return gone
 """
 
 
+# A room for `address` (KEYS[1] its opened set, KEYS[2] waiting, KEYS[3] opener): 1 and the
+# code recorded, or 0 when the address already has ARGV[3] rooms waiting. A code counts while
+# it is the address's (the entry goes when two people came: WAITED) and its table exists, or
+# is being written (recorded less than ARGV[6] s ago: the table is written just after).
+OPEN_WAITING = """
+local now = tonumber(redis.call('TIME')[1])
+local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local held = 0
+for i = 1, #entries, 2 do
+  local code, at = entries[i], tonumber(entries[i + 1])
+  if redis.call('HGET', KEYS[3], code) == ARGV[2]
+     and (now - at < tonumber(ARGV[6]) or redis.call('EXISTS', ARGV[5] .. code) == 1)
+  then held = held + 1 else redis.call('ZREM', KEYS[1], code) end
+end
+if held >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+return 1
+"""
+
+# Two people came to the room ARGV[1] (KEYS[1] waiting, KEYS[2] opener): it counts no more.
+WAITED = """
+local address = redis.call('HGET', KEYS[2], ARGV[1])
+if not address then return 0 end
+redis.call('ZREM', ARGV[2] .. address, ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+
+# Waiting rooms due a look (KEYS[1] waiting, KEYS[2] opener, KEYS[3] the tables' index): one
+# that a live process serves (its lease renewed within ARGV[5] s) closes by its own timer,
+# and is looked at again in ARGV[6] s; any other is closed: its table, lease and fence go
+# (a table nobody opened in time, or whose process is gone), and so do its entries. The
+# codes whose table went; at most 100 a call (the rest at the next).
+CLOSE_UNOPENED = """
+local now = tonumber(redis.call('TIME')[1])
+local closed = {}
+for _, code in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)) do
+  local stored = redis.call('EXISTS', ARGV[1] .. code) == 1
+  local at = tonumber(redis.call('HGET', ARGV[2] .. code, 'at') or '0')
+  if stored and now - at <= tonumber(ARGV[5]) then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), code)
+  else
+    if stored then table.insert(closed, code) end
+    redis.call('DEL', ARGV[1] .. code, ARGV[2] .. code, ARGV[3] .. code)
+    redis.call('ZREM', KEYS[3], code)
+    local address = redis.call('HGET', KEYS[2], code)
+    if address then redis.call('ZREM', ARGV[4] .. address, code) end
+    redis.call('HDEL', KEYS[2], code)
+    redis.call('ZREM', KEYS[1], code)
+  end
+end
+return closed
+"""
+
+
 def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any) -> Any:
     """A redis.asyncio client for a store URL (strings decoded, every wait bounded: no
     retry unless `retry` says so, where redis-py's default would try a hung Redis four
@@ -200,6 +275,9 @@ class RedisStore:
         self._lease_prefix = f"{namespace}:lease:"
         self._fence_prefix = f"{namespace}:fence:"
         self._index = f"{namespace}:tables"
+        self._opened_prefix = f"{namespace}:opened:"
+        self._waiting = f"{namespace}:waiting"
+        self._opener = f"{namespace}:opener"
         # One quick retry covers a pooled connection that a Redis restart left dead; longer
         # outages are the Saver's to retry, with backoff.
         self._redis: Any = connect(url, retry=Retry(NoBackoff(), 1))
@@ -212,6 +290,9 @@ class RedisStore:
                 ("renew", RENEW),
                 ("release", RELEASE),
                 ("purge", PURGE),
+                ("open_waiting", OPEN_WAITING),
+                ("waited", WAITED),
+                ("close_unopened", CLOSE_UNOPENED),
             )
         }
 
@@ -346,11 +427,56 @@ class RedisStore:
             self._index,
             self._lease_prefix + code,
             self._fence_prefix + code,
+            self._waiting,
+            self._opener,
         ]
+        args = [node, token, code, self._opened_prefix]
         async with self._errors():
-            deleted = await self._scripts["fenced_delete"](keys=keys, args=[node, token, code])
+            deleted = await self._scripts["fenced_delete"](keys=keys, args=args)
         if not deleted:
             raise LeaseLost(f"table {code}: node {node} does not hold its lease ({token})")
+
+    # ---- rooms waiting for players (a cluster's per-address limit) --------------------------
+
+    async def open_waiting(
+        self, code: str, address: str, limit: int, unused_seconds: float
+    ) -> bool:
+        """Records the new room `code` as waiting for players, opened by `address`, unless
+        that address has `limit` rooms waiting already (False: nothing recorded). Atomic:
+        processes opening rooms for one address at once never pass the limit together."""
+        keys = [self._opened_prefix + address, self._waiting, self._opener]
+        args = [code, address, limit, unused_seconds, self._table_prefix, WRITING_SECONDS]
+        async with self._errors():
+            return bool(await self._scripts["open_waiting"](keys=keys, args=args))
+
+    async def waiting_opener(self, code: str) -> str | None:
+        """The address that opened `code`, while the room waits for its second person."""
+        async with self._errors():
+            address: str | None = await self._redis.hget(self._opener, code)
+        return address
+
+    async def waited(self, code: str) -> None:
+        """Two people came to `code`: it no longer counts against its opener."""
+        async with self._errors():
+            await self._scripts["waited"](
+                keys=[self._waiting, self._opener], args=[code, self._opened_prefix]
+            )
+
+    async def close_unopened(self, recheck_seconds: float) -> list[str]:
+        """Closes the waiting rooms due a look that no live process serves (their tables
+        go); the served ones are looked at again in `recheck_seconds`. The codes closed."""
+        keys = [self._waiting, self._opener, self._index]
+        args = [
+            self._table_prefix,
+            self._lease_prefix,
+            self._fence_prefix,
+            self._opened_prefix,
+            LIVE_LEASE_SECONDS,
+            recheck_seconds,
+        ]
+        async with self._errors():
+            closed = await self._scripts["close_unopened"](keys=keys, args=args)
+        return sorted(closed)
 
     # ---- helpers ----------------------------------------------------------------------
 

@@ -35,6 +35,8 @@ from engine import Rules
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
+# SLAPJACK_OPEN_ROOMS_PER_ADDRESS reached (here, or across a cluster: app/cluster/node.py).
+HOARDING = "your rooms are waiting for players: share one, or wait for one to close"
 
 
 class Rooms:
@@ -173,10 +175,7 @@ class Rooms:
         if opener is not None:
             waiting = [code for code in self._opened.get(opener, ()) if not self._in_use(code)]
             if len(waiting) >= self.settings.open_rooms_per_address:
-                raise ProtocolError(
-                    ErrorCode.RATE_LIMITED,
-                    "your rooms are waiting for players: share one, or wait for one to close",
-                )
+                raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
         if opener is not None and len(self._rooms) >= self.settings.max_rooms:
             self._give_up_one_for(opener)
         self._check_room_for_one_more()

@@ -246,6 +246,7 @@ class Room:
         # Whether two people have been in it (a restored table is taken to have been): a
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
+        self.on_used: Callable[[], None] | None = None  # told once two people have been in it
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = clock.now() + settings.unused_room_seconds
@@ -813,6 +814,9 @@ class Room:
         self._schedule_ping(now, anyone)
         if not self.used and len(self.table.people) >= 2:
             self.used = True
+            if self.on_used is not None:
+                self.on_used()
+                self.on_used = None
         if anyone:
             self._timers.cancel("expiry")
         elif not self._timers.pending("expiry"):
@@ -908,6 +912,16 @@ class Room:
                 self._bot_plans[seat] = plan
                 when = self.clock.now() + plan.delay
                 self._timers.at(timer, when, partial(self._bot_move, seat, occupant.id, plan))
+
+    def waits_for_players(self, on_used: Callable[[], None]) -> None:
+        """A restored table that only its opener has been at (a cluster knows it from Redis:
+        app/cluster/node.py): it closes as soon as a new room nobody came to, and `on_used`
+        is called once a second person has come."""
+        self.used = False
+        self.on_used = on_used
+        if not self.table.connected():
+            when = self.clock.now() + self.settings.unused_room_seconds
+            self._timers.at("expiry", when, self._expire)
 
     async def _expire(self, now: float) -> None:
         if not self.table.connected() and not self.closed:

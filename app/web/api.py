@@ -44,10 +44,10 @@ async def create_room(request: Request) -> Any:
         lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
         rules = merged_rules(Rules(), changes)
         cluster: ClusterNode | None = request.app.state.cluster
+        opener = address_key(client_host(request))
         if cluster is not None:  # in Redis, for whichever process the router picks
-            code = await cluster.open_table(rules, lag_fair=lag_fair)
+            code = await cluster.open_table(rules, lag_fair=lag_fair, opener=opener)
         else:
-            opener = address_key(client_host(request))
             code = (await rooms.open_room(rules, lag_fair=lag_fair, opener=opener)).code
     except ProtocolError as error:
         return error_response(error)
