@@ -26,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.ops.config import lan_address
+from app.ops.config import Settings, lan_address
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
@@ -75,9 +75,19 @@ def accepts(port: int) -> bool:
         return True
 
 
-def nginx_config(listen: str, servers: list[str], prefix: Path | None) -> str:
+def nginx_config(
+    listen: str,
+    servers: list[str],
+    prefix: Path | None,
+    per_address: int | None = None,
+) -> str:
     """The nginx configuration for app processes at `servers` ("host:port"); with a
-    `prefix`, nginx keeps its pid, log and temporary files there (a local, unprivileged run)."""
+    `prefix`, nginx keeps its pid, log and temporary files there (a local, unprivileged run).
+    `per_address`: the connections one client address may hold through nginx at once (the
+    apps' SLAPJACK_CONNECTIONS_PER_ADDRESS, which nginx applies for them; its default if
+    None)."""
+    if per_address is None:
+        per_address = Settings.model_fields["connections_per_address"].default
     # Rooms: never marked down (max_fails=0). A request tries the room's own process and,
     # only if that refuses or times out, the next one on the ring; once the process is back
     # every request goes to it again. A process marked down for fail_timeout was probed by
@@ -100,6 +110,7 @@ def nginx_config(listen: str, servers: list[str], prefix: Path | None) -> str:
         .replace("{{ROOM_SERVERS}}", rooms)
         .replace("{{SERVERS}}", lines)
         .replace("{{LISTEN}}", listen)
+        .replace("{{CONNECTIONS_PER_ADDRESS}}", str(per_address))
     )
 
 
@@ -195,7 +206,9 @@ class Cluster:
         prefix.mkdir(exist_ok=True)
         conf = prefix / "nginx.conf"
         servers = [f"127.0.0.1:{port}" for port in self.app_ports]
-        conf.write_text(nginx_config(f"{self.listen_host}:{self.port}", servers, prefix))
+        cap = self.app_env(0).get("SLAPJACK_CONNECTIONS_PER_ADDRESS")  # the apps' own
+        listen = f"{self.listen_host}:{self.port}"
+        conf.write_text(nginx_config(listen, servers, prefix, int(cap) if cap else None))
         self.nginx = subprocess.Popen(
             [find_binary("nginx"), "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
             stdout=subprocess.DEVNULL,

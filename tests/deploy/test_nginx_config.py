@@ -5,9 +5,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from app.ops.config import Settings
 from deploy.cluster import compose_nginx_config, find_binary, nginx_config
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_the_local_cluster_config_passes_nginx_own_check(tmp_path: Path) -> None:
@@ -34,3 +36,15 @@ def test_every_process_of_the_compose_file_is_in_the_nginx_upstream() -> None:
     for app in ("app1", "app2", "app3"):
         assert f"\n  {app}:" in compose
         assert f"server {app}:8000" in conf
+
+
+def test_nginx_caps_connections_per_address_as_the_app_would() -> None:
+    # Behind nginx the app sees one address, nginx's: the cap per client is nginx's
+    # (tests/app/test_nginx_limits.py shows it at work).
+    conf = compose_nginx_config()
+    cap = Settings().connections_per_address
+    assert "limit_conn_zone $binary_remote_addr zone=per_address:" in conf
+    assert f"limit_conn per_address {cap};" in conf
+    assert "limit_conn_status 429;" in conf
+    assert "limit_conn per_address 7;" in nginx_config("80", ["app:8000"], None, per_address=7)
+    assert "limit_conn" in (DOCS / "operations.md").read_text()
