@@ -344,10 +344,10 @@ class ClusterNode:
             return None
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
-        await self._waits_for_players(room)
         room.judge_gate = lambda: self.ownership.holds(code)
         if room.saver is not None:  # its own writes, refused once the table is another's
             room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
+        await self._waits_for_players(room)  # after the gate: the room is served from here
         return room
 
     def judges(self, room: Room) -> bool:
