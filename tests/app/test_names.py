@@ -13,6 +13,7 @@ from app.wire.prototypes import PROTOTYPES, UNICODE_VERSION
 
 SAMPLE = """\ufeff# confusables.txt
 # Date: 2026-08-06, 01:05:35 GMT
+# \u00a9 2026 Unicode\u00ae, Inc.
 # Version: 18.0.0
 #
 0430 ;\t0061 ;\tMA\t# ( \u0430 \u2192 a ) CYRILLIC SMALL LETTER A \u2192 LATIN SMALL LETTER A
@@ -27,6 +28,7 @@ def test_the_generator_writes_every_prototype_with_its_source() -> None:
     assert namespace["PROTOTYPES"] == {"\u0430": "a", "m": "rn"}
     assert namespace["UNICODE_VERSION"] == "18.0.0"
     assert "dated\n2026-08-06" in text and "SHA-256" in text
+    assert "# UNICODE LICENSE V3" in text and "# \u00a9 2026 Unicode\u00ae, Inc." in text
 
 
 def test_the_generator_refuses_a_table_that_is_not_a_fixed_point() -> None:
