@@ -49,7 +49,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
-# the order tests/conftest.py sorts them (the slowest kinds first).
+# the order tests/conftest.py sorts them (the slowest kinds first, and within a kind the tests
+# that declare the longest time limit).
 pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
 		$(PYTEST_ARGS)
