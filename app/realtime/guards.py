@@ -157,6 +157,19 @@ class FrameGuards:
             return self._cut_off(eio_sid, budget, why)
         self._log_refusal(why, eio_sid, budget, cut_off=False)
 
+    def _charged(self, eio_sid: str, data: Any) -> tuple[FrameBudget, bool] | None:
+        """A frame charged to its connection's budget: the budget and whether the frame was
+        within it; None when the connection was cut off already, or is now (a binary frame:
+        the app sends and takes none)."""
+        budget = self._budgets.get(eio_sid)
+        if budget is None or budget.cut_off:
+            return None
+        within = budget.bucket.take(time.monotonic())
+        if not isinstance(data, str):
+            self._cut_off(eio_sid, budget, "binary")
+            return None
+        return budget, within
+
     def _cut_off(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
         """The transport, not just the namespace, closes: the client must start over."""
         budget.cut_off = True
