@@ -27,7 +27,10 @@ CATALOGS := $(foreach lang,$(LOCALES),app/locale/$(lang)/LC_MESSAGES/messages.mo
 run: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m app
 
-test: lint typecheck jslint jstest pytest
+# The static checks side by side (mypy takes the longest), then every test.
+test:
+	$(MAKE) --no-print-directory -j4 --output-sync=target lint typecheck jslint jstest
+	$(MAKE) --no-print-directory pytest
 
 # The inner loop: lint, types and unit tests (Python and JS): no server, no browser. Two at
 # a time: the unit tests keep one core busy while the linters and mypy take the other.
@@ -49,7 +52,8 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
-# the order tests/conftest.py sorts them (the slowest kinds first).
+# the order tests/conftest.py sorts them (the slowest kinds first, and within a kind the tests
+# that declare the longest time limit).
 pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
 		$(PYTEST_ARGS)

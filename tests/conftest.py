@@ -44,11 +44,18 @@ def needs(item: pytest.Item) -> set[str]:
 ORDER = ("browser", "cluster", "redis", "realtime", "unit")
 
 
+def bound(item: pytest.Item) -> float:
+    """The time limit a test declares (`@pytest.mark.timeout`), else 0: the whole games
+    declare the longest, and within a kind they go first."""
+    marker = item.get_closest_marker("timeout")
+    return float(marker.args[0]) if marker is not None and marker.args else 0.0
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank: dict[str, int] = {}
+    rank: dict[str, tuple[int, float]] = {}
     for item in items:
         found = needs(item) or {"unit"}
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))
-        rank[item.nodeid] = min(ORDER.index(name) for name in found)
+        rank[item.nodeid] = (min(ORDER.index(name) for name in found), -bound(item))
     items.sort(key=lambda item: rank[item.nodeid])  # stable: each module's order is kept

@@ -31,6 +31,53 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, default=str)
 
 
+# What a client can make us log as often as it likes is at most this many lines a second
+# for the whole server (a burst of this many at once).
+THROTTLE_RATE = 1.0
+THROTTLE_BURST = 10
+
+
+class Allowance:
+    """At most `rate` lines a second for the whole server, `burst` at once, timed by the
+    stamps it is given (a log reads no clock of its own); it counts the lines it held back
+    so the next one can say how many went untold."""
+
+    def __init__(self, rate: float = THROTTLE_RATE, burst: int = THROTTLE_BURST) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp: float | None = None
+        self.untold = 0
+
+    def take(self, now: float) -> int | None:
+        """None when the line is held back (and counted); else how many went untold before."""
+        since = 0.0 if self.stamp is None else max(0.0, now - self.stamp)
+        self.tokens = min(self.burst, self.tokens + since * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            self.untold += 1
+            return None
+        self.tokens -= 1
+        untold, self.untold = self.untold, 0
+        return untold
+
+
+class Throttled:
+    """One event's JSON lines, rate-limited for the whole server (`Allowance`), each with
+    the number that went untold before it: for what a client can cause as often as it likes
+    (a refused connection, a refused frame)."""
+
+    def __init__(
+        self, event: str, rate: float = THROTTLE_RATE, burst: int = THROTTLE_BURST
+    ) -> None:
+        self.event = event
+        self.allowance = Allowance(rate, burst)
+
+    def log(self, now: float, **fields: Any) -> None:
+        untold = self.allowance.take(now)
+        if untold is not None:
+            log_event(self.event, level=logging.WARNING, **fields, untold=untold)
+
+
 class Bounded(logging.Filter):
     """What the libraries under us log, made as bounded as our own lines: no traceback (a
     client's malformed request is no bug of ours, and 10-21 lines each, as often as a
@@ -38,27 +85,18 @@ class Bounded(logging.Filter):
     `burst`), each saying how many went untold before it; and uvicorn's lines below WARNING
     (two per connection: opened, closed) only when the log level is debug."""
 
-    def __init__(self, rate: float = 1.0, burst: int = 10) -> None:
+    def __init__(self, rate: float = THROTTLE_RATE, burst: int = THROTTLE_BURST) -> None:
         super().__init__()
-        self.rate, self.burst = rate, float(burst)
-        # Timed by the records' own stamps (`created`): a log filter reads no clock.
-        self.tokens = float(burst)
-        self.stamp: float | None = None
-        self.untold = 0
+        self.allowance = Allowance(rate, burst)  # timed by the records' own stamps
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.WARNING and not logging.getLogger("app").isEnabledFor(
             logging.DEBUG
         ):
             return False
-        now = record.created
-        since = 0.0 if self.stamp is None else max(0.0, now - self.stamp)
-        self.tokens = min(self.burst, self.tokens + since * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            self.untold += 1
+        untold = self.allowance.take(record.created)
+        if untold is None:
             return False
-        self.tokens -= 1
         if record.exc_info:
             error = record.exc_info[1]
             record.exc_info, record.exc_text = None, None
@@ -69,9 +107,8 @@ class Bounded(logging.Filter):
             **getattr(record, "fields", {}),
             **fields,
             "logger": record.name,
-            "untold": self.untold,
+            "untold": untold,
         }
-        self.untold = 0
         return True
 
 

@@ -20,17 +20,13 @@ the proxy in front caps per address (nginx: `limit_conn`)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from typing import Any
 
 from app.ops.config import Settings
-from app.ops.logs import log_event
+from app.ops.logs import Throttled
 from app.realtime.limits import TokenBucket, address_key
 
-# At most this many "connection_refused" lines a second for the whole server (burst 10).
-REFUSAL_LOG_RATE = 1.0
-REFUSAL_LOG_BURST = 10
 _CLOSE = 0x8  # websocket opcodes
 _TEXT = 0x1
 _MESSAGE = 0x34  # "4": an Engine.IO MESSAGE, counted by the message budget
@@ -51,8 +47,7 @@ class Doors:
         self.open: dict[str, int] = {}  # address: connections open (HTTP and websocket)
         self.websockets: dict[str, int] = {}  # address: websockets open
         self.websocket_count = 0
-        self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
-        self._quiet = 0  # refusals not logged since the last line
+        self._refusals = Throttled("connection_refused")
 
     def _capped(self, key: str) -> bool:
         return not (self.trust_all or key in self.trusted)
@@ -105,18 +100,7 @@ class Doors:
 
     def refused(self, why: str, key: str, **fields: Any) -> None:
         """One JSON line, rate-limited for the whole server (with how many went untold)."""
-        if self._log_allowance.take(time.monotonic()):
-            quiet, self._quiet = self._quiet, 0
-            log_event(
-                "connection_refused",
-                level=logging.WARNING,
-                why=why,
-                address=key,
-                untold=quiet,
-                **fields,
-            )
-        else:
-            self._quiet += 1
+        self._refusals.log(time.monotonic(), why=why, address=key, **fields)
 
 
 class FrameMeter:

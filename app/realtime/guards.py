@@ -10,7 +10,6 @@ connection (`hang_up`).
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,17 +19,13 @@ from engineio import payload
 from socketio import packet
 
 from app.ops.config import Settings
-from app.ops.logs import log_event
+from app.ops.logs import Throttled
 from app.ops.metrics import Metrics
 from app.realtime.limits import PerAddress, TokenBucket
 from app.wire.protocol import ErrorCode, ProtocolError, ack
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.
 RESERVED_EVENTS = frozenset({"connect", "connect_error", "disconnect", "message", "*"})
-# At most this many "frame_refused" log lines a second for the whole server (burst 10):
-# a flood of bad frames must not become a flood of log lines.
-REFUSAL_LOG_RATE = 1.0
-REFUSAL_LOG_BURST = 10
 # A long-polling body: packets separated by this, at most python-engineio's number of them.
 PAYLOAD_SEPARATOR = "\x1e"
 MOST_POLLED_PACKETS = payload.Payload.max_decode_packets
@@ -61,8 +56,8 @@ class FrameGuards:
     def guard(self, settings: Settings, metrics: Metrics) -> None:
         self.settings, self.metrics = settings, metrics
         self._budgets: dict[str, FrameBudget] = {}
-        self._log_allowance = TokenBucket(REFUSAL_LOG_RATE, REFUSAL_LOG_BURST)
-        self._untold = 0  # refusals not logged since the last line
+        # A flood of bad frames must not become a flood of log lines.
+        self._refusals = Throttled("frame_refused")
         self._opens = PerAddress.per_minute(settings.opens_per_minute)
 
     def budget_for(self, eio_sid: str, environ: dict[str, Any]) -> FrameBudget | None:
@@ -162,6 +157,19 @@ class FrameGuards:
             return self._cut_off(eio_sid, budget, why)
         self._log_refusal(why, eio_sid, budget, cut_off=False)
 
+    def _charged(self, eio_sid: str, data: Any) -> tuple[FrameBudget, bool] | None:
+        """A frame charged to its connection's budget: the budget and whether the frame was
+        within it; None when the connection was cut off already, or is now (a binary frame:
+        the app sends and takes none)."""
+        budget = self._budgets.get(eio_sid)
+        if budget is None or budget.cut_off:
+            return None
+        within = budget.bucket.take(time.monotonic())
+        if not isinstance(data, str):
+            self._cut_off(eio_sid, budget, "binary")
+            return None
+        return budget, within
+
     def _cut_off(self, eio_sid: str, budget: FrameBudget, why: str) -> None:
         """The transport, not just the namespace, closes: the client must start over."""
         budget.cut_off = True
@@ -175,19 +183,7 @@ class FrameGuards:
     def _tell(self, why: str, eio_sid: str, address: str, *, cut_off: bool) -> None:
         """One line, rate-limited for the whole server, cut-offs too (an address reconnecting
         in a loop is cut off every time): each line says how many went untold before it."""
-        if self._log_allowance.take(time.monotonic()):
-            untold, self._untold = self._untold, 0
-            log_event(
-                "frame_refused",
-                level=logging.WARNING,
-                why=why,
-                cut_off=cut_off,
-                sid=eio_sid,
-                address=address,
-                untold=untold,
-            )
-        else:
-            self._untold += 1
+        self._refusals.log(time.monotonic(), why=why, cut_off=cut_off, sid=eio_sid, address=address)
 
 
 def client_address(environ: dict[str, Any]) -> str:

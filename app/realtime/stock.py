@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -119,12 +118,10 @@ class StockServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
 
     async def engineio_message(self, eio_sid: str, data: Any) -> None:
         """A frame's Socket.IO packet, checked, then python-socketio's own handling of it."""
-        budget = self._budgets.get(eio_sid)
-        if budget is None or budget.cut_off:
-            return
-        within = budget.bucket.take(time.monotonic())
-        if not isinstance(data, str):
-            return self._cut_off(eio_sid, budget, "binary")
+        charged = self._charged(eio_sid, data)
+        if charged is None:
+            return None
+        budget, within = charged
         try:
             pkt = self.packet_class(encoded_packet=data)
         except Exception:  # anything the decoder chokes on is the client's fault

@@ -502,12 +502,10 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
     async def _handle_eio_message(self, eio_sid: str, data: Any) -> None:
         """A frame's Socket.IO packet, checked and dispatched. An EVENT (a flip, a slap: all
         but a handful of frames) goes to its handler from here, with no layer between."""
-        budget = self._budgets.get(eio_sid)
-        if budget is None or budget.cut_off:
-            return
-        within = budget.bucket.take(time.monotonic())
-        if not isinstance(data, str):
-            return self._cut_off(eio_sid, budget, "binary")
+        charged = self._charged(eio_sid, data)
+        if charged is None:
+            return None
+        budget, within = charged
         plain = self._plain_event(data)
         pkt = None
         if plain is not None:

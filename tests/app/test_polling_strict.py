@@ -12,7 +12,7 @@ import pytest
 from app_harness import Logged, serving
 from hostile import REAL_LIMITS
 
-from app.realtime.guards import REFUSAL_LOG_BURST, REFUSAL_LOG_RATE
+from app.ops.logs import THROTTLE_BURST, THROTTLE_RATE
 
 POLLING = "/socket.io/?EIO=4&transport=polling"
 pytestmark = pytest.mark.transports("lean", "stock")
@@ -52,5 +52,5 @@ async def test_a_malformed_polling_body_is_never_a_traceback(records: Logged, bo
     assert not [r for r in records.records if r.exc_info], "a traceback was logged"
     lines = [r for r in records.records if r.levelno >= logging.WARNING]
     # A burst of 10, then about one a second for the whole server, however many bodies.
-    bound = REFUSAL_LOG_BURST + REFUSAL_LOG_RATE * (time.monotonic() - begun) + 1
+    bound = THROTTLE_BURST + THROTTLE_RATE * (time.monotonic() - begun) + 1
     assert len(lines) <= bound, [r.getMessage() for r in lines]
