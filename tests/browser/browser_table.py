@@ -90,6 +90,11 @@ DECK_SEEN = """() => ({
   conn: document.getElementById('conn').dataset.status,
   classes: document.body.className,
 })"""
+# Where a finger slaps the felt, down from its top: where game over, opening over the felt,
+# shows its title, not a button.
+SLAP_HEIGHT = 0.25
+FELT_IN_PLAY = """([x, y]) => document.body.dataset.phase === 'playing'
+  && !document.getElementById('over').contains(document.elementFromPoint(x, y))"""
 # A table quiet enough to photograph: a fanned pile, no trigger, nothing in flight.
 SETTLED_PILE = """() => document.querySelectorAll('#pile .card').length >= 2
   && !document.body.dataset.trigger && !document.querySelector('.flying-card')"""
@@ -165,13 +170,17 @@ class Person:
         raise AssertionError(f"{self.label}: the page says it is my turn, the deck stays: {seen}")
 
     async def slap(self) -> None:
-        """A finger on the felt on a phone, the space bar on a desktop."""
+        """A finger on the felt on a phone, the space bar on a desktop. A finger lifted
+        while the game ended is not put down: game over opens over the felt, and a tap
+        there may press one of its buttons."""
         if not self.touch:
             await self.page.keyboard.press("Space")
             return
         box = await self.page.locator("#felt").bounding_box()
         assert box is not None
-        await self.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * SLAP_HEIGHT
+        if await self.page.evaluate(FELT_IN_PLAY, [x, y]):
+            await self.page.touchscreen.tap(x, y)
 
     async def join(self, url: str, name: str) -> None:
         await self.page.goto(url)
