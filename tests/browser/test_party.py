@@ -49,7 +49,7 @@ PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10]
 # The game's time limit, and its end brings game over: the table at four sizes, a take and
 # a wrong slap with the table at four sizes again fit in it (some 6 s on a quiet machine, 15 s
 # on a busy one). The Malay night leaves out the wrong slap: what it shows has no words.
-PARTY_SECONDS = {"en": 25, "ms": 15}
+PARTY_SECONDS = {"en": 30, "ms": 20}
 
 
 async def every_size(page: Page, phase: str, check: Any, shots: Path, name: str) -> list[str]:
