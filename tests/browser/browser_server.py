@@ -29,6 +29,10 @@ FAST_SETTINGS = {
     "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
     # Every page of every test connects from 127.0.0.1: no per-address connection limit.
     "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
+    # ...and opens its rooms from there, many of them tried by one person alone, on a server
+    # a worker keeps for all its tests: no per-address limit on rooms either.
+    "SLAPJACK_ROOMS_PER_MINUTE": "100000",
+    "SLAPJACK_OPEN_ROOMS_PER_ADDRESS": "100000",
     "SLAPJACK_LOG_LEVEL": "warning",
 }
 

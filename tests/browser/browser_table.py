@@ -8,7 +8,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, ConsoleMessage, Dialog, Page, expect
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Dialog,
+    Page,
+    expect,
+)
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 # The phone plays in the dark theme, the desktops in the light one: screenshots show both.
 PHONE = {
@@ -20,6 +28,7 @@ PHONE = {
 DESKTOP = {"viewport": {"width": 1280, "height": 800}, "color_scheme": "light"}
 CALM_DESKTOP = {**DESKTOP, "reduced_motion": "reduce"}
 WAIT_MS = 20_000  # generous for a shared 2-core machine: waits end on what they wait for
+PRESS_TRY_MS = 2_000  # one try at tapping the deck before asking whether it is still to tap
 # The classic `<img src=x onerror=alert(1)>` is 28 characters and names stop at 20, so the
 # same attack in 20: it would run if a page ever built HTML from a name.
 XSS_NAME = "<svg onload=alert()>"
@@ -69,6 +78,23 @@ FLIP_LANDED = f"""(cardsBefore) => {{
   const table = ({READ_TABLE})();
   return table.phase !== 'playing' || table.cards !== cardsBefore;
 }}"""
+# The deck is no longer yours to tap: the game ended (its time ran out) or the turn moved.
+NOT_MY_FLIP = (
+    "() => document.body.dataset.phase !== 'playing' || document.body.dataset.turn !== 'mine'"
+)
+# Why a page might not show its deck: for the message of a test that fails.
+DECK_SEEN = """() => ({
+  phase: document.body.dataset.phase, turn: document.body.dataset.turn,
+  play: !document.getElementById('play').hidden,
+  fatal: !document.getElementById('fatal').hidden,
+  conn: document.getElementById('conn').dataset.status,
+  classes: document.body.className,
+})"""
+# Where a finger slaps the felt, down from its top: where game over, opening over the felt,
+# shows its title, not a button.
+SLAP_HEIGHT = 0.25
+FELT_IN_PLAY = """([x, y]) => document.body.dataset.phase === 'playing'
+  && !document.getElementById('over').contains(document.elementFromPoint(x, y))"""
 # A table quiet enough to photograph: a fanned pile, no trigger, nothing in flight.
 SETTLED_PILE = """() => document.querySelectorAll('#pile .card').length >= 2
   && !document.body.dataset.trigger && !document.querySelector('.flying-card')"""
@@ -109,31 +135,52 @@ class Person:
         state: dict[str, Any] = await self.page.evaluate(READ_TABLE)
         return state
 
-    async def press(self, selector: str) -> None:
+    async def press(self, selector: str, timeout: float | None = None) -> None:
         """A finger on a phone, a mouse click on a desktop."""
         if self.touch:
-            await self.page.tap(selector)
+            await self.page.tap(selector, timeout=timeout)
         else:
-            await self.page.click(selector)
+            await self.page.click(selector, timeout=timeout)
 
     async def flip(self) -> None:
         """Turns the top card over (a tap on the deck, or the person's flip key) and waits
-        until the card has left this person's deck."""
+        until the card has left this person's deck. A deck that stops being theirs before
+        the tap (the time limit ended the game a moment after the page said "your turn")
+        is not tapped."""
         cards = (await self.table())["cards"]
         if self.flip_key is None:
-            await self.press("#flip")
+            if not await self._tap_the_deck():
+                return
         else:
             await self.page.keyboard.press(self.flip_key)
         await self.page.wait_for_function(FLIP_LANDED, arg=cards, timeout=WAIT_MS)
 
+    async def _tap_the_deck(self) -> bool:
+        """Taps the deck; False when it stopped being this person's to tap first. The deck
+        hides at game over, so a tap waiting for it would wait for ever: each try is short,
+        and between tries the page says whether the deck is still theirs."""
+        for _try in range(WAIT_MS // PRESS_TRY_MS):
+            try:
+                await self.press("#flip", timeout=PRESS_TRY_MS)
+                return True
+            except PlaywrightTimeout:
+                if await self.page.evaluate(NOT_MY_FLIP):
+                    return False
+        seen = await self.page.evaluate(DECK_SEEN)
+        raise AssertionError(f"{self.label}: the page says it is my turn, the deck stays: {seen}")
+
     async def slap(self) -> None:
-        """A finger on the felt on a phone, the space bar on a desktop."""
+        """A finger on the felt on a phone, the space bar on a desktop. A finger lifted
+        while the game ended is not put down: game over opens over the felt, and a tap
+        there may press one of its buttons."""
         if not self.touch:
             await self.page.keyboard.press("Space")
             return
         box = await self.page.locator("#felt").bounding_box()
         assert box is not None
-        await self.page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * SLAP_HEIGHT
+        if await self.page.evaluate(FELT_IN_PLAY, [x, y]):
+            await self.page.touchscreen.tap(x, y)
 
     async def join(self, url: str, name: str) -> None:
         await self.page.goto(url)

@@ -1,9 +1,10 @@
 """Browser tests: a real uvicorn server in a subprocess and Debian's Chromium via Playwright.
 
-One server and one Chromium per pytest process (per xdist worker), each test in a browser
-left with no context of its own: a test opens its contexts (a phone, a desktop) on the
-shared `browser`, and whatever it leaves open is closed after it. Every test of this folder
-runs in the session's event loop, the loop the shared Chromium's connection lives in."""
+One server (per transport) and one Chromium per pytest process (per xdist worker), each
+test in a browser left with no context of its own: a test opens its contexts (a phone, a
+desktop) on the shared `browser`, and whatever it leaves open is closed after it. Every
+test of this folder runs in the session's event loop, the loop the shared Chromium's
+connection lives in."""
 
 from __future__ import annotations
 
@@ -48,30 +49,68 @@ def pytest_configure(config: Any) -> None:
 def pytest_generate_tests(metafunc: Any) -> None:
     marker = metafunc.definition.get_closest_marker("transports")
     if marker is not None and "base_url" in metafunc.fixturenames:
-        metafunc.parametrize("base_url", marker.args, indirect=True, scope="session")
+        metafunc.parametrize("base_url", marker.args, indirect=True)
+
+
+class Servers:
+    """`python -m app` as `make run` serves it, one per transport (SLAPJACK_TRANSPORT) a test
+    of this worker asked for, each started on first use and kept until the session ends: a
+    session-scoped parametrized fixture would stop `lean` for a `stock` test and start it
+    again for the next one."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
+
+    def url(self, transport: str) -> str:
+        if transport not in self.running:
+            self.running[transport] = self._start(transport)
+        return self.running[transport][0]
+
+    @staticmethod
+    def _start(transport: str) -> tuple[str, subprocess.Popen[bytes]]:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            **FAST_SETTINGS,
+            "SLAPJACK_HOST": "127.0.0.1",
+            "SLAPJACK_PORT": str(port),
+            "SLAPJACK_TRANSPORT": transport,
+        }
+        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
+        try:
+            wait_until_healthy(url, process)
+        except BaseException:
+            process.kill()
+            raise
+        return url, process
+
+    def stop(self) -> None:
+        for _url, process in self.running.values():
+            process.terminate()
+        for _url, process in self.running.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 @pytest.fixture(scope="session")
-def base_url(request: Any) -> Iterator[str]:
-    """The app served as `make run` serves it (`python -m app`) on a free loopback port, on
-    the transport (SLAPJACK_TRANSPORT) a test marked `transports` asks for, else `lean`."""
+def servers() -> Iterator[Servers]:
     vendor = ROOT / "static" / "vendor" / "socket.io.esm.min.js"
     assert vendor.exists(), "run `make pytest` (or `make run`) to install the Socket.IO client"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, **FAST_SETTINGS, "SLAPJACK_HOST": "127.0.0.1", "SLAPJACK_PORT": str(port)}
-    env["SLAPJACK_TRANSPORT"] = getattr(request, "param", "lean")
-    command = [sys.executable, "-m", "app"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    started = Servers()
     try:
-        wait_until_healthy(url, process)
-        yield url
+        yield started
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        started.stop()
+
+
+@pytest.fixture
+def base_url(request: Any, servers: Servers) -> str:
+    """The app on a free loopback port, on the transport a test marked `transports` asks
+    for, else `lean`."""
+    return servers.url(getattr(request, "param", "lean"))
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

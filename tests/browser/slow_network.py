@@ -1,12 +1,17 @@
 """A page's connection to the server passed through the test, to play a slow network on
 cue: what the server sends can be held back for a moment, and what the page sends is seen
-on its way. Nothing is changed, dropped or made up; held messages arrive late, in order."""
+on its way (and when: the test's clock times the page's taps from the server's states).
+Nothing is changed, dropped or made up; held messages arrive late, in order."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from playwright.async_api import BrowserContext, WebSocketRoute
 
@@ -14,6 +19,8 @@ SOCKET_IO = re.compile(r"/socket\.io/")
 # Socket.IO events with an ack id: the page sends 42<id>["slap",{...}], the server answers
 # with 43<id>[{...}].
 SLAP_MESSAGE = re.compile(r'^42(\d+)\["slap"')
+STATE_HEAD = '42["state",'  # a state the server sends to every page at the table
+StateTest = Callable[[dict[str, Any]], bool]
 
 
 @dataclass
@@ -22,6 +29,10 @@ class SlowNetwork:
     _held: list[tuple[WebSocketRoute, str | bytes]] = field(default_factory=list)
     _slap_answer: str | None = None  # the start of the answer to the page's last slap
     _slap_answered: asyncio.Event = field(default_factory=asyncio.Event)
+    slap_sent_at: float | None = None  # time.monotonic() when the page's last slap went by
+    _awaited: list[tuple[StateTest, asyncio.Future[tuple[float, dict[str, Any]]]]] = field(
+        default_factory=list
+    )
 
     @classmethod
     async def under(cls, context: BrowserContext) -> SlowNetwork:
@@ -36,6 +47,8 @@ class SlowNetwork:
         page_side.on_message(lambda message: self._to_server(server_side, message))
 
     def _to_page(self, page_side: WebSocketRoute, message: str | bytes) -> None:
+        if self._awaited and isinstance(message, str) and message.startswith(STATE_HEAD):
+            self._notice(json.loads(message[2:])[1])
         if not self.holding:
             page_side.send(message)
             return
@@ -47,7 +60,24 @@ class SlowNetwork:
         slap = SLAP_MESSAGE.match(message) if isinstance(message, str) else None
         if slap:
             self._slap_answer = f"43{slap.group(1)}["
+            self.slap_sent_at = time.monotonic()
         server_side.send(message)
+
+    def _notice(self, state: dict[str, Any]) -> None:
+        at = time.monotonic()
+        for test, found in list(self._awaited):
+            if not found.done() and test(state):
+                found.set_result((at, state))
+                self._awaited.remove((test, found))
+
+    def state_passing(self, test: StateTest) -> asyncio.Future[tuple[float, dict[str, Any]]]:
+        """The next state from the server that passes `test`, and when it went by on its way
+        to the page (time.monotonic()). Asked for before the move that brings it."""
+        found: asyncio.Future[tuple[float, dict[str, Any]]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._awaited.append((test, found))
+        return found
 
     def hold(self) -> None:
         """From now on the page hears nothing new from the server (until `release`)."""

@@ -7,16 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_table import (
-    WAIT_MS,
-    XSS_NAME,
-    Person,
-    open_table_from_home,
-    open_three,
-    start_the_game,
-)
+from browser_table import WAIT_MS, XSS_NAME, Person, open_three, start_the_game
+from crowd import open_room
 from playwright.async_api import Browser, expect
-from whole_game import SHORT_GAME, play_to_the_end
+from whole_game import SHORT_GAME, SHORT_GAME_SUMMARY, play_to_the_end
 
 
 async def seat_the_guests(link: str, guests: list[tuple[Person, str]]) -> None:
@@ -59,9 +53,11 @@ async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
 ) -> None:
     people = phone, bob, cy = await open_three(browser)
 
-    link = await open_table_from_home(phone, base_url, "Ann", SHORT_GAME)
+    link = f"{base_url}/r/{await open_room(base_url, SHORT_GAME)}"
+    await phone.join(link, "Ann")
+    await phone.seated()  # the first to come is the host
     summary = phone.page.locator("#rules-summary")
-    await expect(summary).to_contain_text("1 s freeze · 1 min limit", timeout=WAIT_MS)
+    await expect(summary).to_contain_text(SHORT_GAME_SUMMARY, timeout=WAIT_MS)
     await phone.press("[data-bot=easy]")
     await expect(phone.page.locator(".seat-tag--bot")).to_have_count(1, timeout=WAIT_MS)
     await seat_the_guests(link, [(bob, "Bob"), (cy, XSS_NAME)])
