@@ -1,5 +1,6 @@
 // The lobby's and the game-over card's buttons: each sends one client event.
 
+import { guardCard } from "./arming.js";
 import { byId } from "./dom.js";
 import { fitNames } from "./fit.js";
 import { readRules, writeRules } from "./rules.js";
@@ -29,8 +30,10 @@ function trapFocus(dialog) {
   });
 }
 
-export function wireLobby({ act, leave, getState, shareRecap }) {
+// `over` is the store's view.over: the game-over card's buttons wait a moment (arming.js).
+export function wireLobby({ act, leave, getState, shareRecap, over }) {
   trapFocus(byId("over"));
+  guardCard(over, byId("over"));
   byId("recap-share").addEventListener("click", () => shareRecap());
   // "All stats" opened: its names are fitted now they have room to be measured.
   byId("over").querySelector(".over-stats").addEventListener("toggle", () => fitNames(byId("over")));

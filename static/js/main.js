@@ -9,6 +9,7 @@
 //                with widgets.js (banner, toasts, announcer), sound.js, vibration, motion.js
 //   messages.js  every sentence, and the error texts by code
 //   input.js     pointerdown / Space slap (aimed by aim.js), F / Enter / tap flip
+//   arming.js    the game-over card's buttons wait a moment, so a slap never presses one
 //   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js
 // No rule of the game is decided here: the server's state says whose turn it is, whether
 // a trigger shows and how long a freeze lasts.
@@ -169,7 +170,7 @@ function startRoomPage() {
     toast(say("recap.saved"));
   }
 
-  wireLobby({ act, leave, getState: () => store.get(), shareRecap });
+  wireLobby({ act, leave, getState: () => store.get(), shareRecap, over: store.view.over });
   refitOnResize(document.body);
   wirePreferences(sound);
   wireGates();

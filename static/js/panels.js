@@ -1,5 +1,6 @@
 // Everything around the table that is not a seat or the pile: your controls, the lobby, the end.
 
+import { armCard } from "./arming.js";
 import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { finishRows } from "./finish.js";
@@ -107,7 +108,8 @@ function statRow(state, stat, winner, fastest) {
   return row;
 }
 
-export function renderGameOver(state) {
+// `overCard` is the store's view.over: the card's buttons wait a moment after it opens.
+export function renderGameOver(state, overCard) {
   const over = state.phase === "over";
   const opening = over && byId("over").hidden;
   show(byId("over"), over);
@@ -133,8 +135,12 @@ export function renderGameOver(state) {
   show(byId("to-lobby"), amHost(state));
   const host = hostName(state);
   setText(byId("over-wait"), amHost(state) ? "" : say("over.waiting_for", { name: host || say("over.the_host") }));
-  // Keyboard and screen reader users land on the result, the host on "Play again".
-  if (opening) (amHost(state) ? byId("rematch") : byId("over")).focus({ preventScroll: true });
+  // Keyboard and screen reader users land on the result, the host on "Play again" (not
+  // live for a moment: arming.js).
+  if (opening) {
+    armCard(overCard, byId("over"), performance.now());
+    (amHost(state) ? byId("rematch") : byId("over")).focus({ preventScroll: true });
+  }
   return true;
 }
 

@@ -37,7 +37,7 @@ export function draw(state, view) {
   renderControls(state);
   renderFinish(state, stage);
   if (state.phase === "lobby") renderLobby(state);
-  if (renderGameOver(state)) fitNames(byId("over"));
+  if (renderGameOver(state, view.over)) fitNames(byId("over"));
   noteFreezes(view.freeze, state);
 }
 

@@ -23,6 +23,9 @@ export function createViewState() {
     motion: { sliding: 0, flipSeat: null, flipAt: -Infinity },
     // Seat index -> { node, signature }: seats are redrawn only when they change.
     seats: new Map(),
+    // The game-over card (arming.js): performance.now() when it opened and when the last
+    // press on it began, and the timer that makes its buttons live.
+    over: { openedAt: -Infinity, pressedAt: -Infinity, timer: 0 },
   };
 }
 

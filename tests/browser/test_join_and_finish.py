@@ -20,6 +20,39 @@ SMALL_PHONE = {
     "color_scheme": "dark",
 }
 GAME_OVER_MS = 60_000  # a 10-second time limit on a loaded machine
+# The game-over card's buttons take no press for this long after it opens (arming.js).
+ARM_MS = 700
+# The page's record, in its own clock (performance.now()): each phase as the page shows it
+# and each press (pointer or key) with the button it began on, seen before the page's own
+# listeners see it.
+CARD_LOG = """
+window.cardLog = {phases: [], presses: []};
+const notePress = (event) => window.cardLog.presses.push({
+  type: event.type, key: event.key || '', t: performance.now(),
+  on: event.target.closest ? (event.target.closest('button')?.id || event.target.id || '') : '',
+});
+window.addEventListener('pointerdown', notePress, {capture: true});
+window.addEventListener('keydown', notePress, {capture: true});
+document.addEventListener('DOMContentLoaded', () => {
+  new MutationObserver(() => {
+    const phase = document.body.dataset.phase;
+    const last = window.cardLog.phases.at(-1);
+    if (!last || last.phase !== phase) window.cardLog.phases.push({phase, t: performance.now()});
+  }).observe(document.body, {attributes: true, attributeFilter: ['data-phase']});
+});
+"""
+# Game over as soon as it is drawn (polled every frame): where Play again is, and how it
+# looks and stands then.
+CARD_OPENED = """() => {
+  if (document.body.dataset.phase !== 'over') return false;
+  const button = document.getElementById('rematch');
+  const r = button.getBoundingClientRect();
+  if (!r.width) return false;
+  return {x: r.left + r.width / 2, y: r.top + r.height / 2,
+          inactive: button.getAttribute('aria-disabled'),
+          opacity: parseFloat(getComputedStyle(button).opacity),
+          focused: document.activeElement === button};
+}"""
 
 
 async def box(page: Page, selector: str) -> dict[str, float]:
@@ -68,16 +101,21 @@ async def test_a_pasted_link_seats_you_at_once_and_the_lobby_opens_on_the_invita
     assert person.problems == []
 
 
-async def play_until_over(person: Person, guest: Guest) -> None:
+async def flip_once(person: Person, guest: Guest) -> None:
     """A time-limited game ends on the first seat holding the most cards: one flip does."""
-    page = person.page
     await person.wait_phase("playing")
     if (await person.table())["myTurn"]:
         await person.flip()
     else:
         reply = await guest.call("flip")
         assert reply["ok"], reply
-    await expect(page.locator("body")).to_have_attribute("data-phase", "over", timeout=GAME_OVER_MS)
+
+
+async def play_until_over(person: Person, guest: Guest) -> None:
+    await flip_once(person, guest)
+    await expect(person.page.locator("body")).to_have_attribute(
+        "data-phase", "over", timeout=GAME_OVER_MS
+    )
 
 
 async def focus_stays_in(page: Page, dialog: str, presses: int) -> list[Any]:
@@ -93,8 +131,11 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:
     code = await open_room(base_url, {"time_limit": 10})
-    person = await Person.open(browser, "small phone", SMALL_PHONE)
+    # Reduced motion: the card opens in place, so a tap aimed at Play again as it opens
+    # lands on it (the card's rise would carry the button away from under the finger).
+    person = await Person.open(browser, "small phone", {**SMALL_PHONE, "reduced_motion": "reduce"})
     page = person.page
+    await page.add_init_script(CARD_LOG)
     await person.join(f"{base_url}/r/{code}", "Ann")
     await person.seated()
     guest = await Guest(base_url, code, "Bob").connect()
@@ -102,7 +143,27 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
         await guest.sit()
         await expect(page.locator("#start")).to_be_enabled(timeout=WAIT_MS)
         await page.tap("#start")
-        await play_until_over(person, guest)
+        await flip_once(person, guest)
+
+        # The moment game over opens, a tap on Play again and the slap and flip keys (the
+        # focus is on Play again) change nothing: the buttons are not live yet, and say so.
+        opened = await page.wait_for_function(CARD_OPENED, polling="raf", timeout=GAME_OVER_MS)
+        card = await opened.json_value()
+        assert card["inactive"] == "true" and card["opacity"] < 1 and card["focused"], card
+        await page.touchscreen.tap(card["x"], card["y"])
+        await page.keyboard.press("Space")
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#rematch")).not_to_have_attribute("aria-disabled", "true")
+        log = await page.evaluate("() => window.cardLog")
+        over_at = next(p["t"] for p in log["phases"] if p["phase"] == "over")
+        early = [p for p in log["presses"] if p["t"] >= over_at]
+        assert [(p["type"], p["key"], p["on"]) for p in early] == [
+            ("pointerdown", "", "rematch"),
+            ("keydown", " ", "rematch"),
+            ("keydown", "Enter", "rematch"),
+        ], early
+        late = [round(p["t"] - over_at) for p in early if p["t"] - over_at >= ARM_MS]
+        assert not late, f"the test pressed too late to test the first moment: {late} ms"
 
         over = page.locator("#over")
         await expect(over).to_be_visible()
@@ -125,8 +186,18 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
         assert await page.evaluate("() => !!document.activeElement.closest('#over')")
         assert await person.fits_the_screen_width()
 
-        await page.tap("#rematch")
+        # Once live, a tap on Play again plays again; nothing before it did.
+        await expect(page.locator("#rematch")).to_have_css("opacity", "1")
+        rematch = await box(page, "#rematch")  # Tab may have scrolled the card
+        x, y = rematch["x"] + rematch["width"] / 2, rematch["y"] + rematch["height"] / 2
+        await page.touchscreen.tap(x, y)
         await play_until_over(person, guest)
+        log = await page.evaluate("() => window.cardLog")
+        phases = [p["phase"] for p in log["phases"]]
+        assert phases[-3:] == ["over", "playing", "over"], phases
+        taps = [p for p in log["presses"] if (p["type"], p["on"]) == ("pointerdown", "rematch")]
+        assert len(taps) == 2, log["presses"]
+        assert taps[-1]["t"] < log["phases"][-2]["t"], "playing again came before the live tap"
         match = page.locator("#match")
         await expect(match).to_be_visible()
         scores = re.fullmatch(r"Match: (.+) (\d), (.+) (\d)", await match.inner_text())
