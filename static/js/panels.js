@@ -5,7 +5,7 @@ import { byId, el, setText, show } from "./dom.js";
 import { countOf, say } from "./messages.js";
 import { finishRows } from "./finish.js";
 import { matchLine, podiumRows, winnerTitle } from "./podium.js";
-import { recapLines } from "./recap.js";
+import { recapLines, recapOf } from "./recap.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
@@ -108,6 +108,16 @@ function statRow(state, stat, winner, fastest) {
   return row;
 }
 
+// One player's median reaction: place, name (whole, wrapping) and time, each in its own
+// column so long names never run into the times, and the times line up.
+function medianRow(row, index, you) {
+  const item = el("li", "recap-median");
+  const place = el("span", "recap-place", say("over.place", { place: index + 1 }));
+  place.setAttribute("aria-hidden", "true"); // the list numbers its items for screen readers
+  item.append(place, nameTag(row.name, row.seat === you, "recap-name"), el("span", "recap-ms", say("over.ms", { ms: row.ms })));
+  return item;
+}
+
 // `overCard` is the store's view.over: the card's buttons wait a moment after it opens.
 export function renderGameOver(state, overCard) {
   const over = state.phase === "over";
@@ -126,7 +136,8 @@ export function renderGameOver(state, overCard) {
   const recap = recapLines(state);
   show(byId("recap"), recap.lines.length > 0 || recap.medians.length > 0);
   byId("recap-lines").replaceChildren(...recap.lines.map((line) => el("li", "", line)));
-  byId("recap-medians").replaceChildren(...recap.medians.map((line) => el("li", "", line)));
+  const you = mySeat(state);
+  byId("recap-medians").replaceChildren(...recapOf(state).medians.map((row, index) => medianRow(row, index, you)));
   const match = matchLine(state);
   setText(byId("match"), match);
   show(byId("match"), Boolean(match));

@@ -18,6 +18,8 @@ SCREENS = {
     "768x1024": {"width": 768, "height": 1024},
     "1440x900": {"width": 1440, "height": 900},
 }
+# A common phone, wider than the small one: the recap's columns are checked on it too.
+PHONE_390 = {"390x844": {"width": 390, "height": 844}}
 TV = {"width": 1920, "height": 1080}
 TV_TEXT_PX = 40  # names and counts on the big screen, read across a room
 LANGUAGES = {"en": {"locale": "en-GB"}, "ms": {"locale": "ms-MY"}}
@@ -176,6 +178,69 @@ async def in_sight(page: Page, where: str, selectors: list[str]) -> list[str]:
         if not inside(edges, size):
             problems.append(f"{where}: {selector} is out of sight at {edges}")
     return problems
+
+
+# The recap's median rows as laid out: each row's cells (place, name, time), line by line,
+# with the number a list draws before a row of plain text (its marker, measured in the
+# row's font); the times apart, with the column their row stands in.
+RECAP_CELLS = """() => {
+  const recap = document.getElementById('recap');
+  const box = (r) => ({left: r.left, top: r.top, right: r.right, bottom: r.bottom});
+  const pen = document.createElement('canvas').getContext('2d');
+  const cells = [];
+  [...recap.querySelectorAll('#recap-medians > li')].forEach((row, index) => {
+    const r = row.getBoundingClientRect();
+    const style = getComputedStyle(row);
+    const first = cells.length;
+    for (const part of row.children.length ? [...row.children] : [row]) {
+      const range = document.createRange();
+      range.selectNodeContents(part);
+      for (const rect of range.getClientRects()) {
+        if (rect.width > 0) cells.push({row: index, text: part.textContent, ...box(rect)});
+      }
+    }
+    if (style.display === 'list-item' && cells.length > first) {
+      pen.font = style.font;
+      const width = pen.measureText(`${index + 1}. `).width;
+      const line = cells[first];
+      const marker = {left: r.left - width, top: line.top, right: r.left, bottom: line.bottom};
+      cells.push({row: index, text: `marker ${index + 1}`, ...marker});
+    }
+  });
+  const times = [...recap.querySelectorAll('#recap-medians > li > .recap-ms')].map((time) => ({
+    text: time.textContent, column: Math.round(time.parentElement.getBoundingClientRect().left),
+    right: time.getBoundingClientRect().right,
+  }));
+  return {recap: box(recap.getBoundingClientRect()), cells, times,
+          rows: recap.querySelectorAll('#recap-medians > li').length};
+}"""
+
+
+async def recap_readable(page: Page, where: str, size: dict[str, int]) -> list[str]:
+    """The recap's medians: no two cells overlap, each within the recap, the times in a
+    column of their own and lined up, the names whole."""
+    laid = await page.evaluate(RECAP_CELLS)
+    problems = []
+    cells, edge = laid["cells"], laid["recap"]
+    for i, cell in enumerate(cells):
+        if cell["left"] < edge["left"] - 0.5 or cell["right"] > edge["right"] + 0.5:
+            problems.append(f"{where} recap: {cell['text']!r} sticks out of the recap")
+        for other in cells[i + 1 :]:
+            if other["row"] == cell["row"] and other["text"] == cell["text"]:
+                continue  # two lines of one cell
+            if overlap(cell, other):
+                problems.append(f"{where} recap: {cell['text']!r} overlaps {other['text']!r}")
+    if len(laid["times"]) != laid["rows"]:
+        problems.append(f"{where} recap: {laid['rows']} rows, {len(laid['times'])} times apart")
+    columns: dict[int, list[float]] = {}
+    for time in laid["times"]:
+        columns.setdefault(time["column"], []).append(time["right"])
+    for column, rights in columns.items():
+        if max(rights) - min(rights) > 1:
+            problems.append(f"{where} recap: the times at {column} do not line up {rights}")
+    return problems + await names_whole(
+        page, f"{where} recap", "#recap .name-text", size, scrolls=True
+    )
 
 
 def seat_of(guest: Guest) -> int | None:

@@ -16,12 +16,14 @@ from browser_table import BANNER_LOG, WAIT_MS, Person
 from crowd import LONG_NAMES, Guest, leave_all, open_room, seat_guests
 from party import (
     LANGUAGES,
+    PHONE_390,
     SCREENS,
     TV,
     TV_TEXT_PX,
     flip_until_a_trigger,
     in_sight,
     names_whole,
+    recap_readable,
     seat_of,
     seats_apart,
     settle,
@@ -52,9 +54,11 @@ PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10]
 PARTY_SECONDS = {"en": 30, "ms": 20}
 
 
-async def every_size(page: Page, phase: str, check: Any, shots: Path, name: str) -> list[str]:
+async def every_size(
+    page: Page, phase: str, check: Any, shots: Path, name: str, screens: dict[str, Any] = SCREENS
+) -> list[str]:
     problems = []
-    for screen, size in SCREENS.items():
+    for screen, size in screens.items():
         await page.set_viewport_size(size)
         await settle(page)
         problems += await check(page, f"{phase} {screen}", size)
@@ -277,9 +281,13 @@ async def test_party_night_on_every_screen_and_the_big_screen(
                 )
                 found.append(f"{where}: game over is wider than the screen {wide} {widest}")
             await page.locator(".over-stats").evaluate("(d) => { d.open = false; }")
+            # The recap's medians: names whole, times in a column, nothing overlapping.
+            found += await recap_readable(page, where, size)
+            await page.locator("#recap").screenshot(path=shots / f"recap-{where.split()[-1]}.png")
             return found
 
-        problems += await every_size(page, "over", over, shots, "over")
+        screens = {**SCREENS, **PHONE_390}
+        problems += await every_size(page, "over", over, shots, "over", screens)
         # No title on a tie: each title names one player.
         titles = await page.locator(".place-title").all_inner_texts()
         assert len(titles) == len(set(titles)), titles
