@@ -19,6 +19,9 @@ from deploy.cluster import Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
 NAMES = ("Ann", "Bob", "Cy", "Dot")
+# The pause after a take (1 s by default) is not what these tests look at, and every one of
+# them plays its game to the end: a short pause keeps each game a few seconds long.
+RULES = {"collect_seconds": 0.1}
 SETTINGS = {
     "SLAPJACK_LEASE_SECONDS": str(LEASE_SECONDS),
     "SLAPJACK_SAVE_SECONDS": "0.5",
@@ -134,7 +137,7 @@ async def metric(url: str, name: str) -> float:
 async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
     """A table opened through nginx (any process) and four players at it, dealt."""
     async with httpx.AsyncClient(base_url=cluster.url) as http:
-        answer = await http.post("/api/rooms")
+        answer = await http.post("/api/rooms", json={"rules": RULES})
         assert answer.status_code == 201, answer.text
         code: str = answer.json()["code"]
         # The page and the API work from any process: the table is in Redis.
