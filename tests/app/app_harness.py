@@ -53,6 +53,16 @@ FAST = {
     "opens_per_minute": 100_000.0,
 }
 
+# A long-polling client's goodbye leaves its pending GET open until the ping interval and
+# the ping timeout have passed (python-engineio ends it then), and closing the client waits
+# for it: 15 s with the defaults. Servers of tests that close long-polling clients ping
+# more often (a pong still has 2 s to come back on a loaded machine).
+QUICK_POLLS = {"ping_interval_seconds": 1.0, "ping_timeout_seconds": 2.0}
+
+# The pause after a take (collect_seconds, 1 s by default) at tables of tests that play
+# whole games to show something else: a game then takes a few seconds, not ten.
+SHORT_COLLECT_SECONDS = 0.1
+
 
 # The transport (SLAPJACK_TRANSPORT) every Server of a test is made with, unless it names
 # one: conftest.py's `transport` fixture sets it for the tests marked `transports`, which

@@ -12,16 +12,15 @@ from typing import Any
 import httpx
 import redis as sync_redis
 import socketio
-from app_harness import Client, deal, table_of, until
+from app_harness import SHORT_COLLECT_SECONDS, Client, deal, table_of, until
 
 from app.tables.table import Table
 from deploy.cluster import Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
 NAMES = ("Ann", "Bob", "Cy", "Dot")
-# The pause after a take (1 s by default) is not what these tests look at, and every one of
-# them plays its game to the end: a short pause keeps each game a few seconds long.
-RULES = {"collect_seconds": 0.1}
+# Every cluster test plays its game to the end: with a short pause after each take.
+RULES = {"collect_seconds": SHORT_COLLECT_SECONDS}
 SETTINGS = {
     "SLAPJACK_LEASE_SECONDS": str(LEASE_SECONDS),
     "SLAPJACK_SAVE_SECONDS": "0.5",

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from app_harness import WAIT, Client, close_all, join, serving
+from app_harness import QUICK_POLLS, WAIT, Client, close_all, join, serving
 from raw_client import RawClient
 
 from app.realtime import transport
@@ -148,7 +148,7 @@ async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: l
     """Long-polling (and a websocket upgraded from it) keeps python-engineio's writer, which
     does not count what it wrote: the slow-consumer cap must count what is queued there,
     or every such client was dropped after its first send_queue_limit messages."""
-    async with serving(send_queue_limit=20) as server:
+    async with serving(send_queue_limit=20, **QUICK_POLLS) as server:
         code = await server.new_room()
         (ann,) = await join(server, code, "Ann")
         bob = await Client(server, code, "Bob").connect(transports=transports)
