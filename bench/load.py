@@ -498,8 +498,6 @@ async def watch_lag(stats_of: Callable[[], Stats]) -> None:
 
 
 PACE_SECONDS = 0.5  # how often `keep_pace` sets the relay's rate
-# `--together`: after the relay's tables take the app's rate, before the measured seconds.
-SETTLE_SECONDS = 2.0
 
 
 async def keep_pace(
@@ -653,7 +651,7 @@ class Run:
                 warm = await self.measure([(app, mine)], self.args.warmup)
                 for table in theirs:
                     table.rate = warm[0]["in_per_s"] / count or rate
-                await asyncio.sleep(SETTLE_SECONDS)
+                await asyncio.sleep(2)
                 app_row, relay_row = await self.measure(
                     [(app, mine), (relay, theirs)], self.args.seconds, follow=True
                 )

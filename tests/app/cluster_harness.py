@@ -133,10 +133,12 @@ async def metric(url: str, name: str) -> float:
     raise AssertionError(f"{name} is not in {url}/metrics")
 
 
-async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
-    """A table opened through nginx (any process) and four players at it, dealt."""
+async def a_game_through_nginx(
+    cluster: Cluster, rules: dict[str, Any] = RULES
+) -> tuple[str, list[Player]]:
+    """A table opened through nginx (any process) with `rules`, four players at it, dealt."""
     async with httpx.AsyncClient(base_url=cluster.url) as http:
-        answer = await http.post("/api/rooms", json={"rules": RULES})
+        answer = await http.post("/api/rooms", json={"rules": rules})
         assert answer.status_code == 201, answer.text
         code: str = answer.json()["code"]
         # The page and the API work from any process: the table is in Redis.
