@@ -6,6 +6,7 @@ leak a connection."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from typing import Any
 
@@ -83,13 +84,16 @@ async def test_a_client_that_never_reads_again_is_cut_off_after_its_drop() -> No
     async with serving(send_queue_limit=20) as server:
         code = await server.new_room()
         (ann,) = await join(server, code, "Ann")
+        # Small kernel buffers at both ends (the server's inherited from its listening
+        # socket): a few dozen rounds fill them, where the defaults take a few MB.
+        server.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         stuck = await RawClient.open(server, small_buffer=True)
         await stuck.join(code, "Stuck")
         connections = server.server.server_state.connections
         before = len(connections)
         pinger = stuck.pong_blindly()
         try:
-            async with asyncio.timeout(WAIT * 4):  # the kernel's buffers take a few MB first
+            async with asyncio.timeout(WAIT * 4):
                 count = 0
                 while len(connections) >= before:
                     await ann.ok("sit", {"seat": 6 + count % 2})
