@@ -157,9 +157,14 @@ class Cluster:
             self.app_ports = ports[2:]
         if not self.store_url:
             self.start_redis()
+        # The apps (each a second or more of imports) and nginx start side by side: nginx
+        # needs no app to be up, each app needs only Redis.
         for index in range(len(self.app_ports)):
-            self.start_app(index)
-        self.start_nginx()
+            self.launch_app(index)
+        self.launch_nginx()
+        for index in range(len(self.app_ports)):
+            self.wait_for_app(index)
+        self.wait_for_nginx()
         return self
 
     def start_redis(self) -> None:
@@ -191,17 +196,30 @@ class Cluster:
         }
 
     def start_app(self, index: int) -> None:
-        log = (self.workdir / f"app-{index + 1}.log").open("ab")
-        self.apps[index] = subprocess.Popen(
-            [sys.executable, "-m", "app"],
-            cwd=ROOT,
-            env=self.app_env(index),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_until(lambda: answers(f"{self.app_url(index)}/healthz"), f"app process {index + 1}")
+        self.launch_app(index)
+        self.wait_for_app(index)
 
-    def start_nginx(self) -> None:
+    def launch_app(self, index: int) -> None:
+        with (self.workdir / f"app-{index + 1}.log").open("ab") as log:
+            self.apps[index] = subprocess.Popen(
+                [sys.executable, "-m", "app"],
+                cwd=ROOT,
+                env=self.app_env(index),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def wait_for_app(self, index: int) -> None:
+        process = self.apps[index]
+
+        def up() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"cluster: app process {index + 1} exited at start")
+            return answers(f"{self.app_url(index)}/healthz")
+
+        wait_until(up, f"app process {index + 1}")
+
+    def launch_nginx(self) -> None:
         prefix = self.workdir / "nginx"
         prefix.mkdir(exist_ok=True)
         conf = prefix / "nginx.conf"
@@ -214,6 +232,8 @@ class Cluster:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
         )
+
+    def wait_for_nginx(self) -> None:
         wait_until(lambda: answers(f"{self.url}/healthz"), "nginx")
 
     def kill(self, index: int, sig: int = signal.SIGKILL) -> None:

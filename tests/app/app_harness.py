@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
@@ -22,6 +24,12 @@ from app.realtime.serving import server_config
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol
+
+# The servers the tests start (`python -m app`, a cluster's processes, the benchmark's) each
+# import the app and its frameworks: from the bytecode the first one cached, not compiled
+# again every time (about 2 s of CPU a process), where the environment turned the cache off.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
 
@@ -44,6 +52,16 @@ FAST = {
     "connects_per_minute": 100_000.0,
     "opens_per_minute": 100_000.0,
 }
+
+# A long-polling client's goodbye leaves its pending GET open until the ping interval and
+# the ping timeout have passed (python-engineio ends it then), and closing the client waits
+# for it: 15 s with the defaults. Servers of tests that close long-polling clients ping
+# more often (a pong still has 2 s to come back on a loaded machine).
+QUICK_POLLS = {"ping_interval_seconds": 1.0, "ping_timeout_seconds": 2.0}
+
+# The pause after a take (collect_seconds, 1 s by default) at tables of tests that play
+# whole games to show something else: a game then takes a few seconds, not ten.
+SHORT_COLLECT_SECONDS = 0.1
 
 
 # The transport (SLAPJACK_TRANSPORT) every Server of a test is made with, unless it names

@@ -12,13 +12,15 @@ from typing import Any
 import httpx
 import redis as sync_redis
 import socketio
-from app_harness import Client, deal, table_of, until
+from app_harness import SHORT_COLLECT_SECONDS, Client, deal, table_of, until
 
 from app.tables.table import Table
 from deploy.cluster import Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
 NAMES = ("Ann", "Bob", "Cy", "Dot")
+# Every cluster test plays its game to the end: with a short pause after each take.
+RULES = {"collect_seconds": SHORT_COLLECT_SECONDS}
 SETTINGS = {
     "SLAPJACK_LEASE_SECONDS": str(LEASE_SECONDS),
     "SLAPJACK_SAVE_SECONDS": "0.5",
@@ -131,10 +133,12 @@ async def metric(url: str, name: str) -> float:
     raise AssertionError(f"{name} is not in {url}/metrics")
 
 
-async def a_game_through_nginx(cluster: Cluster) -> tuple[str, list[Player]]:
-    """A table opened through nginx (any process) and four players at it, dealt."""
+async def a_game_through_nginx(
+    cluster: Cluster, rules: dict[str, Any] = RULES
+) -> tuple[str, list[Player]]:
+    """A table opened through nginx (any process) with `rules`, four players at it, dealt."""
     async with httpx.AsyncClient(base_url=cluster.url) as http:
-        answer = await http.post("/api/rooms")
+        answer = await http.post("/api/rooms", json={"rules": rules})
         assert answer.status_code == 201, answer.text
         code: str = answer.json()["code"]
         # The page and the API work from any process: the table is in Redis.

@@ -136,8 +136,12 @@ async def trickle(port: int, source: str) -> None:
             while not reader.at_eof():
                 writer.write(b"X")
                 await writer.drain()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
+                # cancel that ends the attack when the read finishes at that moment, and
+                # the attack then never ends (the test hung in its clean-up).
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(reader.read(1024), 0.5)
+                    async with asyncio.timeout(0.5):
+                        await reader.read(1024)
         except OSError:
             pass
         finally:

@@ -6,11 +6,12 @@ leak a connection."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from typing import Any
 
 import pytest
-from app_harness import WAIT, Client, close_all, join, serving
+from app_harness import QUICK_POLLS, WAIT, Client, close_all, join, serving
 from raw_client import RawClient
 
 from app.realtime import transport
@@ -83,13 +84,16 @@ async def test_a_client_that_never_reads_again_is_cut_off_after_its_drop() -> No
     async with serving(send_queue_limit=20) as server:
         code = await server.new_room()
         (ann,) = await join(server, code, "Ann")
+        # Small kernel buffers at both ends (the server's inherited from its listening
+        # socket): a few dozen rounds fill them, where the defaults take a few MB.
+        server.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         stuck = await RawClient.open(server, small_buffer=True)
         await stuck.join(code, "Stuck")
         connections = server.server.server_state.connections
         before = len(connections)
         pinger = stuck.pong_blindly()
         try:
-            async with asyncio.timeout(WAIT * 4):  # the kernel's buffers take a few MB first
+            async with asyncio.timeout(WAIT * 4):
                 count = 0
                 while len(connections) >= before:
                     await ann.ok("sit", {"seat": 6 + count % 2})
@@ -148,7 +152,7 @@ async def test_a_long_polling_client_is_never_taken_for_a_slow_one(transports: l
     """Long-polling (and a websocket upgraded from it) keeps python-engineio's writer, which
     does not count what it wrote: the slow-consumer cap must count what is queued there,
     or every such client was dropped after its first send_queue_limit messages."""
-    async with serving(send_queue_limit=20) as server:
+    async with serving(send_queue_limit=20, **QUICK_POLLS) as server:
         code = await server.new_room()
         (ann,) = await join(server, code, "Ann")
         bob = await Client(server, code, "Bob").connect(transports=transports)

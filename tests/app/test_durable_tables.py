@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from app_harness import (
+    SHORT_COLLECT_SECONDS,
     WAIT,
     Client,
     cards_held,
@@ -40,13 +41,14 @@ pytestmark = pytest.mark.realtime
 
 ROOT = Path(__file__).resolve().parents[2]
 FREEZE_SECONDS = 10.0  # the longest the protocol allows: the freeze must outlive a restart
+SHORT_FREEZE_SECONDS = 1.0
 SAVE_SECONDS = 0.5  # SLAPJACK_SAVE_SECONDS's default, named so the SIGKILL bound reads it
 # A SIGKILL loses at most SAVE_SECONDS of play; the clients measure it through a loaded
 # machine's event loops (theirs and the server's), so they allow this much more.
 SCHEDULING_SLACK_SECONDS = 2.0
 # Between the old process's end and the new one's start: long enough that a restored freeze
 # or turn that counted the downtime would show it.
-DOWNTIME_SECONDS = 2.0
+DOWNTIME_SECONDS = 1.0
 SHUTDOWN_BOUND = 30  # drain (2 s) + closing connections (5 s) + exit, generously
 
 
@@ -136,10 +138,11 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield redis.url
 
 
-async def a_game_in_play(app: App) -> tuple[str, list[Client]]:
-    """Ann (host), Bob and Cy sit down and deal, with a long freeze for a wrong slap."""
+async def a_game_in_play(app: App, freeze_seconds: float) -> tuple[str, list[Client]]:
+    """Ann (host), Bob and Cy sit down and deal, `freeze_seconds` for a wrong slap."""
     async with httpx.AsyncClient(base_url=app.url) as http:
-        answer = await http.post("/api/rooms", json={"rules": {"freeze_seconds": FREEZE_SECONDS}})
+        rules = {"freeze_seconds": freeze_seconds, "collect_seconds": SHORT_COLLECT_SECONDS}
+        answer = await http.post("/api/rooms", json={"rules": rules})
     code = answer.json()["code"]
     server = SimpleNamespace(url=app.url)
     clients = [await Client(server, code, name).connect() for name in ("Ann", "Bob", "Cy")]
@@ -152,7 +155,7 @@ async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:
     and when its answer came back (monotonic seconds). A slap just after a take is only
     late (no penalty): then a card is flipped and Bob tries again."""
     for _ in range(10):
-        await asyncio.sleep(1.0)  # a take's collect pause ends on a timer: let it pass
+        await asyncio.sleep(SHORT_COLLECT_SECONDS + 0.2)  # a take's collect pause: let it pass
         state = await settled(clients)
         if state["slap_open"] or state["pile"]["count"] == 0:
             await play(clients, 1)  # a trigger is taken, or a first card goes down
@@ -185,7 +188,7 @@ async def test_a_deploy_sigterm_then_start_loses_nothing(tmp_path: Path, store: 
     app = App(tmp_path, store)
     await app.start()
     try:
-        code, clients = await a_game_in_play(app)
+        code, clients = await a_game_in_play(app, FREEZE_SECONDS)
         await play(clients, 12)
         bob = clients[1]
         slap_sent, slap_answered = await wrong_slap(bob, clients)
@@ -234,7 +237,9 @@ async def test_a_crash_sigkill_loses_at_most_the_save_delay(tmp_path: Path, stor
     app = App(tmp_path, store)
     await app.start()
     try:
-        code, clients = await a_game_in_play(app)
+        # A frozen seat in the table the crash interrupts; the freeze is not what this test
+        # looks at, so a short one does not hold up the game afterwards.
+        code, clients = await a_game_in_play(app, SHORT_FREEZE_SECONDS)
         await play(clients, 12)
         await wrong_slap(clients[1], clients)
         await play(clients, 4)  # play goes on right up to the crash

@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 from app_harness import (
+    SHORT_COLLECT_SECONDS,
     Client,
     Server,
     autoplay,
@@ -21,7 +22,9 @@ pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server: Server) -> None:
-    clients = await start_game(server, ["Ann", "Bob"], bots=["hard"])
+    clients = await start_game(
+        server, ["Ann", "Bob"], bots=["hard"], collect_seconds=SHORT_COLLECT_SECONDS
+    )
     results = await asyncio.wait_for(asyncio.gather(*(autoplay(c) for c in clients)), 60)
     for acks in results:
         check_refusals(acks)

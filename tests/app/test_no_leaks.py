@@ -4,7 +4,15 @@ import asyncio
 from typing import Any
 
 import pytest
-from app_harness import Client, Server, autoplay, check_refusals, close_all, join
+from app_harness import (
+    SHORT_COLLECT_SECONDS,
+    Client,
+    Server,
+    autoplay,
+    check_refusals,
+    close_all,
+    join,
+)
 
 from app.tables.room import Room
 from engine import Card
@@ -88,7 +96,9 @@ def check_no_leak(client: Client, snapshots: dict[int, Snapshot]) -> int:
 async def test_every_message_of_a_whole_game_shows_only_face_up_cards(
     server: Server, penalty: str
 ) -> None:
-    code = await server.new_room(penalty=penalty, freeze_seconds=0.05)
+    code = await server.new_room(
+        penalty=penalty, freeze_seconds=0.05, collect_seconds=SHORT_COLLECT_SECONDS
+    )
     snapshots = record_snapshots(server.room(code))
     ann, bob, spectator = await join(server, code, "Ann", "Bob", "Spec")
     await ann.ok("sit", {"seat": None})

@@ -123,7 +123,10 @@ async def test_a_cluster_follows_a_sentinel_failover_mid_game(
     url = replicated.sentinel.url()
     (tmp_path / "cluster").mkdir()
     with Cluster(processes=2, env=SETTINGS, workdir=tmp_path / "cluster", store_url=url) as cluster:
-        _, players = await a_game_through_nginx(cluster)
+        # The default pause after a take: with a short one, play sometimes stalled after
+        # the failover (a flip refused while the table was still paused, and no new state
+        # to try again on), which this test does not set out to show.
+        _, players = await a_game_through_nginx(cluster, rules={})
         await play(players, 8)
         await asyncio.sleep(1.0)  # saved, and replicated
         before = await settled(players)

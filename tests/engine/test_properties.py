@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from typing import Any
 
@@ -574,8 +575,10 @@ class SlapjackMachine(RuleBasedStateMachine):
             assert view["winner"] == g.winner
 
 
+# `make test` plays a sweep it can afford; DEEP_PROPERTIES=1 (docs/development.md) ten times
+# as many games, for a change to the rules or the engine.
 SlapjackMachine.TestCase.settings = settings(
-    max_examples=120,
+    max_examples=40 * (10 if os.environ.get("DEEP_PROPERTIES") else 1),
     stateful_step_count=40,
     deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
