@@ -4,6 +4,10 @@
 # and the tests that need no server, Redis, nginx or browser (marked `unit`: tests/conftest.py).
 
 PYTHON ?= python3
+# Compiled bytecode is kept (__pycache__, git-ignored) whatever the shell says: without it
+# every test worker and every server a test starts compiles each module again, and pytest
+# rewrites every test module's asserts again (seconds of CPU each, on every run).
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
