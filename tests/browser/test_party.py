@@ -23,6 +23,7 @@ from party import (
     flip_until_a_trigger,
     in_sight,
     names_whole,
+    overlap,
     recap_readable,
     seat_of,
     seats_apart,
@@ -127,6 +128,28 @@ async def tv_shows(tv: Person, where: str) -> list[str]:
             problems.append(f"tv {where}: a card count is {size} px")
     if await tv.page.locator("[data-sit], #sit:visible, #stand:visible").count():
         problems.append(f"tv {where}: offers a seat")
+    return problems
+
+
+# The big screen at its two common sizes (a 720p TV or projector too).
+TV_SCREENS = {"1920x1080": TV, "1280x720": {"width": 1280, "height": 720}}
+# The game-over card's box and the invitation's (code and QR code): apart, or the card
+# hides the code the next game's players scan.
+OVER_AND_INVITE = """() => [document.getElementById('over'), document.querySelector('.share-card')]
+  .map((n) => { const r = n.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; })"""
+
+
+async def tv_over(page: Page, where: str, size: dict[str, int]) -> list[str]:
+    """Game over on the big screen: every name on the card (podium and recap) whole and
+    the player's own, and the card beside the invitation, not over it."""
+    problems = await names_whole(page, where, "#over .name-text", size, scrolls=True)
+    for text in await page.locator("#over .name-text").all_text_contents():
+        if text not in LONG_NAMES:
+            problems.append(f"{where}: {text!r} is no player's name")
+    card, invite = await page.evaluate(OVER_AND_INVITE)
+    if overlap(card, invite):
+        problems.append(f"{where}: the game-over card {card} overlaps the invitation {invite}")
     return problems
 
 
@@ -260,6 +283,8 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         problems += await names_whole(tv.page, "tv podium", "#podium .name-text", TV, TV_TEXT_PX)
         problems += await in_sight(tv.page, "tv over", ["#podium", ".share-qr", "#recap"])
         await tv.page.screenshot(path=shots / "tv-over.png")
+        problems += await every_size(tv.page, "tv over", tv_over, shots, "tv-over", TV_SCREENS)
+        await tv.page.set_viewport_size(TV)
 
         async def over(page: Page, where: str, size: dict[str, int]) -> list[str]:
             found = await names_whole(page, where, "#podium .name-text", size, scrolls=True)
