@@ -63,8 +63,14 @@ window.bannerLog = [];
 document.addEventListener('DOMContentLoaded', () => {
   const banner = document.getElementById('banner');
   if (!banner) return;
-  new MutationObserver(() => {
-    if (banner.textContent) window.bannerLog.push(banner.textContent);
+  // Every text the banner was given, in order: two banners set in one task (a take and
+  // its photo finish, drawn from one state) are two records, while the banner's text by
+  // the time the observer runs is only the second.
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const added = record.type === 'characterData' ? [record.target] : record.addedNodes;
+      for (const node of added) if (node.textContent) window.bannerLog.push(node.textContent);
+    }
   }).observe(banner, { childList: true, characterData: true, subtree: true });
 });
 """
