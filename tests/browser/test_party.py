@@ -142,8 +142,13 @@ OVER_AND_INVITE = """() => [document.getElementById('over'), document.querySelec
 
 async def tv_over(page: Page, where: str, size: dict[str, int]) -> list[str]:
     """Game over on the big screen: every name on the card (podium and recap) whole and
-    the player's own, and the card beside the invitation, not over it."""
+    the player's own, the podium's as large for its screen as 40px on a 1080-line one (a
+    720p TV is as big, seen from as far), the card beside the invitation, not over it, and
+    the podium, the recap and the QR code all on the screen: nobody scrolls a TV."""
     problems = await names_whole(page, where, "#over .name-text", size, scrolls=True)
+    podium_px = TV_TEXT_PX * min(1, size["height"] / TV["height"]) - 0.5
+    problems += await names_whole(page, where, "#podium .name-text", size, podium_px)
+    problems += await in_sight(page, where, ["#podium", "#recap", ".share-qr"])
     for text in await page.locator("#over .name-text").all_text_contents():
         if text not in LONG_NAMES:
             problems.append(f"{where}: {text!r} is no player's name")
