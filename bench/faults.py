@@ -48,21 +48,15 @@ from typing import Any
 import httpx
 import socketio
 
-from deploy.cluster import Cluster
+from deploy.cluster import SCRIPTED, Cluster
 
 MOVE_SECONDS = 0.15  # between one player's moves: a quick table
 COME_BACK_SECONDS = (0.5, 1.0)  # the page reconnects this long after a drop
 SETTINGS = {
+    **SCRIPTED,
     "SLAPJACK_LEASE_SECONDS": "3",
     "SLAPJACK_SAVE_SECONDS": "0.5",
-    "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
-    "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
-    "SLAPJACK_HOST_HANDOVER_SECONDS": "600",
-    "SLAPJACK_RATE_PER_SECOND": "10000",
-    "SLAPJACK_RATE_BURST": "10000",
-    "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
     "SLAPJACK_ROOMS_PER_MINUTE": "10000",
-    "SLAPJACK_LOG_LEVEL": "info",
 }
 FAULTS = ("redis-stopped", "redis-hung", "redis-stopped-direct", "owner-killed", "owner-stopped")
 

@@ -31,6 +31,18 @@ from app.ops.config import Settings, lan_address
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
 START_SECONDS = 60.0  # generous: a shared 2-core machine may be very busy
+# Settings for processes that scripted players drive (the tests, bench/faults.py): nobody's
+# seat is flipped for them or handed over while a script looks at it, and a script's players
+# act far faster, and connect far more often from one address, than people do.
+SCRIPTED = {
+    "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
+    "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
+    "SLAPJACK_HOST_HANDOVER_SECONDS": "600",
+    "SLAPJACK_RATE_PER_SECOND": "10000",
+    "SLAPJACK_RATE_BURST": "10000",
+    "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
+    "SLAPJACK_LOG_LEVEL": "info",
+}
 
 
 def find_binary(name: str) -> str:

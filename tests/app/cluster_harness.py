@@ -15,24 +15,17 @@ import socketio
 from app_harness import SHORT_COLLECT_SECONDS, Client, deal, table_of, until
 
 from app.tables.table import Table
-from deploy.cluster import Cluster
+from deploy.cluster import SCRIPTED, Cluster
 
 LEASE_SECONDS = 3.0  # SLAPJACK_LEASE_SECONDS for these clusters: failover waits this long
 NAMES = ("Ann", "Bob", "Cy", "Dot")
 # Every cluster test plays its game to the end: with a short pause after each take.
 RULES = {"collect_seconds": SHORT_COLLECT_SECONDS}
 SETTINGS = {
+    **SCRIPTED,
     "SLAPJACK_LEASE_SECONDS": str(LEASE_SECONDS),
     "SLAPJACK_SAVE_SECONDS": "0.5",
-    # Nobody's seat is flipped for them while the test looks at it.
-    "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
-    "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
-    "SLAPJACK_HOST_HANDOVER_SECONDS": "600",
-    "SLAPJACK_RATE_PER_SECOND": "10000",
-    "SLAPJACK_RATE_BURST": "10000",
-    "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
     "SLAPJACK_ROOMS_PER_MINUTE": "10000",
-    "SLAPJACK_LOG_LEVEL": "info",
 }
 
 

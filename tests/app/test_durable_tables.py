@@ -37,6 +37,8 @@ from app_harness import (
 )
 from redis_server import RedisServer
 
+from deploy.cluster import SCRIPTED
+
 pytestmark = pytest.mark.realtime
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,14 +74,7 @@ class App:
             "SLAPJACK_SAVE_SECONDS": str(SAVE_SECONDS),
             "SLAPJACK_DRAIN_SECONDS": "2",
             "SLAPJACK_SHUTDOWN_SECONDS": "5",
-            # Nobody's seat is flipped for them while the test looks at it.
-            "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
-            "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
-            "SLAPJACK_HOST_HANDOVER_SECONDS": "600",
-            "SLAPJACK_RATE_PER_SECOND": "10000",
-            "SLAPJACK_RATE_BURST": "10000",
-            "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
-            "SLAPJACK_LOG_LEVEL": "info",
+            **SCRIPTED,
         }
         self.runs = 0
         self.process: subprocess.Popen[bytes] | None = None
