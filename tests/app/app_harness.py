@@ -394,21 +394,42 @@ async def play(clients: Sequence[Client], steps: int) -> None:
 
 
 # Refusals a simple player may meet in a fast game: it acts on the state it last saw,
-# which the table may have moved past (someone flipped, slapped or froze it meanwhile).
-RACE_CODES = {"not_your_turn", "slap_pending", "frozen", "out", "game_over", "wrong_phase"}
+# which the table may have moved past (someone flipped, slapped or froze it meanwhile), or
+# the table paused meanwhile (its server lost its store for a moment).
+RACE_CODES = {
+    "not_your_turn",
+    "slap_pending",
+    "frozen",
+    "out",
+    "game_over",
+    "wrong_phase",
+    "paused",
+}
+
+
+def news_since(client: Client, start: int) -> bool:
+    """Something to act on has come since message `start`: a state, a welcome (back after a
+    move, whose versions may be below ones seen) or a table going on after a pause (which
+    brings no state: what was refused while paused can be tried again)."""
+    return any(
+        kind in ("state", "welcome") or (kind == "event" and data.get("kind") == "resumed")
+        for kind, data in client.messages[start:]
+    )
 
 
 async def autoplay(
     client: Client, *, slap: bool = True, false_slaps: bool = False
 ) -> list[dict[str, Any]]:
     """Plays the client's seat to the end of the game: flips on its turn, slaps a trigger,
-    and with `false_slaps` now and then slaps a card that is no trigger. Returns its acks."""
+    and with `false_slaps` now and then slaps a card that is no trigger. Returns its acks.
+    It acts on every news (`news_since`), as the page does."""
     acks: list[dict[str, Any]] = []
-    seen = 0
+    read = 0
     blundered: set[tuple[int, int]] = set()
     while True:
-        state = await client.wait_state(lambda s, seen=seen: s["version"] > seen)  # type: ignore[misc]
-        seen = state["version"]
+        await client.wait_for(lambda read=read: news_since(client, read))  # type: ignore[misc]
+        read = len(client.messages)
+        state = client.state
         if state["phase"] != "playing":
             return acks
         seat = state["you"]["seat"]
