@@ -288,3 +288,27 @@ async def wait_for(guest: Guest, test: Any, what: str) -> None:
 async def photograph(page: Page, path: Any) -> None:
     await expect(page.locator("body")).not_to_have_attribute("data-phase", "connecting")
     await page.screenshot(path=path)
+
+
+# The longest recap a game can end with: a row for each of eight players with a long name
+# and a five-figure median. Written over the finished game's own rows (the names must be
+# its players': the checks know them); the page fits names again on a resize.
+WORST_RECAP = """(names) => {
+  const list = document.getElementById('recap-medians');
+  const first = list.firstElementChild;
+  list.replaceChildren(...names.map((name, i) => {
+    const row = first.cloneNode(true);
+    row.querySelector('.recap-place').textContent = `${i + 1}.`;
+    row.querySelector('.name-text').textContent = name;
+    row.querySelector('.recap-ms').textContent = `${10000 + i * 1111} ms`;
+    return row;
+  }));
+  window.dispatchEvent(new Event('resize'));
+}"""
+
+
+async def worst_recap(page: Page, names: list[str]) -> None:
+    """Sets the recap's medians to WORST_RECAP's rows, with the names longest first."""
+    widest = sorted(names, key=lambda n: (-n.count("W") - n.count("M"), n))
+    await page.evaluate(WORST_RECAP, widest)
+    await settle(page)

@@ -29,6 +29,7 @@ from party import (
     seats_apart,
     settle,
     wait_for,
+    worst_recap,
 )
 from playwright.async_api import Browser, Page, expect
 
@@ -289,6 +290,11 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         problems += await in_sight(tv.page, "tv over", ["#podium", ".share-qr", "#recap"])
         await tv.page.screenshot(path=shots / "tv-over.png")
         problems += await every_size(tv.page, "tv over", tv_over, shots, "tv-over", TV_SCREENS)
+        # And the longest recap a game can end with, on both screens.
+        await worst_recap(tv.page, LONG_NAMES)
+        problems += await every_size(
+            tv.page, "tv worst recap", tv_over, shots, "tv-over-worst", TV_SCREENS
+        )
         await tv.page.set_viewport_size(TV)
 
         async def over(page: Page, where: str, size: dict[str, int]) -> list[str]:
