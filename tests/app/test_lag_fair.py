@@ -350,6 +350,7 @@ async def races(lag_fair: bool) -> tuple[int, int, dict[str, Any]]:
 
 
 @pytest.mark.realtime
+@pytest.mark.timeout(120)  # the default, declared: a long test, run early (tests/conftest.py)
 async def test_through_a_real_slow_network_lag_fair_races_split_fairly() -> None:
     """End to end under uvloop: real clients, one behind a real delaying proxy."""
     near, far, seat = await races(lag_fair=True)

@@ -208,6 +208,7 @@ def test_a_relay_sharing_a_full_core_is_saturated_too() -> None:
     assert ratio_report(unpinned).endswith("= 0.89")  # type: ignore[arg-type]
 
 
+@pytest.mark.timeout(120)  # the default, declared: a long test, run early (tests/conftest.py)
 async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
