@@ -111,11 +111,31 @@ async def flip_once(person: Person, guest: Guest) -> None:
         assert reply["ok"], reply
 
 
-async def play_until_over(person: Person, guest: Guest) -> None:
-    await flip_once(person, guest)
-    await expect(person.page.locator("body")).to_have_attribute(
-        "data-phase", "over", timeout=GAME_OVER_MS
-    )
+async def press_as_it_opens(page: Page) -> tuple[float, list[int]]:
+    """As soon as game over is drawn, a tap on Play again, then Space (the slap key) and
+    Enter (the flip key, with the focus on Play again): none of them changes anything, and
+    the buttons come live after. Returns when the card opened (the page's clock) and, in
+    ms after it, the presses that came ARM_MS or later: those tested nothing."""
+    opened = await page.wait_for_function(CARD_OPENED, polling="raf", timeout=GAME_OVER_MS)
+    card = await opened.json_value()
+    assert card["inactive"] == "true" and card["opacity"] < 1 and card["focused"], card
+    await page.touchscreen.tap(card["x"], card["y"])
+    await page.keyboard.press("Space")
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#rematch")).not_to_have_attribute("aria-disabled", "true")
+    log = await page.evaluate("() => window.cardLog")
+    assert log["phases"][-1]["phase"] == "over", log["phases"]  # no press played again
+    over_at: float = log["phases"][-1]["t"]
+    early = [p for p in log["presses"] if p["t"] >= over_at]
+    # The card rises as it opens (some 40 px here): the tap, and the focus it takes, may
+    # land on "Change players or rules" under Play again, a button as dangerous.
+    assert [(p["type"], p["key"]) for p in early] == [
+        ("pointerdown", ""),
+        ("keydown", " "),
+        ("keydown", "Enter"),
+    ], early
+    assert {p["on"] for p in early} <= {"rematch", "to-lobby"}, early
+    return over_at, [round(p["t"] - over_at) for p in early if p["t"] - over_at >= ARM_MS]
 
 
 async def focus_stays_in(page: Page, dialog: str, presses: int) -> list[Any]:
@@ -145,26 +165,7 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
 
         # The moment game over opens, a tap on Play again and the slap and flip keys change
         # nothing: the buttons are not live yet, and say so. The focus lands on Play again.
-        opened = await page.wait_for_function(CARD_OPENED, polling="raf", timeout=GAME_OVER_MS)
-        card = await opened.json_value()
-        assert card["inactive"] == "true" and card["opacity"] < 1 and card["focused"], card
-        await page.touchscreen.tap(card["x"], card["y"])
-        await page.keyboard.press("Space")
-        await page.keyboard.press("Enter")
-        await expect(page.locator("#rematch")).not_to_have_attribute("aria-disabled", "true")
-        log = await page.evaluate("() => window.cardLog")
-        over_at = next(p["t"] for p in log["phases"] if p["phase"] == "over")
-        early = [p for p in log["presses"] if p["t"] >= over_at]
-        # The card rises as it opens (some 40 px here): the tap, and the focus it takes, may
-        # land on "Change players or rules" under Play again, a button as dangerous.
-        assert [(p["type"], p["key"]) for p in early] == [
-            ("pointerdown", ""),
-            ("keydown", " "),
-            ("keydown", "Enter"),
-        ], early
-        assert {p["on"] for p in early} <= {"rematch", "to-lobby"}, early
-        late = [round(p["t"] - over_at) for p in early if p["t"] - over_at >= ARM_MS]
-        assert not late, f"the test pressed too late to test the first moment: {late} ms"
+        over_at, late = await press_as_it_opens(page)
 
         over = page.locator("#over")
         await expect(over).to_be_visible()
@@ -191,13 +192,21 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
         rematch = await box(page, "#rematch")  # Tab may have scrolled the card
         x, y = rematch["x"] + rematch["width"] / 2, rematch["y"] + rematch["height"] / 2
         await page.touchscreen.tap(x, y)
-        await play_until_over(person, guest)
+        # The second game over: the same moment again. On a loaded machine the test's three
+        # presses can take longer than ARM_MS: the moment is tested if one game's came in time.
+        await flip_once(person, guest)
+        _, late_again = await press_as_it_opens(page)
+        assert not (late and late_again), (
+            f"the test pressed too late to test the first moment, in both games: {late}, "
+            f"{late_again} ms"
+        )
         log = await page.evaluate("() => window.cardLog")
         phases = [p["phase"] for p in log["phases"]]
         assert phases[-3:] == ["over", "playing", "over"], phases
-        live = [p for p in log["presses"] if (p["type"], p["on"]) == ("pointerdown", "rematch")][-1]
+        again_at = log["phases"][-2]["t"]
+        taps = [p for p in log["presses"] if (p["type"], p["on"]) == ("pointerdown", "rematch")]
+        live = [p for p in taps if p["t"] < again_at][-1]
         assert live["t"] - over_at >= ARM_MS, live
-        assert live["t"] < log["phases"][-2]["t"], "playing again came before the live tap"
         match = page.locator("#match")
         await expect(match).to_be_visible()
         scores = re.fullmatch(r"Match: (.+) (\d), (.+) (\d)", await match.inner_text())
