@@ -308,7 +308,8 @@ WORST_RECAP = """(names) => {
 
 
 async def worst_recap(page: Page, names: list[str]) -> None:
-    """Sets the recap's medians to WORST_RECAP's rows, with the names longest first."""
+    """Sets the recap's medians to WORST_RECAP's rows, the widest names (most W and M)
+    first: the big screen shows the first four."""
     widest = sorted(names, key=lambda n: (-n.count("W") - n.count("M"), n))
     await page.evaluate(WORST_RECAP, widest)
     await settle(page)

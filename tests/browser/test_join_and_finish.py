@@ -205,7 +205,9 @@ async def test_game_over_is_a_dialog_with_a_podium_and_the_match_score_after_two
         assert phases[-3:] == ["over", "playing", "over"], phases
         again_at = log["phases"][-2]["t"]
         taps = [p for p in log["presses"] if (p["type"], p["on"]) == ("pointerdown", "rematch")]
-        live = [p for p in taps if p["t"] < again_at][-1]
+        before_again = [p for p in taps if p["t"] < again_at]
+        assert before_again, "playing again came before the live tap"
+        live = before_again[-1]
         assert live["t"] - over_at >= ARM_MS, live
         match = page.locator("#match")
         await expect(match).to_be_visible()
