@@ -5,7 +5,9 @@ the window in the judging window lag-fair judging uses; with both rules on, the 
 compares compensated times.
 
 Races are staged as in tests/app/test_lag_fair.py (app_steps.py): a Jack on the pile, seat 0
-next to flip.
+next to flip. The races inside the window run on a ManualClock: a slap "5 ms later" is 5 ms
+later on the server's clock however busy the machine, and the window closes when the test
+moves the clock past it, not when a loaded machine happens to let it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 from app_harness import Client, close_all, serving, until
 from app_steps import seated, stage_a_jack
 
-from app.tables.room import HeldSlap, judging_order
+from app.ops.clock import ManualClock
+from app.tables.room import HeldSlap, Room, judging_order
 
 WINDOW_MS = 50
 
@@ -30,6 +33,30 @@ def first_event(reply: dict[str, Any]) -> dict[str, Any]:
 async def slap(client: Client, pile: int, after: float = 0.0) -> dict[str, Any]:
     await asyncio.sleep(after)
     return await client.call("slap", {"pile_id": pile})
+
+
+async def slaps_held(room: Room, count: int) -> None:
+    """Until the room holds `count` slaps waiting for the judging window to close."""
+    await until(
+        lambda: room._judging is not None and len(room._judging.slaps) == count,
+        f"{count} slaps held for judging",
+    )
+
+
+async def race(
+    clock: ManualClock, room: Room, first: Client, second: Client, pile: int, gap: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`first` slaps, then `second` `gap` seconds later on the server's clock; then the
+    clock moves on until the judging window has closed. The two answers, in that order."""
+    answers = [asyncio.create_task(slap(first, pile))]
+    await slaps_held(room, 1)
+    await clock.advance(gap)
+    answers.append(asyncio.create_task(slap(second, pile)))
+    await slaps_held(room, 2)
+    while room._judging is not None:
+        await clock.advance(0.01)
+    first_reply, second_reply = await asyncio.gather(*answers)
+    return first_reply, second_reply
 
 
 # ---- the order the room hands the engine ---------------------------------------------------
@@ -70,17 +97,19 @@ def test_a_seats_second_slap_in_the_window_follows_the_tie() -> None:
 
 
 async def test_two_slaps_inside_the_window_go_to_the_seat_next_to_flip() -> None:
-    async with serving() as server:
+    clock = ManualClock()
+    async with serving(clock) as server:
         code, clients = await seated(
             server, ["Ann", "Bob"], collect_seconds=0, tie_window_ms=WINDOW_MS
         )
         ann, bob = clients
+        room = server.room(code)
         for _race in range(3):
             state = await stage_a_jack(server, code, clients)
             assert state["next"] == ann.seat == 0
             pile = state["pile"]["id"]
-            # Bob slaps first; Ann, whose turn it is to flip, a moment after: a dead heat.
-            bob_reply, ann_reply = await asyncio.gather(slap(bob, pile), slap(ann, pile, 0.005))
+            # Bob slaps first; Ann, whose turn it is to flip, 5 ms after: a dead heat.
+            bob_reply, ann_reply = await race(clock, room, bob, ann, pile, 0.005)
             take, late = first_event(ann_reply), first_event(bob_reply)
             assert (take["kind"], take["seat"]) == ("take", 0), (ann_reply, bob_reply)
             assert late == {
@@ -118,22 +147,25 @@ async def test_a_slap_after_the_window_is_first_come_and_no_tie() -> None:
 
 
 async def test_the_window_holds_flips_as_lag_fair_judging_does() -> None:
-    async with serving() as server:
+    clock = ManualClock()  # the window stays open until the test moves the clock on
+    async with serving(clock) as server:
         code, clients = await seated(server, ["Ann", "Bob"], tie_window_ms=WINDOW_MS)
         ann, bob = clients
         state = await stage_a_jack(server, code, clients)
         slapping = asyncio.create_task(slap(bob, state["pile"]["id"]))
         room = server.room(code)
-        await until(lambda: room._judging is not None)
+        await slaps_held(room, 1)
         refused = await ann.call("flip")
         assert (refused["ok"], refused["error"]["code"]) == (False, "slap_pending")
+        await clock.advance(WINDOW_MS / 1000)
         assert first_event(await slapping)["kind"] == "take"
         await close_all(clients)
 
 
 async def test_with_lag_fair_the_window_compares_compensated_times() -> None:
     # Pings rare enough that the credit the test gives is the measure.
-    async with serving(lag_ping_seconds=60, lag_cap_ms=400) as server:
+    clock = ManualClock()
+    async with serving(clock, lag_ping_seconds=60, lag_cap_ms=400) as server:
         code, clients = await seated(
             server, ["Ann", "Bob"], collect_seconds=0, tie_window_ms=WINDOW_MS, lag_fair=True
         )
@@ -150,7 +182,7 @@ async def test_with_lag_fair_the_window_compares_compensated_times() -> None:
         pile = state["pile"]["id"]
         # Ann's slap reaches the server 300 ms after Bob's: by arrival no tie, but counted
         # at arrival minus her round trip it is level with his.
-        bob_reply, ann_reply = await asyncio.gather(slap(bob, pile), slap(ann, pile, 0.3))
+        bob_reply, ann_reply = await race(clock, room, bob, ann, pile, 0.3)
         take, late = first_event(ann_reply), first_event(bob_reply)
         assert (take["kind"], take["seat"]) == ("take", 0), (ann_reply, bob_reply)
         assert (late["kind"], late["winner"], late["tie"]) == ("late", 0, 0)
