@@ -26,6 +26,7 @@ from browser_table import (
 )
 from crowd import open_room
 from playwright.async_api import Browser, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from slow_network import SlowNetwork
 
 # A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine.
@@ -296,9 +297,13 @@ async def everyone_saw_the_photo_finish(people: list[Person], late: Person) -> N
             if person is late
             else r"/^.+ beat .+ by \d+ ms!$/"
         )
-        await person.page.wait_for_function(
-            f"() => window.bannerLog.some(text => {told}.test(text))", timeout=WAIT_MS
-        )
+        try:
+            await person.page.wait_for_function(
+                f"() => window.bannerLog.some(text => {told}.test(text))", timeout=WAIT_MS
+            )
+        except PlaywrightTimeout:
+            logs = {p.label: await banners(p) for p in people}
+            raise AssertionError(f"{person.label} was not told {told}: banners {logs}") from None
 
 
 async def a_tap_a_moment_after_a_take_costs_nothing(
