@@ -41,10 +41,12 @@ test:
 check:
 	$(MAKE) --no-print-directory -j2 --output-sync=target lint typecheck jslint jstest unit
 
-# pytest-xdist workers for `make test`. Most tests wait on sockets, a server's timers or a
-# browser, so more workers than cores pays; on a 2-core machine four Chromiums at once (the
-# browser tests go first) starved their own pages. PYTEST_WORKERS=0 runs in one process.
-PYTEST_WORKERS ?= 3
+# pytest-xdist workers for `make test`'s two lanes. The browser lane keeps both cores busy
+# (Chromium burns most of it): more than three Chromiums at once on a 2-core machine starve
+# their own pages. The tests after it (servers, Redis, nginx, timers) mostly wait, so their
+# lane runs twice as many workers. 0 runs a lane in one process.
+BROWSER_WORKERS ?= 3
+PYTEST_WORKERS ?= 6
 PYTEST_ARGS ?=
 
 lint: $(STAMP)
@@ -55,12 +57,18 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Every test, the 15 slowest named at the end. Tests are handed to workers one at a time in
-# the order tests/conftest.py sorts them (the slowest kinds first, and within a kind the tests
-# that declare the longest time limit).
+# Every test, in two lanes one after the other: the browser tests, then all the others (a
+# lane's 15 slowest named at its end). Both lanes run even if the first fails. PYTEST_ARGS
+# go to both (`PYTEST_ARGS=tests/app/test_wire.py` or `-k lobby`); a lane they leave empty
+# (pytest's exit code 5) is no failure. Within a lane, tests are
+# handed to workers one at a time in the order tests/conftest.py sorts them (the slowest
+# kinds first, and within a kind the tests that declare the longest time limit).
+LANE := $(BIN)/python -m pytest --dist load --maxschedchunk 1 --durations=15
 pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load --maxschedchunk 1 --durations=15 \
-		$(PYTEST_ARGS)
+	@status=0; \
+	$(LANE) -n $(BROWSER_WORKERS) -m browser $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	$(LANE) -n $(PYTEST_WORKERS) -m "not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	exit $$status
 
 # The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs
 # (the folders where they live: collecting the browser tests too costs seconds).
