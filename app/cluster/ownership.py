@@ -33,6 +33,11 @@ connection for a table another live process holds publishes `hand_over` to the h
 holder runs `on_hand_over` (the room is saved and dropped, its people told to reconnect),
 releases the lease and answers `released`, and the asker takes the lease. A holder that is
 dead never answers: the asker takes the lease once it has watched it stand still (failover).
+The lease it let go is the asker's to take: the old holder does not take it back while it
+lies free (its own people, sent away and back through the router, would often beat the
+asker to it, and the asker ask again: the table would go back and forth). Once the asker
+holds it, the old holder asks for it like any other; an asker that never takes it loses it
+a lease later.
 """
 
 from __future__ import annotations
@@ -121,6 +126,8 @@ class Ownership:
         self._claiming: set[str] = set()  # taking the lease now: a hand-over request waits
         self._released: dict[str, asyncio.Event] = {}  # code -> set when its holder lets go
         self._giving: set[str] = set()  # handing over now: a second request is the same one
+        # code -> until when a lease we handed over is left for the asker to take
+        self._promised: dict[str, float] = {}
         self._redis: Any = connect(store.url, socket_timeout=2)
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
@@ -179,7 +186,13 @@ class Ownership:
 
     async def take_if_free(self, code: str) -> bool:
         """Takes the table's lease if nobody holds it, or if we watched its holder's lease
-        stand still for a whole lease (nobody is asked to hand it over)."""
+        stand still for a whole lease (nobody is asked to hand it over). A lease we handed
+        over stays free for the asker until it takes it (or a lease has gone by)."""
+        promised = self._promised.get(code)
+        if promised is not None:
+            if self.clock.now() < promised and await self.store.lease(code) is None:
+                return False
+            del self._promised[code]  # the asker has it, or had its chance
         watched = self._watched.get(code)
         over = None
         if watched is not None and self.clock.now() - watched[1] >= self.lease_seconds:
@@ -391,6 +404,9 @@ class Ownership:
                 except Exception:
                     log_event("hand_over_failed", level=logging.ERROR, exc_info=True, room=code)
                 self.metrics.hand_overs.inc()
+                now = self.clock.now()
+                self._promised = {c: t for c, t in self._promised.items() if t > now}
+                self._promised[code] = now + self.lease_seconds
             await self.release(code)
             if code not in self._tokens:
                 # Not serving it (a restart under the same node id left its lease behind):

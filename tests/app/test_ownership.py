@@ -18,7 +18,7 @@ from app.cluster.ownership import Ownership
 from app.ops.metrics import Metrics
 from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, StoreError
-from app.stores.redis import RedisStore
+from app.stores.redis import Lease, RedisStore
 
 pytestmark = pytest.mark.redis
 
@@ -100,6 +100,38 @@ async def test_a_live_owner_hands_the_table_over_when_asked(redis_url: str) -> N
         assert one.lost == []  # handed over, not lost
         # Far below the 3 s lease: the owner answered, nobody waited for an expiry.
         assert took < 2.5, took
+
+
+async def test_an_owner_whose_people_come_back_leaves_the_lease_to_the_asker(
+    redis_url: str,
+) -> None:
+    """node-1 hands the table to node-2, and node-1's people, sent away, come straight back
+    to node-1 (the router sends them there) before node-2, slow, has taken the free lease:
+    node-1 leaves it for node-2, then asks for it back. Once each way, not a tug of war."""
+    async with Node(redis_url, "node-1") as one, Node(redis_url, "node-2") as two:
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        take_lease = two.store.take_lease
+        asked = 0
+
+        async def slow_take(code: str, node: str, over: Lease | None = None) -> Lease:
+            nonlocal asked
+            asked += 1
+            if asked > 1:  # node-2 hears `released` and is slow to take the lease
+                await asyncio.sleep(0.5)
+            return await take_lease(code, node, over)
+
+        two.store.take_lease = slow_take  # type: ignore[method-assign]
+        moving = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=10))
+        async with asyncio.timeout(WAIT_SECONDS):  # handed over: released, not yet taken
+            while not one.handed or await one.store.lease("ABCD") is not None:
+                await asyncio.sleep(0.01)
+        coming_back = asyncio.create_task(one.ownership.claim("ABCD", wait_seconds=10))
+        assert await moving
+        assert await coming_back
+        assert await one.store.lease_holder("ABCD") == "node-1"
+        assert (one.handed, two.handed) == (["ABCD"], ["ABCD"])
+        assert one.count("slapjack_hand_overs_total") == 1
+        assert two.count("slapjack_hand_overs_total") == 1
 
 
 async def test_a_dead_owners_table_is_taken_once_its_lease_stood_still(redis_url: str) -> None:
