@@ -34,10 +34,10 @@ holder runs `on_hand_over` (the room is saved and dropped, its people told to re
 releases the lease and answers `released`, and the asker takes the lease. A holder that is
 dead never answers: the asker takes the lease once it has watched it stand still (failover).
 The lease it let go is the asker's to take: the old holder does not take it back while it
-lies free (its own people, sent away and back through the router, would often beat the
-asker to it, and the asker ask again: the table would go back and forth). Once the asker
-holds it, the old holder asks for it like any other; an asker that never takes it loses it
-a lease later.
+lies free and untaken (its own people, sent away and back through the router, would often
+beat the asker to it, and the asker ask again: the table would go back and forth). Once
+the asker has taken it (its fencing token shows it, even if let go since), the old holder
+asks for it like any other; if the asker never takes it, the old holder may a lease later.
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ class LeaseStore(Protocol):
 
     async def lease(self, code: str) -> Lease | None: ...
 
+    async def fence(self, code: str) -> int: ...
+
     def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]: ...
 
     def renew_script(self) -> Any: ...
@@ -126,8 +128,9 @@ class Ownership:
         self._claiming: set[str] = set()  # taking the lease now: a hand-over request waits
         self._released: dict[str, asyncio.Event] = {}  # code -> set when its holder lets go
         self._giving: set[str] = set()  # handing over now: a second request is the same one
-        # code -> until when a lease we handed over is left for the asker to take
-        self._promised: dict[str, float] = {}
+        # code -> until when a lease we handed over is left for the asker to take, and the
+        # fencing token it had (a greater one since: the asker has taken it)
+        self._promised: dict[str, tuple[float, int]] = {}
         self._redis: Any = connect(store.url, socket_timeout=2)
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
@@ -190,9 +193,14 @@ class Ownership:
         over stays free for the asker until it takes it (or a lease has gone by)."""
         promised = self._promised.get(code)
         if promised is not None:
-            if self.clock.now() < promised and await self.store.lease(code) is None:
-                return False
-            del self._promised[code]  # the asker has it, or had its chance
+            until, token = promised
+            if (
+                self.clock.now() < until
+                and await self.store.lease(code) is None
+                and await self.store.fence(code) <= token
+            ):
+                return False  # still free, and nobody took it since
+            del self._promised[code]  # the asker has it (or had it), or had its chance
         watched = self._watched.get(code)
         over = None
         if watched is not None and self.clock.now() - watched[1] >= self.lease_seconds:
@@ -397,7 +405,7 @@ class Ownership:
             if code in self._tokens and not self.holds(code) and not await self.keep(code):
                 # Asked while paused past the lease: the table is the asker's already.
                 await self.lost(code, "taken")
-            elif code in self._tokens:
+            elif (token := self._tokens.get(code)) is not None:
                 log_event("hand_over", room=code, node=self.node, to=asker)
                 try:
                     await self.on_hand_over(code)  # saved and dropped before the lease goes
@@ -405,8 +413,8 @@ class Ownership:
                     log_event("hand_over_failed", level=logging.ERROR, exc_info=True, room=code)
                 self.metrics.hand_overs.inc()
                 now = self.clock.now()
-                self._promised = {c: t for c, t in self._promised.items() if t > now}
-                self._promised[code] = now + self.lease_seconds
+                self._promised = {c: p for c, p in self._promised.items() if p[0] > now}
+                self._promised[code] = (now + self.lease_seconds, token)
             await self.release(code)
             if code not in self._tokens:
                 # Not serving it (a restart under the same node id left its lease behind):

@@ -391,6 +391,13 @@ class RedisStore:
             return None
         return Lease(node, int(token or 0), int(beat or 0))
 
+    async def fence(self, code: str) -> int:
+        """The table's last fencing token handed out (0: none yet): a lease taken since a
+        token was released shows here as a greater one, even if let go again."""
+        async with self._errors():
+            value = await self._redis.get(self._fence_prefix + code)
+        return int(value or 0)
+
     async def lease_holder(self, code: str) -> str | None:
         lease = await self.lease(code)
         return None if lease is None else lease.node

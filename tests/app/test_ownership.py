@@ -134,6 +134,57 @@ async def test_an_owner_whose_people_come_back_leaves_the_lease_to_the_asker(
         assert two.count("slapjack_hand_overs_total") == 1
 
 
+async def hand_over_to_an_asker_that_never_takes_it(one: Node, two: Node) -> None:
+    """node-2 asks for the table and goes quiet before taking it (killed, or its claim gave
+    up): node-1 has handed it over and the lease lies free."""
+    take_lease = two.store.take_lease
+    asked = asyncio.Event()
+
+    async def silent(code: str, node: str, over: Lease | None = None) -> Lease:
+        if asked.is_set():
+            await asyncio.Event().wait()  # gone: never takes it
+        asked.set()
+        return await take_lease(code, node, over)
+
+    two.store.take_lease = silent  # type: ignore[method-assign]
+    asking = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=30))
+    async with asyncio.timeout(WAIT_SECONDS):
+        while not one.handed or await one.store.lease("ABCD") is not None:
+            await asyncio.sleep(0.01)
+    asking.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asking
+
+
+async def test_a_table_handed_to_an_asker_that_never_takes_it_comes_back_a_lease_later(
+    redis_url: str,
+) -> None:
+    lease = 1.5
+    async with (
+        Node(redis_url, "node-1", lease_seconds=lease) as one,
+        Node(redis_url, "node-2", lease_seconds=lease) as two,
+    ):
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        handed_at = time.monotonic()
+        await hand_over_to_an_asker_that_never_takes_it(one, two)
+        assert await one.ownership.claim("ABCD", wait_seconds=10)
+        assert time.monotonic() - handed_at >= lease - 0.1  # left to the asker that long
+        assert await one.store.lease_holder("ABCD") == "node-1"
+
+
+async def test_a_table_the_asker_took_and_let_go_is_free_for_its_old_owner_at_once(
+    redis_url: str,
+) -> None:
+    async with Node(redis_url, "node-1") as one, Node(redis_url, "node-2") as two:
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        assert await two.ownership.claim("ABCD", wait_seconds=10)
+        await two.ownership.release("ABCD")  # say node-2 is shutting down
+        started = time.monotonic()
+        assert await one.ownership.claim("ABCD", wait_seconds=10)
+        assert time.monotonic() - started < 2.0  # not held back for the 3 s lease
+        assert one.count("slapjack_hand_overs_total") == 1
+
+
 async def test_a_dead_owners_table_is_taken_once_its_lease_stood_still(redis_url: str) -> None:
     async with Node(redis_url, "node-2", lease_seconds=1.5) as two:
         # A process that took the table and died: nobody answers on its channel, nobody
