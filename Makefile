@@ -59,16 +59,19 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Every test, in two lanes one after the other: the browser tests, then all the others (a
-# lane's 15 slowest named at its end). Both lanes run even if the first fails. PYTEST_ARGS
-# go to both (`PYTEST_ARGS=tests/app/test_wire.py` or `-k lobby`); a lane they leave empty
-# (pytest's exit code 5) is no failure. Within a lane, tests are
+# lane's 15 slowest named at its end). Both lanes run even if the first fails; the exit
+# code is the first failing lane's. PYTEST_ARGS go to both (`PYTEST_ARGS=tests/app/test_wire.py`
+# or `-k lobby`; a `-m` of your own replaces the lanes' split): a lane they leave empty
+# (pytest's exit code 5) is no failure, unless both are. Within a lane, tests are
 # handed to workers one at a time in the order tests/conftest.py sorts them (the slowest
 # kinds first, and within a kind the tests that declare the longest time limit).
 LANE := $(BIN)/python -m pytest --dist load --maxschedchunk 1 --durations=15
 pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
-	@status=0; \
-	$(LANE) -n $(BROWSER_WORKERS) -m browser $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
-	$(LANE) -n $(PYTEST_WORKERS) -m "not browser" $(PYTEST_ARGS) || [ $$? -eq 5 ] || status=1; \
+	@status=5; \
+	lane() { echo "== $$1"; shift; $(LANE) "$$@" $(PYTEST_ARGS); code=$$?; \
+		if [ $$code -ne 5 ] && [ $$status -eq 0 -o $$status -eq 5 ]; then status=$$code; fi; }; \
+	lane "the browser tests" -n $(BROWSER_WORKERS) -m browser; \
+	lane "every other test" -n $(PYTEST_WORKERS) -m "not browser"; \
 	exit $$status
 
 # The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs
