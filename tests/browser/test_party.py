@@ -75,6 +75,10 @@ async def seats_whole(page: Page, where: str, size: dict[str, int]) -> list[str]
 
 # A long note shown as the page shows them, and what it covers: the table's code or a seat.
 TOAST_COVERS = """() => {
+  // The widest a table's code can be: six wide letters (codes are drawn at random).
+  const code = document.querySelector('.room-code strong');
+  const real = code.textContent;
+  code.textContent = 'MWMWMW';
   const toast = document.createElement('div');
   toast.className = 'toast';
   toast.textContent = 'Maximiliana Rosewood lost connection';
@@ -86,6 +90,7 @@ TOAST_COVERS = """() => {
     .filter((n) => n.getClientRects().length && over(n.getBoundingClientRect()))
     .map((n) => n.className || n.tagName);
   toast.remove();
+  code.textContent = real;
   return covered;
 }"""
 
