@@ -116,8 +116,33 @@ SMALL_OVERLAPS = """() => {
 }"""
 
 
+# The Flip and Slap buttons' words ("Buka", "Tampar") past the inside of the button's
+# border, or past the screen's right edge: cut.
+WORDS_CUT = """() => {
+  const cut = [];
+  for (const [id, text] of [
+    ['flip', document.querySelector('#flip .deck-label').firstChild],
+    ['slap', document.querySelector('#slap .slap-word').firstChild],
+  ]) {
+    const button = document.getElementById(id);
+    if (!button.getClientRects().length) continue;
+    const word = document.createRange();
+    word.setStart(text, 0);
+    word.setEnd(text, text.textContent.trimEnd().length);
+    const end = word.getBoundingClientRect().right;
+    const inside = Math.min(innerWidth, button.getBoundingClientRect().right
+      - parseFloat(getComputedStyle(button).borderRightWidth));
+    if (end > inside + 0.5) cut.push(`"${text.textContent.trim()}" ends at ${end}, past ${inside}`);
+  }
+  return cut;
+}"""
+
+
 async def table_and_toast(page: Page, where: str, size: dict[str, int]) -> list[str]:
     problems = await seats_whole(page, where, size)
+    problems += [
+        f"{where}: a button's word is cut: {cut}" for cut in await page.evaluate(WORDS_CUT)
+    ]
     problems += [f"{where}: a {what} overlaps" for what in await page.evaluate(SMALL_OVERLAPS)]
     covered = await page.evaluate(TOAST_COVERS)
     if covered:
