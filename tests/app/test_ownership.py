@@ -102,6 +102,14 @@ async def test_a_live_owner_hands_the_table_over_when_asked(redis_url: str) -> N
         assert took < 2.5, took
 
 
+async def handed_over_and_free(owner: Node) -> None:
+    """Until `owner` has handed the table over and released its lease, which nobody has
+    taken yet."""
+    async with asyncio.timeout(WAIT_SECONDS):
+        while not owner.handed or await owner.store.lease("ABCD") is not None:
+            await asyncio.sleep(0.01)
+
+
 async def test_an_owner_whose_people_come_back_leaves_the_lease_to_the_asker(
     redis_url: str,
 ) -> None:
@@ -122,9 +130,7 @@ async def test_an_owner_whose_people_come_back_leaves_the_lease_to_the_asker(
 
         two.store.take_lease = slow_take  # type: ignore[method-assign]
         moving = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=10))
-        async with asyncio.timeout(WAIT_SECONDS):  # handed over: released, not yet taken
-            while not one.handed or await one.store.lease("ABCD") is not None:
-                await asyncio.sleep(0.01)
+        await handed_over_and_free(one)
         coming_back = asyncio.create_task(one.ownership.claim("ABCD", wait_seconds=10))
         assert await moving
         assert await coming_back
@@ -148,9 +154,7 @@ async def hand_over_to_an_asker_that_never_takes_it(one: Node, two: Node) -> Non
 
     two.store.take_lease = silent  # type: ignore[method-assign]
     asking = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=30))
-    async with asyncio.timeout(WAIT_SECONDS):
-        while not one.handed or await one.store.lease("ABCD") is not None:
-            await asyncio.sleep(0.01)
+    await handed_over_and_free(one)
     asking.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await asking

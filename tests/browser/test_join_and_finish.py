@@ -42,15 +42,13 @@ document.addEventListener('DOMContentLoaded', () => {
   }).observe(document.body, {attributes: true, attributeFilter: ['data-phase']});
 });
 """
-# Game over as soon as it is drawn (polled every frame): where Play again is, and how it
-# looks and stands then.
+# Game over once it is drawn (looked at after each frame): how Play again looks and
+# stands then.
 CARD_OPENED = """() => {
   if (document.body.dataset.phase !== 'over') return false;
   const button = document.getElementById('rematch');
-  const r = button.getBoundingClientRect();
-  if (!r.width) return false;
-  return {x: r.left + r.width / 2, y: r.top + r.height / 2,
-          inactive: button.getAttribute('aria-disabled'),
+  if (!button.getBoundingClientRect().width) return false;
+  return {inactive: button.getAttribute('aria-disabled'),
           opacity: parseFloat(getComputedStyle(button).opacity),
           focused: document.activeElement === button};
 }"""
