@@ -19,9 +19,9 @@ import statistics
 import time
 
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.tables.registry import Rooms
 from app.wire import protocol
+from app.wire.encoded import Encoded
 from bench.harness import close_all, join, serving
 from engine import Rules
 

@@ -1,8 +1,8 @@
-"""Server-to-client messages encoded once, however many connections receive them.
+"""Server-to-client messages (app/wire/encoded.py `Encoded`) written to every connection.
 
 python-socketio's `emit` builds a Packet per call (and scans its payload for binary), and
 for a room it starts a task per recipient. A room's change goes to everyone at the table at
-once, so here each distinct message is encoded once (orjson) into its Socket.IO text packet,
+once, so each distinct message is encoded once (orjson) into its Socket.IO text packet,
 with its Engine.IO type in front, and that one text is written to every recipient's
 websocket (app/realtime/transport.py `queue_text`: python-engineio's `send_packet`, its API for
 sending a raw packet, without the packet object where nothing is queued before it). The
@@ -13,24 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import orjson
 from engineio import packet as eio_packet
 
+from app.wire.encoded import Encoded
+
 NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
-EVENT_PACKET = "2"  # Socket.IO's EVENT packet type, in the default namespace
-# What every event's text starts with on the wire: Engine.IO's MESSAGE, then Socket.IO's EVENT.
-MESSAGE_EVENT = f"{eio_packet.MESSAGE}{EVENT_PACKET}"
-
-
-def event_head(event: str) -> str:
-    """The text an event's Engine.IO packet starts with, up to its data: `42["event",`
-    (event names are plain words)."""
-    return f'{MESSAGE_EVENT}["{event}",'
-
-
-def to_json(data: Any) -> str:
-    """Compact JSON text (orjson: several times faster than json, the same meaning)."""
-    return orjson.dumps(data).decode()
 
 
 class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has no types
@@ -48,35 +35,6 @@ class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has
     @property
     def data(self) -> str:
         return str(self.encode_cache[1:])
-
-
-class Encoded:
-    """A server event, encoded: its name and its whole Engine.IO text, `42["event",{...}]`
-    (app/realtime/transport.py `queue_text` makes it a packet only where it must wait in a queue).
-    Its `data` (for in-process transports and tests) is read back from that text: the
-    server builds the text only, once per message, and never a copy it would not send.
-    Not to be changed once made. (A plain class: one is made per recipient of every
-    change, and a frozen dataclass's `__init__` cost three times as much.)"""
-
-    __slots__ = ("event", "text")
-
-    def __init__(self, event: str, text: str) -> None:
-        self.event = event
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"Encoded({self.event!r}, {self.text!r})"
-
-    @classmethod
-    def of(cls, event: str, data: Any = None, data_json: str | None = None) -> Encoded:
-        """`event` with `data`, or with `data_json` when the caller already holds its JSON."""
-        text = data_json if data_json is not None else to_json(data)
-        return cls(event, f"{event_head(event)}{text}]")
-
-    @property
-    def data(self) -> Any:
-        """The event's data as a client reads it."""
-        return orjson.loads(self.text[len(MESSAGE_EVENT) :])[1]
 
 
 class SocketServer(Protocol):

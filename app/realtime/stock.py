@@ -35,7 +35,7 @@ from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.eager import first_step
 from app.realtime.guards import RESERVED_EVENTS, FrameGuards
-from app.realtime.outgoing import Encoded
+from app.wire.encoded import Encoded
 
 NAMESPACE = "/"
 

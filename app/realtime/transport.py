@@ -51,9 +51,10 @@ from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.eager import ResumingWork, first_step
 from app.realtime.guards import RESERVED_EVENTS, FrameBudget, FrameGuards
-from app.realtime.outgoing import Assembled, to_json
+from app.realtime.outgoing import Assembled
 from app.realtime.queues import LeanQueue, Outbox
 from app.realtime.serving import Flushes, LeanWebSocket
+from app.wire.encoded import to_json
 
 # How often the ping sweep runs: a ping goes out, and a late pong is noticed, at most
 # this much later than python-engineio's own timing would.

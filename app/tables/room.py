@@ -29,7 +29,6 @@ from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.ops.timers import LockWatch, Timers, WatchedLock
-from app.realtime.outgoing import Encoded
 from app.stores import (
     Savable,
     Snapshot,
@@ -56,6 +55,7 @@ from app.tables.table import (
     times_are_finite,
 )
 from app.tables.views import ViewParts, Views
+from app.wire.encoded import Encoded
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from engine import ErrorCode as EngineCode

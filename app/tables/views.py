@@ -19,9 +19,9 @@ from typing import Any, cast
 
 import orjson
 
-from app.realtime.outgoing import Encoded, event_head, to_json
 from app.tables.events import EventDict
 from app.tables.table import Person, Table
+from app.wire.encoded import Encoded, event_head, to_json
 from app.wire.protocol import STATE, SeatState, SeatView, State, You
 from engine.rules import Rules
 from engine.views import seat_rows, table_facts

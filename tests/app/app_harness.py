@@ -19,11 +19,11 @@ import uvicorn
 from app.main import create_app
 from app.ops.clock import Clock, ManualClock, settle
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.realtime.serving import server_config
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol
+from app.wire.encoded import Encoded
 
 # The servers the tests start (`python -m app`, a cluster's processes, the benchmark's) each
 # import the app and its frameworks: from the bytecode the first one cached, not compiled

@@ -25,11 +25,11 @@ from typing import Any
 
 from played import played_tables
 
-from app.realtime.outgoing import to_json
 from app.stores import encode_snapshot
 from app.tables.events import EventDict
 from app.tables.table import Table
 from app.tables.views import _seen_from
+from app.wire.encoded import to_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SNAPSHOTS = FIXTURES / "snapshots.json"

@@ -27,11 +27,11 @@ from app_steps import rig_a_jack, seated, stage_a_jack
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.tables.lag import LagMeter
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol
+from app.wire.encoded import Encoded
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
 pytestmark = pytest.mark.transports("lean", "stock")

@@ -9,15 +9,16 @@ from typing import Any
 
 import pytest
 from app_harness import Recorder
+from engineio import packet as eio_packet
 from socketio import packet as sio_packet
 
 import app.tables.views
 from app.__main__ import settle_the_heap
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.tables.registry import Rooms
 from app.tables.views import build_state
 from app.wire import protocol
+from app.wire.encoded import ENGINEIO_MESSAGE, EVENT_PACKET, Encoded
 
 
 def emitted(event: str, data: Any) -> Any:
@@ -39,6 +40,13 @@ async def seated_four_and_a_spectator() -> tuple[Rooms, Recorder, Any]:
     for i in range(4):
         assert (await room.act(f"sid-{i}", "sit", protocol.Sit(seat=i), 0.0))["ok"]
     return rooms, recorder, room
+
+
+def test_the_head_of_every_event_is_the_libraries_own_packet_types() -> None:
+    """app/wire/encoded.py names Engine.IO's and Socket.IO's packet types without importing
+    the transport's libraries: they must be the libraries' own."""
+    assert str(eio_packet.MESSAGE) == ENGINEIO_MESSAGE
+    assert str(sio_packet.EVENT) == EVENT_PACKET
 
 
 async def test_every_message_is_what_emit_would_send_and_its_data() -> None:

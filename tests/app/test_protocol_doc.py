@@ -5,12 +5,12 @@ from pathlib import Path
 
 import engine
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.tables import events
 from app.tables.registry import Rooms
 from app.tables.table import Person
 from app.tables.views import build_state
 from app.wire import protocol
+from app.wire.encoded import Encoded
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()

@@ -10,13 +10,13 @@ import pytest
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
-from app.realtime.outgoing import Encoded
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
 from app.stores.memory import MemoryStore
 from app.tables.registry import Rooms
 from app.tables.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, journal
 from app.tables.table import NEWEST_SCHEMA as table_reads
 from app.wire import protocol
+from app.wire.encoded import Encoded
 
 WAIT = 10.0  # seconds: generous, the machine is shared
 

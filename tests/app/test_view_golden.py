@@ -13,8 +13,8 @@ from golden import VIEWS, event_steps, matching, seat_steps
 from played import played_tables
 from schemas import check_state
 
-from app.realtime.outgoing import to_json
 from app.tables.views import ViewParts, Views, _seats, _seen_from
+from app.wire.encoded import to_json
 from engine.views import seat_rows
 
 
