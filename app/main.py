@@ -15,9 +15,9 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.cluster.node import cluster_node
 from app.ops.clock import Clock
 from app.ops.config import Settings, get_settings
+from app.ops.limits import PerAddress
 from app.ops.logs import configure_logging, library_logger, log_event
 from app.ops.metrics import Metrics
-from app.realtime.limits import PerAddress
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
 from app.realtime.polling import guarded_post, is_polled_post

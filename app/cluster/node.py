@@ -22,7 +22,7 @@ With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
   process the router sends their first connection to; GET /api/rooms/CODE and the room page
   read Redis;
-- the per-address limits count across the processes (app/realtime/limits.py `SharedPerAddress`),
+- the per-address limits count across the processes (app/ops/limits.py `SharedPerAddress`),
   and so do the rooms an address holds that nobody else came to (SLAPJACK_OPEN_ROOMS_PER_ADDRESS,
   counted in Redis: `RedisStore.open_waiting`). Such a room closes as soon as on one process:
   its owner closes it SLAPJACK_UNUSED_ROOM_SECONDS after its opener left, and a table nobody
@@ -43,9 +43,9 @@ from typing import Any
 from app.cluster.ownership import Ownership
 from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
+from app.ops.limits import SharedPerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
-from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
 from app.stores.redis import RedisStore, connect
 from app.tables.registry import HOARDING, Rooms, new_code

@@ -1,3 +1,3 @@
-"""Settings, logs, metrics, the collector's schedule, timers and the clock: what every layer
-above may use.
+"""Settings, logs, metrics, rate limits, the collector's schedule, timers and the clock: what
+every layer above may use.
 """

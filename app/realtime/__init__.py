@@ -1,3 +1,3 @@
 """The transport: python-socketio, python-engineio and uvicorn as we serve them, frame budgets,
-queues, outgoing encoding, per-address limits, origins.
+queues, outgoing encoding, origins (the per-address limits it applies are app/ops/limits.py).
 """

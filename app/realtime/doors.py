@@ -24,8 +24,8 @@ import time
 from typing import Any
 
 from app.ops.config import Settings
+from app.ops.limits import TokenBucket, address_key
 from app.ops.logs import Throttled
-from app.realtime.limits import TokenBucket, address_key
 
 _CLOSE = 0x8  # websocket opcodes
 _TEXT = 0x1

@@ -19,9 +19,9 @@ from engineio import payload
 from socketio import packet
 
 from app.ops.config import Settings
+from app.ops.limits import PerAddress, TokenBucket
 from app.ops.logs import Throttled
 from app.ops.metrics import Metrics
-from app.realtime.limits import PerAddress, TokenBucket
 from app.wire.protocol import ErrorCode, ProtocolError, ack
 
 # Event names Socket.IO gives a meaning of its own; never a client's to send.

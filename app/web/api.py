@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from app.cluster.node import ClusterNode
+from app.ops.limits import address_key
 from app.ops.metrics import CONTENT_TYPE
-from app.realtime.limits import address_key
 from app.tables.registry import Rooms
 from app.tables.table import merged_rules
 from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal

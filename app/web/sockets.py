@@ -23,10 +23,10 @@ from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.cluster.node import ClusterNode
 from app.ops.config import Settings
+from app.ops.limits import AddressLimit, PerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.guards import client_address
-from app.realtime.limits import AddressLimit, PerAddress
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.table import BOT_NAMES

@@ -28,10 +28,15 @@ REAL_TIME: dict[str, dict[str, str]] = {
     # socket is real, so its timeouts are; no room state is timed by them.
     "app.realtime": {
         "monotonic": "frame budgets and pings meter real connections",
-        "time": "engine.io's own ping bookkeeping is in wall-clock seconds; limits count "
-        "per wall-clock minute so that every process of a cluster agrees on which",
+        "time": "engine.io's own ping bookkeeping is in wall-clock seconds",
         "call_later": "I/O deadlines on real sockets (request timeouts, queue waits)",
         "sleep": "the transport's ping sweep over real connections",
+    },
+    # Rate limits meter real clients: a connection's bucket refills in real time, and a
+    # cluster's shared limits count per wall-clock minute so that every process agrees on which.
+    "app.ops.limits": {
+        "monotonic": "a new token bucket starts full at this moment",
+        "time": "the shared per-address limits' minute, the same in every process",
     },
     # Per-address limits at the edge: a real client's rate in real time.
     "app.web.api": {"monotonic": "per-address limits on room creation and lookups"},

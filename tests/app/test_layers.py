@@ -27,14 +27,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     # A room hands its messages, encoded (app.wire.encoded), to a transport it is given: it
     # imports nothing of app.realtime.
     "app.tables": {"app.ops", "app.stores", "app.wire", "engine"},
-    "app.cluster": {
-        "app.ops",
-        "app.stores",
-        "app.wire",
-        "app.tables",
-        "app.realtime.limits",
-        "engine",
-    },
+    "app.cluster": {"app.ops", "app.stores", "app.wire", "app.tables", "engine"},
     "app.web": {
         "app.ops",
         "app.stores",

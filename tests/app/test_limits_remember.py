@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from app.realtime.limits import PerAddress, address_key
+from app.ops.limits import PerAddress, address_key
 
 T = time.monotonic()  # the limits' clock
 

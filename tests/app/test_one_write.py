@@ -18,8 +18,8 @@ from websockets.server import ServerProtocol
 from websockets.streams import StreamReader
 
 from app.ops.config import Settings
+from app.ops.limits import TokenBucket
 from app.ops.metrics import Metrics
-from app.realtime.limits import TokenBucket
 from app.realtime.serving import Flushes, LeanWebSocket
 from app.realtime.transport import FrameBudget, GameServer, GameSocket
 

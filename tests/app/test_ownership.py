@@ -1,5 +1,5 @@
 """Table ownership in a cluster (app/cluster/ownership.py) and the shared per-address limits
-(app/realtime/limits.py), against a real redis-server: leases taken, renewed, lost and handed over
+(app/ops/limits.py), against a real redis-server: leases taken, renewed, lost and handed over
 between two `Ownership`s standing for two processes."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 from redis_server import RedisServer
 
 from app.cluster.ownership import Ownership
+from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics
-from app.realtime.limits import SharedPerAddress
 from app.stores import LeaseLost, StoreError
 from app.stores.redis import Lease, RedisStore
 
