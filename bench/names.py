@@ -1,5 +1,5 @@
-"""What checking a name costs on join (`clean_name` in app/wire/protocol.py: its UTS #39
-skeletons against the bots' names), and what the table of prototypes costs at import.
+"""What checking a name costs on join (`clean_name` in app/wire/names.py: its UTS #39
+skeletons against the bots' names), and what reading the table of prototypes costs at import.
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/names.py
@@ -29,15 +29,15 @@ CALLS = 20_000
 
 def main() -> None:
     started = time.perf_counter()
-    prototypes = importlib.import_module("app.wire.prototypes")
+    names = importlib.import_module("app.wire.names")
     loaded = time.perf_counter() - started
     print(
-        f"app.wire.prototypes: {len(prototypes.PROTOTYPES)} prototypes (Unicode "
-        f"{prototypes.UNICODE_VERSION}), imported in {loaded * 1e3:.1f} ms"
+        f"app.wire.names: {len(names.PROTOTYPES)} prototypes (Unicode "
+        f"{names.UNICODE_VERSION}), imported in {loaded * 1e3:.1f} ms"
     )
     from app.tables.table import BOT_NAMES
     from app.wire.errors import ProtocolError
-    from app.wire.protocol import clean_name
+    from app.wire.names import clean_name
 
     def check(name: str) -> None:
         with contextlib.suppress(ProtocolError):

@@ -49,7 +49,6 @@ from app.tables.table import (
     Policy,
     Table,
     TableBot,
-    clean_avatar,
     encode_move,
     journal,
     times_are_finite,
@@ -57,6 +56,7 @@ from app.tables.table import (
 from app.tables.views import ViewParts, Views
 from app.wire.encoded import Encoded
 from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.names import clean_avatar
 from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from engine import ErrorCode as EngineCode
 from engine import Game, IllegalAction, Rules

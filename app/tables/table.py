@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -29,6 +28,7 @@ from app.tables import events
 from app.tables.events import AppEvent, GameEvent
 from app.tables.lag import LagMeter
 from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.names import clean_avatar
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from engine import Game, IllegalAction, Rules
 from engine.cards import full_deck
@@ -898,58 +898,6 @@ def _move_times(
     return game
 
 
-# What may follow an emoji's first character inside one emoji: a zero-width joiner (then
-# another emoji), variation selectors, skin tones, tag characters (subdivision flags) and
-# the keycap mark.
-_ZWJ = "\u200d"
-_KEYCAP = "\u20e3"
-_KEYCAP_BASES = frozenset("0123456789#*")
-_MAX_AVATAR_CHARS = 16  # the longest family and flag sequences are well under this
-
-
-def _emoji_modifier(char: str) -> bool:
-    code = ord(char)
-    return (
-        code in (0xFE0E, 0xFE0F)
-        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
-        or 0xE0020 <= code <= 0xE007F  # tags
-    )
-
-
-def _emoji_base(char: str) -> bool:
-    code = ord(char)
-    if 0x1F1E6 <= code <= 0x1F1FF:  # regional indicators: only as a pair (a flag)
-        return False
-    return unicodedata.category(char) == "So" and (code >= 0x2000 or char in "\u00a9\u00ae")
-
-
-def is_one_emoji(text: str) -> bool:
-    """Whether `text` is exactly one emoji as people see it (one grapheme): a pictograph
-    with its modifiers, a ZWJ sequence of those, a flag (two regional indicators) or a
-    keycap. Letters, several emoji, or an emoji with text around it are not."""
-    if not 1 <= len(text) <= _MAX_AVATAR_CHARS:
-        return False
-    if len(text) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in text):
-        return True
-    if text[0] in _KEYCAP_BASES:
-        return text[1:] in (_KEYCAP, "\ufe0f" + _KEYCAP)
-    for part in text.split(_ZWJ):
-        if not part or not _emoji_base(part[0]):
-            return False
-        if not all(_emoji_modifier(c) for c in part[1:]):
-            return False
-    return True
-
-
-def clean_avatar(avatar: object) -> str | None:
-    """The avatar as kept: one emoji, else none (a stale or forged one is dropped, never
-    refused: the person still gets in, with their initial)."""
-    if not isinstance(avatar, str):
-        return None
-    avatar = avatar.strip()
-    return avatar if is_one_emoji(avatar) else None
-
-
 def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
     """`rules` with the fields a client sent; only a nullable rule (`time_limit`: no limit)
     may be null."""
@@ -973,8 +921,6 @@ __all__ = [
     "Table",
     "TableBot",
     "Who",
-    "clean_avatar",
-    "is_one_emoji",
     "merged_rules",
     "token_hash",
 ]

@@ -30,6 +30,7 @@ from app.realtime.guards import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.table import BOT_NAMES
+from app.wire.names import clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
@@ -38,7 +39,6 @@ from app.wire.protocol import (
     Message,
     ProtocolError,
     ack,
-    clean_name,
     parse,
     parse_auth,
     refusal,

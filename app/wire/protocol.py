@@ -5,10 +5,6 @@ docs/protocol.md is the human version of this file; tests check the two agree.
 
 from __future__ import annotations
 
-import functools
-import re
-import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
@@ -24,10 +20,8 @@ from pydantic import (
 from app.wire import rules_schema
 from app.wire.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
 from app.wire.errors import ProtocolError as ProtocolError
-from app.wire.prototypes import PROTOTYPES
 from engine.rules import MAX_PLAYERS
 
-NAME_MAX = 20
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
 Phase = Literal["lobby", "playing", "over"]
 Who = Literal["anyone", "seated", "host"]  # who may send a command
@@ -180,7 +174,7 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
-    # One emoji (app.tables.table.clean_avatar); anything else is dropped, not refused.
+    # One emoji (app.wire.names.clean_avatar); anything else is dropped, not refused.
     avatar: Annotated[str, Field(max_length=64)] | None = None
     # A shared screen (the /tv page): it watches and is never seated on arrival.
     watch: bool = False
@@ -193,81 +187,6 @@ def parse_auth(auth: Any) -> Auth:
         return Auth.model_validate(auth)
     except ValidationError:
         raise ProtocolError(ErrorCode.BAD_AUTH, "auth must be {room, name, token}") from None
-
-
-def clean_name(name: str, reserved: Iterable[str] = ()) -> str:
-    """The name as stored and shown: trimmed; refused when empty, long, with controls or
-    line breaks, with nothing visible in it, or dressed as a bot: "Hard bot", or one of
-    the `reserved` names (the bots'), compared by their skeletons (`skeletons`)."""
-    trimmed = name.strip()
-    if not 1 <= len(trimmed) <= NAME_MAX:
-        raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
-    if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
-        raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
-    if not any(_visible(ch) for ch in trimmed):
-        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
-    drawn = skeletons(trimmed)
-    if BOT_LIKE.search(trimmed) or any(BOT_LIKE.search(key) for key in drawn):
-        raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
-    spaceless = {key.replace(" ", "") for key in drawn}
-    if any(not spaceless.isdisjoint(_spaceless_skeletons(other)) for other in reserved):
-        raise ProtocolError(ErrorCode.BAD_NAME, "that name is a bot's")
-    return trimmed
-
-
-def skeletons(text: str) -> frozenset[str]:
-    """What `text` looks like: UTS #39's skeleton (every character replaced by the prototype
-    Unicode's confusables.txt gives it: app/wire/prototypes.py), in any case: of the text as
-    typed and of the text in small letters (a capital I is drawn as l, a small i is not),
-    each skeleton folded to small letters and taken again. Before, compatibility forms are
-    folded (NFKD: fullwidth, ligatures, styled letters) and marks and the characters that
-    draw nothing dropped; after, "vv" reads as "w" (confusables.txt leaves it out), and runs
-    of spaces and punctuation between words are one space. Two names that share a skeleton
-    read alike; a skeleton is for comparing, never for showing."""
-    return frozenset((_skeleton(text), _skeleton(text.casefold())))
-
-
-def _skeleton(text: str) -> str:
-    drawn = _prototypes(unicodedata.normalize("NFKD", text))
-    drawn = _prototypes(drawn.casefold()).casefold().replace("vv", "w")
-    return " ".join(re.split(r"[\W_]+", drawn)).strip()
-
-
-@functools.lru_cache(maxsize=64)  # the bots' names, compared with every name that joins
-def _spaceless_skeletons(name: str) -> frozenset[str]:
-    """A reserved name's skeletons, of it as written and in capitals (PIXEL's I is an l)."""
-    keys = skeletons(name) | skeletons(name.upper())
-    return frozenset(key.replace(" ", "") for key in keys)
-
-
-def _prototypes(text: str) -> str:
-    """UTS #39's skeleton, less the marks: NFD, each character's prototype, NFD again."""
-    kept = (ch for ch in unicodedata.normalize("NFD", text) if _drawn(ch))
-    mapped = "".join(PROTOTYPES.get(ch, ch) for ch in kept)
-    return "".join(ch for ch in unicodedata.normalize("NFD", mapped) if _drawn(ch))
-
-
-def _drawn(ch: str) -> bool:
-    """Not a mark (accents are not what a name is mistaken by), nor a character that draws
-    nothing (UTS #39 drops the default-ignorable ones: format characters, variation
-    selectors, the Hangul fillers)."""
-    return unicodedata.category(ch) not in SKELETON_DROPS and ch not in BLANK_LETTERS
-
-
-# Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
-# line and paragraph separators (U+2028, U+2029).
-NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-# Letters by category that draw nothing: the Hangul fillers and the braille blank.
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
-# What a skeleton leaves out: marks that do not take a space of their own (variation
-# selectors are among them), and format characters.
-SKELETON_DROPS = frozenset({"Mn", "Me", "Cf"})
-
-
-def _visible(ch: str) -> bool:
-    category = unicodedata.category(ch)
-    return category[0] in "LNPS" and ch not in BLANK_LETTERS
 
 
 # ---- outgoing ----------------------------------------------------------------------------

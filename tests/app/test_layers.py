@@ -62,7 +62,7 @@ def imports_of(path: Path) -> set[str]:
                 found.add(candidate if candidate in MODULES else node.module)
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
-    return {name for name in found if name.split(".")[0] in ("app", "engine")}
+    return {name for name in found if name.split(".")[0] in ("app", "engine", "tools")}
 
 
 PATHS = sorted([*ROOT.joinpath("app").rglob("*.py"), *ROOT.joinpath("engine").rglob("*.py")])
@@ -107,6 +107,12 @@ def test_a_forbidden_import_is_caught() -> None:
     """The check itself, on a graph with one wrong edge: a store reaching into the tables."""
     graph = {**GRAPH, "app.stores.sqlite": GRAPH["app.stores.sqlite"] | {"app.tables.table"}}
     assert forbidden_imports(graph) == ["app.stores.sqlite imports app.tables.table"]
+
+
+def test_the_app_never_imports_a_developer_tool() -> None:
+    """tools/ (generators, checks) sits beside the app, never under it."""
+    graph = {**GRAPH, "app.wire.names": GRAPH["app.wire.names"] | {"tools.make_prototypes"}}
+    assert forbidden_imports(graph) == ["app.wire.names imports tools.make_prototypes"]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

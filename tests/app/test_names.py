@@ -1,15 +1,17 @@
-"""Names compared by what they look like: the skeleton of app/wire/protocol.py over the
-UTS #39 prototypes that app/wire/make_prototypes.py writes from Unicode's confusables.txt."""
+"""Names compared by what they look like: the skeleton of app/wire/names.py over the UTS #39
+prototypes that tools/make_prototypes.py writes from Unicode's confusables.txt."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from app.tables.table import BOT_NAMES
-from app.wire import make_prototypes
+from app.wire import names
 from app.wire.errors import ProtocolError
-from app.wire.protocol import clean_name, skeletons
-from app.wire.prototypes import PROTOTYPES, UNICODE_VERSION
+from app.wire.names import PROTOTYPES, UNICODE_VERSION, clean_name, read_prototypes, skeletons
+from tools import make_prototypes
 
 SAMPLE = """\ufeff# confusables.txt
 # Date: 2026-08-06, 01:05:35 GMT
@@ -22,19 +24,20 @@ SAMPLE = """\ufeff# confusables.txt
 
 
 def test_the_generator_writes_every_prototype_with_its_source() -> None:
-    text = make_prototypes.module(SAMPLE.encode())
-    namespace: dict[str, object] = {}
-    exec(compile(text, "prototypes.py", "exec"), namespace)
-    assert namespace["PROTOTYPES"] == {"\u0430": "a", "m": "rn"}
-    assert namespace["UNICODE_VERSION"] == "18.0.0"
-    assert "dated\n2026-08-06" in text and "SHA-256" in text
+    text = make_prototypes.data_file(SAMPLE.encode())
+    assert read_prototypes(text) == ("18.0.0", {"\u0430": "a", "m": "rn"})
+    assert "dated\n# 2026-08-06" in text and "SHA-256" in text
     assert "# UNICODE LICENSE V3" in text and "# \u00a9 2026 Unicode\u00ae, Inc." in text
 
 
 def test_the_generator_refuses_a_table_that_is_not_a_fixed_point() -> None:
     looping = SAMPLE + "0072 ;\t0072 0072 ;\tMA\t# r \u2192 rr\n"
     with pytest.raises(SystemExit, match="fixed point"):
-        make_prototypes.module(looping.encode())
+        make_prototypes.data_file(looping.encode())
+
+
+def test_the_generator_writes_the_file_the_app_reads() -> None:
+    assert Path(names.__file__).parent / names.PROTOTYPES_FILE == make_prototypes.OUT
 
 
 def test_the_checked_in_table_is_unicodes_whole_one() -> None:

@@ -11,8 +11,9 @@ import pytest
 from app.tables import events
 from app.tables.commands import HANDLERS
 from app.tables.events import GameEvent
-from app.tables.table import Policy, Table, TableBot, clean_avatar, token_hash
+from app.tables.table import Policy, Table, TableBot, token_hash
 from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.names import clean_avatar
 from app.wire.protocol import COMMANDS, AddBot, Empty, Pong, Remove, RulesUpdate, Sit, Slap
 from engine import IllegalAction, Rules
 from engine.views import player_view
