@@ -24,8 +24,8 @@ from app.realtime.polling import guarded_post, is_polled_post
 from app.realtime.stock import StockServer
 from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
+from app.tables.notation import NEWEST_SCHEMA
 from app.tables.registry import Rooms
-from app.tables.table import NEWEST_SCHEMA
 from app.web import api as web
 from app.web import pages, sockets
 from app.web.assets import BUILD_DIR, URL_PREFIX, HashedFiles

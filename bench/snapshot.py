@@ -40,7 +40,8 @@ import uvloop
 
 from app.stores import NEWEST_SCHEMA, Savable, decode_snapshot, encode_snapshot, vouched
 from app.stores.saver import Saver
-from app.tables.table import Table, encode_move, journal, times_are_finite
+from app.tables.notation import encode_move, journal, times_are_finite
+from app.tables.table import Table
 from engine import Rules
 
 PLAYERS = 4

@@ -40,19 +40,8 @@ from app.stores.saver import Saver
 from app.tables.bots import Bot, Plan
 from app.tables.commands import HANDLERS
 from app.tables.events import AppEvent, EventDict, Paused, Resumed
-from app.tables.table import (
-    JOURNAL_SCHEMA,
-    Action,
-    Move,
-    Person,
-    Phase,
-    Policy,
-    Table,
-    TableBot,
-    encode_move,
-    journal,
-    times_are_finite,
-)
+from app.tables.notation import JOURNAL_SCHEMA, Move, encode_move, journal, times_are_finite
+from app.tables.table import Action, Person, Phase, Policy, Table, TableBot
 from app.tables.views import ViewParts, Views
 from app.wire.encoded import Encoded
 from app.wire.errors import ErrorCode, ProtocolError

@@ -6,91 +6,36 @@ passed, so a refusal (a ProtocolError, or the engine's IllegalAction) leaves it 
 it returns the typed events to broadcast. The Room (app/tables/room.py) is the async shell that
 calls these methods under its lock, then broadcasts and sets timers.
 
-`to_dict(now)` / `from_dict(data, now)` write the table down as JSON-able data and bring it
-back under another monotonic clock: every time is stored relative to the snapshot's moment,
-and a token only as its SHA-256, so a snapshot never holds a usable token. Between two
-whole snapshots a busy table is written as a `journal`: the last one's text and the moves
-(`Table.moves`) played since, which `from_dict` plays again.
+`to_dict(now)` / `from_dict(data, now)` write the table down and read it back
+(app/tables/notation.py: snapshots and journals).
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-import orjson
-
-from app.tables import events
+from app.tables import events, notation
 from app.tables.events import AppEvent, GameEvent
 from app.tables.lag import LagMeter
+from app.tables.notation import Move
+from app.tables.people import BOT_NAMES, Level, Person, TableBot, token_hash
 from app.wire.errors import ErrorCode, ProtocolError
-from app.wire.names import clean_avatar
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
-from engine import Game, IllegalAction, Rules
-from engine.cards import full_deck
-from engine.rules import MAX_PLAYERS, MIN_PLAYERS, NULLABLE_RULES, check_players
+from app.wire.rules_schema import merged_rules
+from engine import Game, Rules
+from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 from engine.views import player_view
 
-SCHEMA_VERSION = 1  # of Table.to_dict; the engine's game inside has its own
-# A table written as a whole snapshot (SCHEMA_VERSION) plus the moves played since it
-# (`journal`, read by `Table.from_dict`): what a busy room's saves are between two wholes.
-JOURNAL_SCHEMA = 2
-NEWEST_SCHEMA = JOURNAL_SCHEMA  # the newest a server of this code reads
 # A seat's lag badge is sent again once its estimate moves this much (ms), not on every pong.
 LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
 # float rounding): a host gone this close to the grace counts as gone for it.
 HANDOVER_EARLY_SECONDS = 0.05
-# Bots' names: friendly, short and distinct at one table (two "Hard bot"s could not be told
-# apart). A new bot takes the first name no bot at the table has, from its seat's on.
-BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clank", "Zippy")
 
-Level = Literal["easy", "normal", "hard"]
 Action = Literal["flip", "slap"]
-# One play of the game as `Table.play` and `Table.tick` took it, in order: ("flip" or
-# "slap", seat, pile_id, at, auto), or ("tick", None, None, at, False); a slap told whom it
-# tied with (tie_window_ms) adds them: ("slap", seat, pile_id, at, False, [seats]).
-Move = (
-    tuple[str, int | None, int | None, float, bool]
-    | tuple[str, int | None, int | None, float, bool, list[int]]
-)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass(eq=False)
-class Person:
-    id: str  # public: in every state
-    name: str
-    token_hash: str  # the token itself is never kept
-    connected_since: float
-    disconnected_at: float | None = None  # None while connected
-    avatar: str | None = None  # one emoji the person picked (kept with the name on the device)
-    # A shared screen (/r/CODE/tv, joined with `watch`): it shows the table and never plays,
-    # so it is never seated on arrival and never made host.
-    screen: bool = False
-    # While away: cards the autopilot flipped for them, and whether a game was dealt
-    # without them (they were stood up, and are remembered until they come back or the
-    # next deal). Told once when they come back (the Reconnect event).
-    away_flips: int = 0
-    missed_deal: bool = False
-
-    @property
-    def connected(self) -> bool:
-        return self.disconnected_at is None
-
-
-@dataclass(frozen=True)
-class TableBot:
-    id: str
-    level: Level
-    name: str
 
 
 @dataclass(frozen=True)
@@ -142,7 +87,7 @@ class Table:
         self.wins: dict[str, int] = {}
         # This game's seats in the order they went out: the podium's order below the winner.
         self.out_order: list[int] = []
-        self._next_bot = 1
+        self.next_bot = 1
         self._by_token: dict[str, str] = {}  # token hash -> person id
         # Every play and tick the game took, in order, until the owner clears it: with the
         # snapshot taken before the first, it is the table (`journal`), saved for a fraction
@@ -150,6 +95,11 @@ class Table:
         self.moves: list[Move] = []
 
     # ---- reading -----------------------------------------------------------------------
+
+    def admit(self, person: Person) -> None:
+        """`person` is one of the table's people from now on, known by their token."""
+        self.people[person.id] = person
+        self._by_token[person.token_hash] = person.id
 
     def knows(self, token: str) -> bool:
         """Someone at this table holds `token` (a person coming back)."""
@@ -292,8 +242,7 @@ class Table:
                     raise ValueError(f"person id {new_id!r} is taken")
                 person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
             person = Person(person_id, name, token_hash(token), now, avatar=avatar, screen=watch)
-            self.people[person.id] = person
-            self._by_token[person.token_hash] = person.id
+            self.admit(person)
             happened: list[AppEvent] = [events.Join(person.id, name)]
             free = self._free_seat_or_none()
             if self.phase == "lobby" and free is not None and not watch:
@@ -423,9 +372,9 @@ class Table:
         seat = self._free_seat()
         taken = {b.name for b in self.bots.values()}
         names = BOT_NAMES[seat:] + BOT_NAMES[:seat]
-        name = next((n for n in names if n not in taken), f"Bot {self._next_bot}")
-        bot = TableBot(f"b{self._next_bot}", level, name)
-        self._next_bot += 1
+        name = next((n for n in names if n not in taken), f"Bot {self.next_bot}")
+        bot = TableBot(f"b{self.next_bot}", level, name)
+        self.next_bot += 1
         self._reopen()
         self.bots[bot.id] = bot
         self.seats[seat] = bot.id
@@ -630,287 +579,23 @@ class Table:
         """A change after a game takes the room back to the lobby, clearing the old table."""
         self.phase, self.game = "lobby", None
 
-    # ---- snapshots ---------------------------------------------------------------------
+    # ---- snapshots (app/tables/notation.py) --------------------------------------------
 
     def to_dict(self, now: float) -> dict[str, Any]:
         """The table at `now` as JSON-able data: times in seconds relative to `now`,
         tokens only as hashes. Timers are not stored: they follow from this state."""
-        return {
-            "schema": SCHEMA_VERSION,
-            "code": self.code,
-            "version": self.version,
-            "phase": self.phase,
-            "rules": self.rules.to_dict(),
-            "lag_fair": self.lag_fair,
-            "games": self.games,
-            "first": self.first,
-            "seats": list(self.seats),
-            "people": [
-                {
-                    "id": p.id,
-                    "name": p.name,
-                    "token_sha256": p.token_hash,
-                    "connected_for": now - p.connected_since,
-                    "gone_for": None if p.disconnected_at is None else now - p.disconnected_at,
-                    "avatar": p.avatar,
-                    "screen": p.screen,
-                    "away_flips": p.away_flips,
-                    "missed_deal": p.missed_deal,
-                }
-                for p in self.people.values()
-            ],
-            "host": self.host,
-            "bots": [{"id": b.id, "level": b.level, "name": b.name} for b in self.bots.values()],
-            "next_bot": self._next_bot,
-            "wins": dict(self.wins),
-            "out_order": list(self.out_order),
-            "turn_started_ago": now - self.turn_started_at,
-            "game": None if self.game is None else _game_snapshot(self.game, now),
-        }
+        return notation.to_dict(self, now)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], now: float, policy: Policy | None = None) -> Table:
-        """The table `to_dict` wrote down, continuing at `now` on this process's clock; or
-        the one a `journal` wrote down: its whole snapshot, then every move since."""
-        if data.get("schema") == JOURNAL_SCHEMA:
-            return cls._from_journal(data, now, policy)
-        if data.get("schema") != SCHEMA_VERSION:
-            raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
-        table = cls(str(data["code"]), Rules.from_dict(data["rules"]), policy)
-        table.version = int(data["version"])
-        table.lag_fair = bool(data.get("lag_fair", False))  # absent from older snapshots
-        phase = data["phase"]
-        if phase not in PHASES:
-            raise ValueError(f"unknown phase {phase!r}")
-        table.phase = phase
-        table.games, table.first = int(data["games"]), int(data["first"])
-        seats = list(data["seats"])
-        if len(seats) != MAX_SEATS:
-            raise ValueError(f"a table has {MAX_SEATS} seats, not {len(seats)}")
-        for p in data["people"]:
-            gone = p["gone_for"]
-            person = Person(
-                str(p["id"]),
-                str(p["name"]),
-                str(p["token_sha256"]),
-                now - float(p["connected_for"]),
-                None if gone is None else now - float(gone),
-                clean_avatar(p.get("avatar")),
-                bool(p.get("screen", False)),
-                int(p.get("away_flips", 0)),
-                bool(p.get("missed_deal", False)),
-            )
-            table.people[person.id] = person
-            table._by_token[person.token_hash] = person.id
-        for b in data["bots"]:
-            level = b["level"]
-            if level not in ("easy", "normal", "hard"):
-                raise ValueError(f"unknown bot level {level!r}")
-            table.bots[str(b["id"])] = TableBot(str(b["id"]), level, str(b["name"]))
-        known = table.people.keys() | table.bots.keys()
-        if any(s is not None and s not in known for s in seats):
-            raise ValueError("a seat holds somebody the snapshot does not know")
-        table.seats = seats
-        host = data["host"]
-        if host is not None and host not in table.people:
-            raise ValueError("the host is not among the people")
-        table.host = host
-        table._next_bot = int(data["next_bot"])
-        # Written by later versions of this schema; older snapshots have no match yet.
-        table.wins = {str(k): int(v) for k, v in data.get("wins", {}).items()}
-        table.out_order = [int(seat) for seat in data.get("out_order", [])]
-        table.turn_started_at = now - float(data["turn_started_ago"])
-        game = data["game"]
-        table.game = None if game is None else Game.from_dict(_game_times(game, now))
-        if (table.game is None) != (phase == "lobby"):
-            raise ValueError("a game is on in the playing and over phases only")
-        if table.game is not None:
-            # A table's games are dealt from whole decks, and no card ever leaves one: a
-            # card missing (a hand cut short, an edited file) is a damaged snapshot.
-            held = sum(table.game.hand_sizes) + len(table.game.pile)
-            decks = table.game.rules.decks
-            if held != len(full_deck(decks)):
-                raise ValueError(f"the game holds {held} cards, not all of {decks} deck(s)")
-        return table
-
-    @classmethod
-    def _from_journal(cls, data: dict[str, Any], now: float, policy: Policy | None) -> Table:
-        """The whole snapshot, then its moves played again through `play` and `tick`, each
-        numbered as its commit was, all on the writer's own clock: every time comes back as
-        the very float it was, so the engine, deterministic with time and seed coming in,
-        makes the very table that was written. That table, as of the write, then continues
-        at `now` as a whole snapshot taken at the write would. A move it refuses means the
-        journal is not this table's (ValueError: skipped like any bad snapshot)."""
-        base_at, written_at = float(data["base_at"]), float(data["written_at"])
-        _check_journal_times(base_at, written_at)
-        base = data["base"]
-        if not isinstance(base, dict) or base.get("schema") != SCHEMA_VERSION:
-            raise ValueError("a journal's base is a whole table snapshot")
-        table = cls.from_dict(base, base_at, policy)
-        if table.code != data["code"]:
-            raise ValueError(f"a journal of {data['code']!r} holds table {table.code!r}")
-        for number, move in enumerate(data["moves"]):
-            try:
-                table._replay(move, number)
-            except (TypeError, KeyError, IndexError) as error:  # a move of the wrong shape
-                raise ValueError(f"move {number}: {error}") from error
-        if table.version != data["version"]:
-            raise ValueError(f"a journal of version {data['version']} replays to {table.version}")
-        return cls.from_dict(table.to_dict(written_at), now, policy)
-
-    def _replay(self, move: Any, number: int) -> None:
-        if not isinstance(move, list) or len(move) not in (5, 6):
-            raise ValueError(f"move {number}: not a move")
-        kind, seat, pile_id, at, auto = move[:5]
-        tied_with = move[5] if len(move) == 6 else []
-        if not (
-            isinstance(tied_with, list)
-            and all(type(other) is int for other in tied_with)
-            and (kind == "slap" or not tied_with)
-        ):
-            raise ValueError(f"move {number}: tied with {tied_with!r}")
-        at = float(at)
-        if not math.isfinite(at):
-            raise ValueError(f"move {number}: at {at}")
-        try:
-            if kind == "tick" and seat is None and pile_id is None:
-                if self.phase != "playing":
-                    raise ValueError(f"move {number}: a tick with no game on")
-                self.tick(at)
-            elif kind in ("flip", "slap") and type(seat) is int and type(auto) is bool:
-                if pile_id is not None and type(pile_id) is not int:
-                    raise ValueError(f"move {number}: pile {pile_id!r}")
-                self.play(seat, kind, pile_id, at, auto=auto, tied_with=tied_with)
-            else:
-                raise ValueError(f"move {number}: {kind!r} by {seat!r}")
-        except (ProtocolError, IllegalAction) as refused:
-            raise ValueError(f"move {number} ({kind}) refused: {refused}") from refused
-        self.version += 1
-
-
-def encode_move(move: Move, clock: float) -> str | None:
-    """One move of `Table.moves` as the JSON a journal holds, its time as it was. None,
-    and the room saves whole, for a move no journal can hold: one timed before `clock`,
-    the game's clock when the whole snapshot was taken (a message timed as it arrived and
-    played after a timer's tick, a lag-fair slap judged at its counted time: the snapshot
-    writes a freeze or collect pause that ended before its clock as ending at it, so such a
-    move could replay differently), a time that is no finite number, or anything else
-    orjson will not write."""
-    if not (move[3] >= clock and math.isfinite(move[3])):
-        return None
-    try:
-        return orjson.dumps(move).decode()
-    except TypeError:  # orjson.JSONEncodeError: a value no move holds
-        return None
-
-
-def _check_journal_times(base_at: float, written_at: float) -> None:
-    """A journal is written at or after its whole snapshot, both at finite times."""
-    if not (math.isfinite(base_at) and base_at <= written_at < math.inf):
-        raise ValueError(f"a journal written at {written_at} of a snapshot at {base_at}")
-
-
-def journal(
-    code: str, version: int, whole: str, moves: list[str], base_at: float, written_at: float
-) -> str:
-    """A table's save as its last whole snapshot (`whole`: the JSON `to_dict(base_at)`
-    gave, unchanged) and the moves played since (`encode_move`), written at `written_at`:
-    what `from_dict` reads back as the table at version `version`. Both times are on the
-    writer's monotonic clock, which means nothing to another process: a restore uses them
-    only to play the moves again at the very times they had. A busy room writes this
-    between two whole snapshots: the snapshot's text is kept, and a move is encoded once,
-    so a save builds no snapshot."""
-    _check_journal_times(base_at, written_at)
-    return (
-        f'{{"schema":{JOURNAL_SCHEMA},"code":{orjson.dumps(code).decode()},"version":{version},'
-        f'"base_at":{base_at!r},"written_at":{written_at!r},"moves":[{",".join(moves)}],'
-        f'"base":{whole}}}'
-    )
-
-
-# The engine's snapshot times (`now` of its clock), each moved by the same offset.
-_GAME_TIMES = ("now", "deadline", "trigger_since", "collect_until")
-_RACE_TIMES = ("at", "shown_at")  # in the photo finish of the last pile won
-
-
-def times_are_finite(snapshot: dict[str, Any]) -> bool:
-    """Whether every time in a `Table.to_dict` snapshot is a finite number, by their sum
-    (a NaN or an infinity makes it one too; a sum too big for a float, which no clock
-    reaches, only makes this say no). Its other floats are the rules', checked finite when
-    they were made."""
-    total: float = snapshot["turn_started_ago"]  # a time that is None adds 0.0 (`or`)
-    for person in snapshot["people"]:
-        total += person["connected_for"] + (person["gone_for"] or 0.0)
-    game = snapshot["game"]
-    if game is not None:
-        for key in _GAME_TIMES:
-            total += game[key] or 0.0
-        total += sum(game["frozen_until"])
-        race = game["race"]
-        if race is not None:
-            for key in _RACE_TIMES:
-                total += race[key] or 0.0
-    return math.isfinite(total)
-
-
-def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
-    """The engine's snapshot with its times relative to `now`. A freeze or collect pause
-    that ended by the game's own clock is written as ending at that clock: the engine starts
-    every seat "frozen until 0.0" on whatever clock dealt it, which means nothing on another
-    clock."""
-    data = game.to_dict()
-    clock = game.now
-    data["collect_until"] = max(data["collect_until"], clock)
-    # A fresh dict of our own, moved in place (a deep copy here was half a save's cost);
-    # the freezes are clamped in the same pass.
-    return _move_times(data, -now, not_before=clock)
-
-
-def _game_times(game: dict[str, Any], offset: float) -> dict[str, Any]:
-    """A copy of a stored game with its times moved: the Game built from it shares nothing
-    with the snapshot it came from (`Game.from_dict` copies the rest)."""
-    race = game.get("race")
-    copied = {**game, "race": None if race is None else dict(race)}
-    return _move_times(copied, offset)
-
-
-def _move_times(
-    game: dict[str, Any], offset: float, *, not_before: float | None = None
-) -> dict[str, Any]:
-    """Moves the game's times by `offset` in `game` itself (and in its `race`, which must
-    be its own too), the freezes from no sooner than `not_before` (if given). Its
-    `frozen_until` is replaced by a new list, never changed in place."""
-    for key in _GAME_TIMES:
-        when = game.get(key)
-        if when is not None:
-            game[key] = when + offset
-    frozen = game["frozen_until"]
-    if not_before is None:
-        game["frozen_until"] = [when + offset for when in frozen]
-    else:
-        game["frozen_until"] = [max(when, not_before) + offset for when in frozen]
-    race: dict[str, Any] | None = game.get("race")
-    if race is not None:
-        for key in _RACE_TIMES:
-            when = race[key]
-            if when is not None:
-                race[key] = when + offset
-    return game
-
-
-def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
-    """`rules` with the fields a client sent; only a nullable rule (`time_limit`: no limit)
-    may be null."""
-    if any(value is None for key, value in changes.items() if key not in NULLABLE_RULES):
-        raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
-    try:
-        return Rules.from_dict({**rules.to_dict(), **changes})
-    except ValueError as exc:
-        raise ProtocolError(ErrorCode.BAD_RULES, str(exc)[:200]) from None
+        """The table `to_dict` (or a journal) wrote down, continuing at `now` on this
+        process's clock."""
+        return notation.from_dict(data, now, lambda code, rules: cls(code, rules, policy))
 
 
 __all__ = [
     "BETWEEN_GAMES",
+    "BOT_NAMES",
     "MAX_SEATS",
     "PHASES",
     "Joined",
@@ -921,6 +606,5 @@ __all__ = [
     "Table",
     "TableBot",
     "Who",
-    "merged_rules",
     "token_hash",
 ]

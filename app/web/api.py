@@ -14,8 +14,8 @@ from app.cluster.node import ClusterNode
 from app.ops.limits import address_key
 from app.ops.metrics import CONTENT_TYPE
 from app.tables.registry import Rooms
-from app.tables.table import merged_rules
 from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
+from app.wire.rules_schema import merged_rules
 from engine import Rules
 
 router = APIRouter()

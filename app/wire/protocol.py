@@ -79,7 +79,7 @@ class RulesChange(Message):
 
     def changes(self) -> dict[str, Any]:
         """Only the fields the client sent; `time_limit: null` (no limit) counts as sent.
-        The Table refuses any other null (`merged_rules`)."""
+        The Table refuses any other null (rules_schema.merged_rules)."""
         return self.model_dump(exclude_unset=True)
 
 

@@ -13,9 +13,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
-from engine.rules import RULES_SCHEMA, RuleOption, RuleSpec
+from app.wire.errors import ErrorCode, ProtocolError
+from engine.rules import NULLABLE_RULES, RULES_SCHEMA, RuleOption, Rules, RuleSpec
 
-__all__ = ["SCHEMA", "RuleSpec", "docs_table", "form_rules", "page_schema", "update_fields"]
+__all__ = [
+    "SCHEMA",
+    "RuleSpec",
+    "docs_table",
+    "form_rules",
+    "merged_rules",
+    "page_schema",
+    "update_fields",
+]
 
 # The room's own house rules (app/tables/table.py keeps them beside the engine's Rules), described
 # as the engine's are.
@@ -120,6 +129,17 @@ def page_schema() -> list[dict[str, Any]]:
 def page_schema_json() -> str:
     text = json.dumps(page_schema(), separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def merged_rules(rules: Rules, changes: dict[str, Any]) -> Rules:
+    """`rules` with the fields a client sent; only a nullable rule (`time_limit`: no limit)
+    may be null."""
+    if any(value is None for key, value in changes.items() if key not in NULLABLE_RULES):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "only time_limit may be null")
+    try:
+        return Rules.from_dict({**rules.to_dict(), **changes})
+    except ValueError as exc:
+        raise ProtocolError(ErrorCode.BAD_RULES, str(exc)[:200]) from None
 
 
 def one_of(values: tuple[Any, ...]) -> Any:

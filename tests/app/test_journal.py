@@ -22,9 +22,10 @@ from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, decode_snapshot, vouched
 from app.stores.memory import MemoryStore
 from app.tables import room as rooms_module
+from app.tables.notation import JOURNAL_SCHEMA, SCHEMA_VERSION, encode_move, journal
 from app.tables.registry import Rooms
 from app.tables.room import JOURNAL_MOVES
-from app.tables.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, encode_move, journal
+from app.tables.table import Table
 from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
 

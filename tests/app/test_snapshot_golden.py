@@ -23,8 +23,9 @@ from played import played_tables
 from schemas import check_snapshot
 
 from app.stores import SnapshotText, decode_snapshot, encode_snapshot, vouched
-from app.tables.table import _GAME_TIMES as GAME_TIMES
-from app.tables.table import Table, times_are_finite
+from app.tables.notation import _GAME_TIMES as GAME_TIMES
+from app.tables.notation import times_are_finite
+from app.tables.table import Table
 from engine import Game
 from engine.cards import Card
 

@@ -12,9 +12,10 @@ from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, RoomStore
 from app.stores.memory import MemoryStore
+from app.tables.notation import JOURNAL_SCHEMA, SCHEMA_VERSION, journal
+from app.tables.notation import NEWEST_SCHEMA as table_reads
 from app.tables.registry import Rooms
-from app.tables.table import JOURNAL_SCHEMA, SCHEMA_VERSION, Table, journal
-from app.tables.table import NEWEST_SCHEMA as table_reads
+from app.tables.table import Table
 from app.wire import protocol
 from app.wire.encoded import Encoded
 
