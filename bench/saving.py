@@ -35,7 +35,7 @@ import httpx
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.stores.sqlite import SqliteStore
-from app.tables.room import SAVE_BEATS
+from app.tables.registry import SAVE_BEATS
 from app.tables.table import Table
 from bench.harness import Client, close_all
 

@@ -48,8 +48,9 @@ from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
 from app.stores.redis import RedisStore, connect
+from app.tables.journal import table_from_snapshot
 from app.tables.registry import HOARDING, Rooms, new_code
-from app.tables.room import Room, policy, table_from_snapshot
+from app.tables.room import Room, policy
 from app.tables.table import Table
 from app.wire.errors import ErrorCode, ProtocolError
 from engine import Rules

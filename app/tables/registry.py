@@ -23,15 +23,21 @@ from app.stores import (
 from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.tables.events import Restart
-from app.tables.room import (
-    FIRST_SAVE_SECONDS,
-    SAVE_BEATS,
-    Room,
-    Transport,
-)
+from app.tables.room import Room
+from app.wire.encoded import Transport
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import EVENT
 from engine import Rules
+
+# POST /api/rooms answers once the new table is written, or after this long while the store
+# is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
+FIRST_SAVE_SECONDS = 2.0
+# The beats rooms are saved on, per SLAPJACK_SAVE_SECONDS (app/stores/saver.py): the tables
+# due on a beat go in one store batch, so SAVE_BEATS batches per delay (SQLite: that many
+# commits). Few: a commit costs about as much as ten rows, and 40 commits a second cost 200
+# busy tables 8% more CPU than 8 do (bench/load.py, side by side); a beat's snapshots are taken
+# a few dozen at a time (saver.py), so a big beat never holds the loop long.
+SAVE_BEATS = 4
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
@@ -302,7 +308,7 @@ class Rooms:
         self._forget_opener(code)
         if room is not None:
             room.stop()  # timers and its Saver stop; the stored table stays
-            room._answer_held_slaps()
+            room.judge.answer_held(ErrorCode.NO_ROOM)
         return room
 
     def _forget_opener(self, code: str) -> None:

@@ -7,7 +7,7 @@ writes the one text to every recipient's connection. The bytes are what python-s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -55,3 +55,18 @@ class Encoded:
     def data(self) -> Any:
         """The event's data as a client reads it."""
         return orjson.loads(self.text[len(MESSAGE_EVENT) :])[1]
+
+
+class Transport(Protocol):
+    """What a room needs from the Socket.IO server: the seam between app/tables and the
+    transport (app/realtime/outgoing.py SocketTransport wraps python-socketio's server)."""
+
+    async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
+
+    async def enter_room(self, sid: str, room: str) -> None: ...
+
+    def send(self, message: Encoded, to: str) -> None:
+        """`message`, encoded once, queued on one connection (its Socket.IO sid) after what
+        was queued there before; nothing if it is gone. Never waits: a room sends under
+        its lock, to every person at the table in one pass."""
+        ...

@@ -21,10 +21,10 @@ from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.stores import NEWEST_SCHEMA, SCHEMA_KEY, decode_snapshot, vouched
 from app.stores.memory import MemoryStore
-from app.tables import room as rooms_module
+from app.tables import journal as journal_module
+from app.tables.journal import JOURNAL_MOVES
 from app.tables.notation import JOURNAL_SCHEMA, SCHEMA_VERSION, encode_move, journal
 from app.tables.registry import Rooms
-from app.tables.room import JOURNAL_MOVES
 from app.tables.table import Table
 from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
@@ -274,7 +274,7 @@ def schema_of(saved: Any) -> int:
 async def test_a_room_journals_its_moves_and_writes_whole_after_anything_else(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(rooms_module, "JOURNAL_MOVES", 3)
+    monkeypatch.setattr(journal_module, "JOURNAL_MOVES", 3)
     # The clock stands still: the saver writes only the start and what the test flushes.
     async with serving(ManualClock()) as server:
         code = await server.new_room(collect_seconds=0)  # a flip may follow a take at once

@@ -54,8 +54,7 @@ from app.stores.sqlite import SqliteStore
 from app.tables import registry
 from app.tables import room as rooms_module
 from app.tables.notation import SCHEMA_VERSION
-from app.tables.registry import Rooms
-from app.tables.room import SAVE_BEATS
+from app.tables.registry import SAVE_BEATS, Rooms
 from app.tables.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,8 @@ from app_harness import Client, close_all, serving, until
 from app_steps import seated, stage_a_jack
 
 from app.ops.clock import ManualClock
-from app.tables.room import HeldSlap, Room, judging_order
+from app.tables.judging import HeldSlap, judging_order
+from app.tables.room import Room
 
 WINDOW_MS = 50
 
@@ -37,7 +38,7 @@ async def slap(client: Client, pile: int) -> dict[str, Any]:
 async def slaps_held(room: Room, count: int) -> None:
     """Until the room holds `count` slaps waiting for the judging window to close."""
     await until(
-        lambda: room._judging is not None and len(room._judging.slaps) == count,
+        lambda: room.judge.window is not None and len(room.judge.window.slaps) == count,
         f"{count} slaps held for judging",
     )
 
@@ -52,7 +53,7 @@ async def race(
     await clock.advance(gap)
     answers.append(asyncio.create_task(slap(second, pile)))
     await slaps_held(room, 2)
-    while room._judging is not None:
+    while room.judge.window is not None:
         await clock.advance(0.01)
     first_reply, second_reply = await asyncio.gather(*answers)
     return first_reply, second_reply
