@@ -50,8 +50,8 @@ from app.stores import LeaseLost, Savable, Snapshot, StoreError
 from app.stores.redis import RedisStore, connect
 from app.tables.journal import table_from_snapshot
 from app.tables.registry import HOARDING, Rooms, new_code
-from app.tables.room import Room, policy
-from app.tables.table import Table
+from app.tables.room import Room
+from app.tables.table import Policy, Table
 from app.wire.errors import ErrorCode, ProtocolError
 from engine import Rules
 
@@ -423,7 +423,7 @@ class ClusterNode:
                         self.settings.unused_room_seconds,
                     ):
                         raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
-                    table = Table(code, rules, policy(self.settings))
+                    table = Table(code, rules, Policy.of(self.settings))
                     table.lag_fair = lag_fair
                     snapshot = table.to_dict(self.clock.now())
                     await self.redis.save_fenced(code, self.node, lease.token, snapshot)
@@ -453,7 +453,7 @@ class ClusterNode:
             raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
         if snapshot is None:
             return None
-        table = table_from_snapshot(snapshot, self.clock.now(), policy(self.settings))
+        table = table_from_snapshot(snapshot, self.clock.now(), Policy.of(self.settings))
         return {
             "code": code,
             "phase": table.phase,

@@ -45,12 +45,6 @@ from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap
 from engine import Game, IllegalAction, Rules
 
 
-def policy(settings: Settings) -> Policy:
-    return Policy(
-        settings.max_people_per_room, settings.host_handover_seconds, settings.lag_cap_ms / 1000
-    )
-
-
 class Room:
     def __init__(
         self,
@@ -73,7 +67,7 @@ class Room:
         self.settings = settings
         self.transport = transport
         self._on_close = on_close
-        self.table = table if table is not None else Table(code, rules, policy(settings))
+        self.table = table if table is not None else Table(code, rules, Policy.of(settings))
         self.closed = False
         # The process is leaving (Rooms.drain): the table and its clock stop where they are.
         self.suspended = False
@@ -126,7 +120,7 @@ class Room:
         """The room `Room.snapshot` wrote down, continuing at `now` on this clock. Nobody's
         connection survives a move between processes: each person is disconnected now and
         comes back with their token; the timers are rebuilt from the state."""
-        table = table_from_snapshot(snapshot, now, policy(settings))
+        table = table_from_snapshot(snapshot, now, Policy.of(settings))
         # The engine's clock catches up to the moment the table was written (a state then
         # shows each freeze with the time it had left), and nobody is connected any more.
         if table.disconnect_everyone(now) + table.tick(now):

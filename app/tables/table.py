@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from app.ops.config import Settings
 from app.tables import events, notation
 from app.tables.events import AppEvent, GameEvent
 from app.tables.lag import LagMeter
@@ -38,13 +39,28 @@ HANDOVER_EARLY_SECONDS = 0.05
 Action = Literal["flip", "slap"]
 
 
+# The settings' defaults, read without the environment: a policy's defaults are theirs.
+_DEFAULTS = Settings.model_construct()
+
+
 @dataclass(frozen=True)
 class Policy:
-    """The server's settings a table's rules depend on (not part of a snapshot)."""
+    """The server's settings a table's rules depend on (not part of a snapshot); a field
+    not given takes its setting's default."""
 
-    max_people: int = 40
-    handover_seconds: float = 10.0  # a disconnected host keeps the role this long
-    lag_cap_seconds: float = 0.15  # lag-fair judging credits nobody with more (app/tables/lag.py)
+    max_people: int = _DEFAULTS.max_people_per_room
+    # A disconnected host keeps the role this long.
+    handover_seconds: float = _DEFAULTS.host_handover_seconds
+    # Lag-fair judging credits nobody with more (app/tables/lag.py).
+    lag_cap_seconds: float = _DEFAULTS.lag_cap_ms / 1000
+
+    @classmethod
+    def of(cls, settings: Settings) -> Policy:
+        return cls(
+            settings.max_people_per_room,
+            settings.host_handover_seconds,
+            settings.lag_cap_ms / 1000,
+        )
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ MAY_IMPORT: dict[str, set[str]] = {
 # meter, the wire's shapes, the engine, and nothing of the shell (room, registry, timers,
 # stores, transport). Its notation and people are values too.
 TABLE_MAY_IMPORT = {
+    "app.ops.config",  # the settings' defaults a table's Policy takes, never the environment
     "app.tables.events",
     "app.tables.lag",
     "app.tables.notation",

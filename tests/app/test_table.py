@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.ops.config import Settings
 from app.tables import events
 from app.tables.commands import HANDLERS
 from app.tables.events import GameEvent
@@ -198,14 +199,26 @@ def test_the_host_adds_and_removes_bots_and_people() -> None:
     refused(table, ErrorCode.NOT_HOST, table.remove, bob, 0, 0.0)
 
 
+def test_a_policy_takes_the_settings_defaults_and_values() -> None:
+    """One source for a table's policy: the settings (SLAPJACK_LAG_CAP_MS and the others),
+    their defaults when a table is made without one."""
+    defaults = Settings.model_construct()
+    assert Policy().lag_cap_seconds == defaults.lag_cap_ms / 1000 == 0.05
+    assert Policy() == Policy.of(defaults)
+    assert Table("ROOM01").lag.cap == Policy().lag_cap_seconds
+    given = Settings.model_construct(lag_cap_ms=80, max_people_per_room=6)
+    assert Policy.of(given) == Policy(6, defaults.host_handover_seconds, 0.08)
+    assert Table("ROOM01", policy=Policy.of(given)).lag.cap == 0.08
+
+
 def test_lag_fair_turned_on_again_measures_everyone_afresh() -> None:
     table, ann, bob = lobby_of_two()
     table.set_rules(ann, {"lag_fair": True}, 0.0)
-    for person, trip in ((ann, 0.04), (bob, 0.09)):
+    for person, trip in ((ann, 0.02), (bob, 0.04)):
         ping = table.lag.ping(person, 1.0)
         table.pong(person, ping, 1.0 + trip)
-    assert table.compensation(0) == pytest.approx(0.04)
-    assert table.compensation(1) == pytest.approx(0.09)
+    assert table.compensation(0) == pytest.approx(0.02)
+    assert table.compensation(1) == pytest.approx(0.04)
     table.set_rules(ann, {"lag_fair": False}, 2.0)
     table.set_rules(ann, {"penalty": "give"}, 3.0)  # off and left off: nothing to measure
     table.set_rules(ann, {"lag_fair": True}, 3600.0)  # an hour later, maybe another network
@@ -214,7 +227,7 @@ def test_lag_fair_turned_on_again_measures_everyone_afresh() -> None:
     ping = table.lag.ping(bob, 3601.0)
     assert table.pong(bob, ping, 3601.2).refresh  # the new estimate is shown at once
     table.set_rules(ann, {"lag_fair": True}, 3602.0)  # on while on: kept
-    assert table.compensation(1) == pytest.approx(0.15)  # 0.2 s, capped at 150 ms
+    assert table.compensation(1) == pytest.approx(0.05)  # 0.2 s, capped at 50 ms
 
 
 def test_the_host_changes_the_rules_and_bad_ones_change_nothing() -> None:
