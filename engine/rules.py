@@ -156,123 +156,57 @@ def _check_triggers(triggers: object) -> frozenset[str]:
 
 
 # ---- the one rules schema ------------------------------------------------------------------
-# Every house rule described once: its kind, the values a client may ask for, the form's
-# choices, and message ids (static/js/messages.js, translated in app/locale) for its label,
-# its hints and the rules summary. app/wire/rules_schema.py builds the protocol's RulesUpdate,
-# the house-rules form (templates/_rules.html), the page's rules summary and
-# docs/protocol.md's rules table from it; the type and the default come from `Rules`.
+# Every house rule described once: its kind, the values a client may send and what it does;
+# the type and the default come from `Rules`. The app adds the words its form and rules
+# summary show (app/wire/rule_words.py) and builds from both the protocol's RulesUpdate, the
+# house-rules form, the page's rules summary and docs/protocol.md's rules table
+# (app/wire/rules_schema.py).
 
 RuleKind = Literal["set", "flag", "choice", "number"]
-
-
-@dataclass(frozen=True)
-class RuleOption:
-    """One choice the form offers: a value as the wire carries it (None: "no limit")."""
-
-    value: Any
-    # Message id; a number's label gets {seconds}, {minutes} and {count}, or {number} (the
-    # value as written) for a rule in another unit ("rules.milliseconds").
-    label: str
-    help: str | None = None  # message id of a short hint beside it
-    summary: str | None = None  # message id the rules summary says when this is chosen
 
 
 @dataclass(frozen=True)
 class RuleSpec:
     name: str
     kind: RuleKind
-    label: str  # message id of the form's label
     doc: str  # what it does, one line for docs/protocol.md (for developers, in English)
-    options: tuple[RuleOption, ...] = ()
+    choices: tuple[Any, ...] = ()  # the values of a set or a choice
     minimum: float | None = None  # a number's bounds as a client may send it
     maximum: float | None = None
     integer: bool = False
     nullable: bool = False  # null is a value ("no limit")
-    help: str | None = None  # message id of a short hint beside the label
-    # The summary's words for a value no option speaks for (a number: {seconds} or {number}, or
-    # {minutes} through summary_minutes when it is whole minutes; a set: {triggers}; a
-    # flag: when it is on). A value equal to the default is left out unless summary_default.
-    summary: str | None = None
-    summary_minutes: str | None = None
-    summary_default: bool = True
-    own_default: Any = None  # the default of a rule the app adds (not a field of Rules)
 
     @property
     def default(self) -> Any:
-        defaults = Rules().to_dict()
-        return defaults.get(self.name, self.own_default)
-
-    @property
-    def values(self) -> tuple[Any, ...]:
-        return tuple(option.value for option in self.options)
-
-
-def _seconds(*values: float) -> tuple[RuleOption, ...]:
-    return tuple(RuleOption(value, "rules.seconds") for value in values)
+        return Rules().to_dict()[self.name]
 
 
 RULES_SCHEMA: tuple[RuleSpec, ...] = (
-    RuleSpec(
-        "triggers",
-        "set",
-        "rules.triggers",
-        "what makes a slap correct",
-        options=(
-            RuleOption("jack", "rules.triggers.jack", "rules.triggers.jack.help"),
-            RuleOption("double", "rules.triggers.double", "rules.triggers.double.help"),
-            RuleOption("sandwich", "rules.triggers.sandwich", "rules.triggers.sandwich.help"),
-            RuleOption("face", "rules.triggers.face", "rules.triggers.face.help"),
-        ),
-        summary="summary.slap",
-    ),
-    RuleSpec(
-        "last_card_jack",
-        "flag",
-        "rules.last_card_jack",
-        "a seat whose last card flipped is a Jack takes the pile",
-        summary="summary.last_card_jack",
-    ),
+    RuleSpec("triggers", "set", "what makes a slap correct", choices=TRIGGERS),
+    RuleSpec("last_card_jack", "flag", "a seat whose last card flipped is a Jack takes the pile"),
     RuleSpec(
         "penalty",
         "choice",
-        "rules.penalty",
         "a false slapper's card goes face-up under the pile, or face-down to the last flipper",
-        options=(
-            RuleOption("burn", "rules.penalty.burn", summary="summary.burn"),
-            RuleOption("give", "rules.penalty.give", summary="summary.give"),
-        ),
+        choices=PENALTIES,
     ),
     RuleSpec(
         "freeze_seconds",
         "number",
-        "rules.freeze_seconds",
         "how long a false slapper may not flip or slap",
-        options=(RuleOption(0, "rules.none"), *_seconds(1, 1.5, 3)),
         minimum=0,
         maximum=10,
-        summary="summary.freeze",
     ),
     RuleSpec(
         "empty_deck",
         "choice",
-        "rules.empty_deck",
         "out at once with no cards, or one last chance to slap back in",
-        options=(
-            RuleOption("out", "rules.empty_deck.out"),
-            RuleOption(
-                "last_chance", "rules.empty_deck.last_chance", summary="summary.last_chance"
-            ),
-        ),
+        choices=EMPTY_DECK,
     ),
     RuleSpec(
         "decks",
         "number",
-        "rules.decks",
         "one deck of 52 cards, or two shuffled together",
-        options=(
-            RuleOption(1, "rules.decks.one"),
-            RuleOption(2, "rules.decks.two", summary="summary.two_decks"),
-        ),
         minimum=1,
         maximum=2,
         integer=True,
@@ -280,90 +214,52 @@ RULES_SCHEMA: tuple[RuleSpec, ...] = (
     RuleSpec(
         "time_limit",
         "number",
-        "rules.time_limit",
         "seconds; then the first seat holding more cards than every other wins",
-        options=(
-            RuleOption(None, "rules.time_limit.none"),
-            *(RuleOption(minutes * 60, "rules.minutes") for minutes in (1, 2, 5, 10)),
-        ),
         minimum=10,
         maximum=3600,
         nullable=True,
-        summary="summary.seconds",
-        summary_minutes="summary.minutes",
     ),
     RuleSpec(
         "collect_seconds",
         "number",
-        "rules.collect_seconds",
         "the collect pause: after a take nobody may flip for this long (the winner gathers the "
         "pile); a slap on the empty pile meanwhile is `late` for the pile just taken, never a "
         "false slap. `0` turns it off",
-        options=(
-            RuleOption(0, "rules.collect_seconds.none", summary="summary.no_collect"),
-            *_seconds(0.5, 1, 2),
-        ),
         minimum=0,
         maximum=MAX_COLLECT_SECONDS,
-        summary="summary.collect",
-        summary_default=False,
     ),
     RuleSpec(
         "trigger_timeout",
         "number",
-        "rules.trigger_timeout",
         f"`0` or {MIN_TRIGGER_TIMEOUT:g}-{MAX_TRIGGER_TIMEOUT:g}: a trigger nobody slaps for this "
         "many seconds lapses (a `lapse` event) and flipping resumes; it stays slappable until "
         "covered. `0`: never (the table waits for a slap)",
-        options=(
-            RuleOption(0, "rules.trigger_timeout.none", summary="summary.no_lapse"),
-            *_seconds(5, 8, 15),
-        ),
         minimum=0,
         maximum=MAX_TRIGGER_TIMEOUT,
-        summary="summary.lapse",
-        summary_default=False,
     ),
     RuleSpec(
         "shuffle_taken",
         "flag",
-        "rules.shuffle_taken",
         "the winner shuffles a taken pile before it goes under their deck (seeds 000, 003, "
         "004), so following the public flips does not predict the next ones",
-        summary="summary.shuffle",
     ),
     RuleSpec(
         "after_take",
         "choice",
-        "rules.after_take",
         "who flips first after a take: the winner, or the seat on the winner's left (the next "
         "seat still in; seed 003)",
-        options=(
-            RuleOption("winner", "rules.after_take.winner"),
-            RuleOption(
-                "left_of_winner",
-                "rules.after_take.left_of_winner",
-                summary="summary.left_of_winner",
-            ),
-        ),
+        choices=AFTER_TAKE,
     ),
     RuleSpec(
         "tie_window_ms",
         "number",
-        "rules.tie_window_ms",
         f"`0` to {MAX_TIE_WINDOW_MS} ms: slaps reaching the server within this long of the first "
         "slap at a trigger are a genuine tie, and the seat next to flip among them (else the "
         "tied slapper nearest after it) takes the pile (seed 000); the room holds the first "
         "slap this long. `0`: off, the first slap wins",
-        options=(
-            RuleOption(0, "rules.tie_window_ms.none"),
-            *(RuleOption(ms, "rules.milliseconds") for ms in (10, 25, 50)),
-        ),
         minimum=0,
         maximum=MAX_TIE_WINDOW_MS,
         integer=True,
-        help="rules.tie_window_ms.help",
-        summary="summary.tie_window",
     ),
 )
 NULLABLE_RULES = frozenset(spec.name for spec in RULES_SCHEMA if spec.nullable)

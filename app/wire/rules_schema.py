@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
 from app.wire.errors import ErrorCode, ProtocolError
-from engine.rules import NULLABLE_RULES, RULES_SCHEMA, RuleOption, Rules, RuleSpec
+from app.wire.rule_words import WORDS, RuleOption, RuleWords
+from engine.rules import NULLABLE_RULES, RULES_SCHEMA, RuleKind, Rules
+from engine.rules import RuleSpec as Rule
 
 __all__ = [
     "SCHEMA",
@@ -26,23 +29,71 @@ __all__ = [
     "update_fields",
 ]
 
-# The room's own house rules (app/tables/table.py keeps them beside the engine's Rules), described
-# as the engine's are.
-ROOM_RULES: tuple[RuleSpec, ...] = (
-    RuleSpec(
-        "lag_fair",
-        "flag",
-        "rules.lag_fair",
-        "[lag-fair judging](#lag-fair-judging): a slap counts at its arrival minus the "
-        "slapper's measured round trip (at most `SLAPJACK_LAG_CAP_MS`). The room's rule, not "
-        "the engine's: it is not in `docs/engine.md`'s `Rules`",
-        help="rules.lag_fair.help",
-        summary="summary.lag_fair",
-        own_default=False,
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """A house rule as the app shows and takes it: the engine's description of it (or the
+    room's own: `ROOM_RULES`) with its words (app/wire/rule_words.py)."""
+
+    name: str
+    kind: RuleKind
+    doc: str
+    default: Any
+    label: str
+    options: tuple[RuleOption, ...]
+    minimum: float | None
+    maximum: float | None
+    integer: bool
+    nullable: bool
+    help: str | None
+    summary: str | None
+    summary_minutes: str | None
+    summary_default: bool
+
+    @classmethod
+    def of(cls, rule: Rule, words: RuleWords, default: Any) -> RuleSpec:
+        return cls(
+            rule.name,
+            rule.kind,
+            rule.doc,
+            default,
+            words.label,
+            words.options,
+            rule.minimum,
+            rule.maximum,
+            rule.integer,
+            rule.nullable,
+            words.help,
+            words.summary,
+            words.summary_minutes,
+            words.summary_default,
+        )
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        """The values the form offers, in its order."""
+        return tuple(option.value for option in self.options)
+
+
+# The room's own house rules (app/tables/table.py keeps them beside the engine's Rules),
+# described as the engine's are, with their defaults.
+ROOM_RULES: tuple[tuple[Rule, Any], ...] = (
+    (
+        Rule(
+            "lag_fair",
+            "flag",
+            "[lag-fair judging](#lag-fair-judging): a slap counts at its arrival minus the "
+            "slapper's measured round trip (at most `SLAPJACK_LAG_CAP_MS`). The room's rule, "
+            "not the engine's: it is not in `docs/engine.md`'s `Rules`",
+        ),
+        False,
     ),
 )
 # Every house rule a room has, in the form's order.
-SCHEMA: tuple[RuleSpec, ...] = RULES_SCHEMA + ROOM_RULES
+SCHEMA: tuple[RuleSpec, ...] = tuple(
+    RuleSpec.of(rule, WORDS[rule.name], default)
+    for rule, default in [*((rule, rule.default) for rule in RULES_SCHEMA), *ROOM_RULES]
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 TABLE_START = (

@@ -198,7 +198,7 @@ const MESSAGES = {
   "controls.wait.collect": "Collecting the pile...",
   "controls.out.watching": "You're out of cards. Stay and see who wins!",
   "controls.watching": "You're watching this game. Take a seat when it ends.",
-  // The house-rules form (templates/_rules.html, built from engine/rules.py RULES_SCHEMA).
+  // The house-rules form (templates/_rules.html, built from app/wire/rule_words.py).
   "rules.triggers": "Slap on:",
   "rules.triggers.jack": "Jacks",
   "rules.triggers.jack.help": "(the classic)",

@@ -1,7 +1,8 @@
 """The one rules schema (engine/rules.py RULES_SCHEMA, and the room's own rules in
-app/wire/rules_schema.py) drives the house-rules form, the page's rules summary, the protocol's
-RulesUpdate and docs/protocol.md's rules table: every field of engine.Rules (and every rule
-the room shows) appears in each, and nothing is added by hand."""
+app/wire/rules_schema.py, with their words in app/wire/rule_words.py) drives the house-rules
+form, the page's rules summary, the protocol's RulesUpdate and docs/protocol.md's rules table:
+every field of engine.Rules (and every rule the room shows) appears in each, and nothing is
+added by hand."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from dataclasses import fields
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -18,6 +20,8 @@ from app_harness import Server
 from app.tables.table import Table
 from app.wire import rules_schema
 from app.wire.protocol import CreateRoom, RulesUpdate
+from app.wire.rule_words import WORDS
+from engine.rules import RULES_SCHEMA as ENGINE_SCHEMA
 from engine.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +36,19 @@ def test_every_rule_is_described_once() -> None:
     assert set(ENGINE_RULES) < set(RULE_NAMES)
     assert sorted(names) == sorted(RULE_NAMES)
     assert len(set(names)) == len(names)
+
+
+def test_every_rule_has_words_and_only_the_rules_do() -> None:
+    assert set(WORDS) == set(RULE_NAMES)
+
+
+@pytest.mark.parametrize("rule", ENGINE_SCHEMA, ids=lambda rule: rule.name)
+def test_the_form_offers_every_value_of_a_set_or_a_choice(rule: Any) -> None:
+    offered = [option.value for option in WORDS[rule.name].options]
+    if rule.kind in ("set", "choice"):
+        assert sorted(offered) == sorted(rule.choices)
+    else:
+        assert rule.choices == ()
 
 
 @pytest.mark.parametrize("spec", RULES_SCHEMA, ids=lambda spec: spec.name)
