@@ -106,7 +106,7 @@ app/locale/%/LC_MESSAGES/messages.mo: app/locale/%/LC_MESSAGES/messages.po $(POT
 messages: $(POT)
 	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
 		--no-fuzzy-matching
-	$(BIN)/python -m app.web.i18n fill-english
+	$(BIN)/python -m tools.fill_english
 
 # The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
 # again after a deliberate change to either: review `git diff tests/fixtures` before committing.

@@ -14,7 +14,7 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 class Settings(BaseSettings):
     """Every setting, with the description docs/settings.md is generated from
-    (`python -m app.ops.settings_doc`)."""
+    (`python -m tools.settings_doc`)."""
 
     model_config = SettingsConfigDict(env_prefix="SLAPJACK_")
 

@@ -189,29 +189,6 @@ def extract_page_messages(
             yield lineno, "pgettext", (key, text), comments
 
 
-def fill_english(po_path: Path) -> int:
-    """English is the source language: its catalog says each msgid as written (so the .mo
-    holds every entry). Returns how many entries it filled."""
-    from babel.messages.pofile import read_po, write_po
-
-    with po_path.open("rb") as file:
-        catalog = read_po(file, locale="en")
-    filled = 0
-    for message in catalog:
-        if not message.id or message.fuzzy:
-            continue
-        if isinstance(message.id, tuple):
-            if not isinstance(message.string, tuple) or not all(message.string):
-                message.string = tuple(message.id)
-                filled += 1
-        elif not message.string:
-            message.string = message.id
-            filled += 1
-    with po_path.open("wb") as file:
-        write_po(file, catalog, width=0, ignore_obsolete=True)
-    return filled
-
-
 def fill(text: str, params: dict[str, Any]) -> str:
     """Each {name} of `text` replaced by params[name], as the page's say() does."""
     return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m.group(1), m.group(0))), text)
@@ -235,12 +212,3 @@ def context_say(context: Context, message_id: str, **params: Any) -> str:
     return say(
         language.code if isinstance(language, PageLanguage) else DEFAULT, message_id, **params
     )
-
-
-if __name__ == "__main__":
-    import sys
-
-    if sys.argv[1:] != ["fill-english"]:
-        raise SystemExit("usage: python -m app.web.i18n fill-english")
-    english = LOCALE_DIR / "en" / "LC_MESSAGES" / f"{DOMAIN}.po"
-    print(f"{english}: {fill_english(english)} entries filled")

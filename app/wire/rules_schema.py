@@ -1,15 +1,13 @@
 """The house rules as the app shows and takes them, all built from one schema (the engine's
-RULES_SCHEMA and the room's own ROOM_RULES): the form's fields (templates/_rules.html), the
-page's copy of the schema for its rules summary and form code (static/js/rules.js), the
-protocol's RulesUpdate fields and docs/protocol.md's rules table (`python -m app.wire.rules_schema`
-rewrites it)."""
+RULES_SCHEMA and the room's own ROOM_RULES, with their words): the form's fields
+(templates/_rules.html), the page's copy of the schema for its rules summary and form code
+(static/js/rules.js) and the protocol's RulesUpdate fields. docs/protocol.md's rules table is
+built from it too, by `python -m tools.rules_docs`."""
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt
@@ -22,7 +20,6 @@ from engine.rules import RuleSpec as Rule
 __all__ = [
     "SCHEMA",
     "RuleSpec",
-    "docs_table",
     "form_rules",
     "merged_rules",
     "page_schema",
@@ -95,11 +92,6 @@ SCHEMA: tuple[RuleSpec, ...] = tuple(
     for rule, default in [*((rule, rule.default) for rule in RULES_SCHEMA), *ROOM_RULES]
 )
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-TABLE_START = (
-    "<!-- rules table: built by `python -m app.wire.rules_schema` from engine/rules.py -->"
-)
-TABLE_END = "<!-- end of the rules table -->"
 SECONDS_PER_MINUTE = 60
 
 
@@ -218,58 +210,3 @@ def update_field(spec: RuleSpec) -> Any:
 
 def update_fields() -> dict[str, Any]:
     return {spec.name: update_field(spec) for spec in SCHEMA}
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value)
-
-
-def _type_text(spec: RuleSpec) -> str:
-    if spec.kind == "set":
-        names = ", ".join(f"`{_json(value)}`" for value in spec.values)
-        return f"list of {names} (at least one)"
-    if spec.kind == "flag":
-        return "bool"
-    if spec.kind == "choice":
-        return " \\| ".join(f"`{_json(value)}`" for value in spec.values)
-    assert spec.minimum is not None and spec.maximum is not None
-    kind = "integer" if spec.integer else "number"
-    text = f"{kind} {number_text(spec.minimum)}-{number_text(spec.maximum)}"
-    return f"{text} \\| null" if spec.nullable else text
-
-
-def docs_table() -> str:
-    """docs/protocol.md's rules table: one row per field of engine.Rules."""
-    rows = [TABLE_START, "| field | type | default | |", "| --- | --- | --- | --- |"]
-    for spec in SCHEMA:
-        default = f"`{_json(spec.default)}`"
-        rows.append(f"| `{spec.name}` | {_type_text(spec)} | {default} | {spec.doc} |")
-    rows.append(TABLE_END)
-    return "\n".join(rows)
-
-
-def rewrite_docs(doc: Path = DOC) -> bool:
-    """Puts the built table between the markers; True when the file changed."""
-    text = doc.read_text()
-    start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
-    new = text[:start] + docs_table() + text[end:]
-    if new != text:
-        doc.write_text(new)
-    return new != text
-
-
-JS_TESTS_COPY = DOC.parent.parent / "tests" / "js" / "rules-schema.json"
-
-
-def rewrite_js_tests_copy(path: Path = JS_TESTS_COPY) -> bool:
-    """The page's schema as tests/js reads it (node has no server to ask)."""
-    text = json.dumps(page_schema(), indent=1) + "\n"
-    changed = not path.exists() or path.read_text() != text
-    if changed:
-        path.write_text(text)
-    return changed
-
-
-if __name__ == "__main__":
-    for path, changed in ((DOC, rewrite_docs()), (JS_TESTS_COPY, rewrite_js_tests_copy())):
-        print(f"{path}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)

@@ -13,11 +13,13 @@ import pytest
 
 from app.ops.timers import WatchedLock
 from app.realtime import internals
-from app.realtime.internals import INTERNALS, Internal, find, problem, problems
+from app.realtime.internals import INTERNALS, Internal
 from app.realtime.outgoing import Assembled
 from app.realtime.serving import DeadlineHttp, LeanWebSocket
 from app.realtime.stock import StockServer
 from app.realtime.transport import GameEngineIO, GameServer, GameSocket
+from tools import check_internals
+from tools.check_internals import find, problem, problems
 
 OURS = [
     GameSocket,
@@ -56,7 +58,7 @@ def library_bases(cls: type) -> list[type]:
 
 
 def library_has(bases: list[type], name: str) -> bool:
-    return any(name in vars(base) or internals.assigns(base, name) for base in bases)
+    return any(name in vars(base) or check_internals.assigns(base, name) for base in bases)
 
 
 @pytest.mark.parametrize("cls", OURS, ids=lambda cls: cls.__name__)

@@ -23,6 +23,7 @@ from app.wire.protocol import CreateRoom, RulesUpdate
 from app.wire.rule_words import WORDS
 from engine.rules import RULES_SCHEMA as ENGINE_SCHEMA
 from engine.rules import Rules
+from tools import rules_docs
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_SCHEMA = rules_schema.SCHEMA
@@ -123,7 +124,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "run `python -m app.wire.rules_schema` (it rewrites the copy)"
+    assert copy == schema, "run `python -m tools.rules_docs` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
@@ -148,8 +149,8 @@ def test_the_engine_docs_explain_every_rule() -> None:
 
 def test_the_docs_rules_table_is_the_built_one() -> None:
     doc = (ROOT / "docs" / "protocol.md").read_text()
-    assert rules_schema.docs_table() in doc, "run `python -m app.wire.rules_schema`"
-    table = doc[doc.index(rules_schema.TABLE_START) : doc.index(rules_schema.TABLE_END)]
+    assert rules_docs.docs_table() in doc, "run `python -m tools.rules_docs`"
+    table = doc[doc.index(rules_docs.TABLE_START) : doc.index(rules_docs.TABLE_END)]
     assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
 
 

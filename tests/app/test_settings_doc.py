@@ -1,4 +1,4 @@
-"""docs/settings.md is what `python -m app.ops.settings_doc` writes from `Settings`, and every
+"""docs/settings.md is what `python -m tools.settings_doc` writes from `Settings`, and every
 setting the README and docs name exists."""
 
 import re
@@ -7,13 +7,13 @@ import pytest
 from pydantic import Field
 from pydantic_settings import BaseSettings
 
-from app.ops import settings_doc
 from app.ops.config import Settings
+from tools import settings_doc
 
 
 def test_docs_settings_md_is_the_table_of_every_setting_as_generated() -> None:
     written = settings_doc.DOC.read_text()
-    assert written == settings_doc.render(), "stale: run .venv/bin/python -m app.ops.settings_doc"
+    assert written == settings_doc.render(), "stale: run .venv/bin/python -m tools.settings_doc"
     for name in Settings.model_fields:
         assert f"| `SLAPJACK_{name.upper()}` |" in written
 

@@ -1,5 +1,5 @@
 """docs/settings.md, written from `Settings` itself: every field's variable, default, accepted
-values and description. `python -m app.ops.settings_doc` rewrites the file;
+values and description. `python -m tools.settings_doc` rewrites the file;
 tests/app/test_settings_doc.py fails when it is stale."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pydantic.fields import FieldInfo
 
 from app.ops.config import Settings
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
 
 HEADER = """\
 # Settings
@@ -23,7 +23,7 @@ at start with a line naming the variable and the problem. Lists are JSON:
 `SLAPJACK_ALLOWED_HOSTS='["slap.example"]'`.
 
 This file is generated from the `Settings` class: after changing a setting, run
-`.venv/bin/python -m app.ops.settings_doc` (tests/app/test_settings_doc.py fails until you do).
+`.venv/bin/python -m tools.settings_doc` (tests/app/test_settings_doc.py fails until you do).
 
 | variable | default | accepts | what it does |
 | --- | --- | --- | --- |
@@ -72,7 +72,7 @@ def accepts(info: FieldInfo) -> str:
     elif typing.get_origin(kind) is tuple:
         text = f"a JSON list of {len(typing.get_args(kind))} whole numbers"
     else:
-        raise TypeError(f"no words for the kind {kind!r}: add them to app/ops/settings_doc.py")
+        raise TypeError(f"no words for the kind {kind!r}: add them to tools/settings_doc.py")
     limits = bounds(info)
     return f"{text}, {limits}" if limits else text
 
