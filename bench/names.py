@@ -35,7 +35,7 @@ def main() -> None:
         f"app.wire.names: {len(names.PROTOTYPES)} prototypes (Unicode "
         f"{names.UNICODE_VERSION}), imported in {loaded * 1e3:.1f} ms"
     )
-    from app.tables.people import BOT_NAMES
+    from app.tables.values import BOT_NAMES
     from app.wire.errors import ProtocolError
     from app.wire.names import clean_name
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from app.tables.events import AppEvent
-from app.tables.people import Person, TableBot
+from app.tables.values import Person, TableBot
 from app.wire.errors import ProtocolError
 from app.wire.names import clean_avatar
 from app.wire.protocol import MAX_SEATS, PHASES, Phase

@@ -16,8 +16,8 @@ from app.ops.clock import Clock
 from app.ops.config import Settings
 from app.ops.timers import Timers
 from app.tables.bots import Bot, Plan
-from app.tables.people import Person, TableBot
 from app.tables.table import Table
+from app.tables.values import Person, TableBot
 from app.tables.views import Views
 
 

@@ -14,15 +14,22 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
-from app.ops.config import Settings
 from app.tables import events, notation
 from app.tables.events import AppEvent, GameEvent
 from app.tables.lag import LagMeter
 from app.tables.notation import Move
-from app.tables.people import BOT_NAMES, Level, Person, TableBot, token_hash
+from app.tables.values import (
+    BOT_NAMES,
+    Joined,
+    Level,
+    Outcome,
+    Person,
+    Policy,
+    TableBot,
+    token_hash,
+)
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from app.wire.rules_schema import merged_rules
@@ -37,46 +44,6 @@ LAG_SHOWN_STEP_MS = 5
 HANDOVER_EARLY_SECONDS = 0.05
 
 Action = Literal["flip", "slap"]
-
-
-# The settings' defaults, read without the environment: a policy's defaults are theirs.
-_DEFAULTS = Settings.model_construct()
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The server's settings a table's rules depend on (not part of a snapshot); a field
-    not given takes its setting's default."""
-
-    max_people: int = _DEFAULTS.max_people_per_room
-    # A disconnected host keeps the role this long.
-    handover_seconds: float = _DEFAULTS.host_handover_seconds
-    # Lag-fair judging credits nobody with more (app/tables/lag.py).
-    lag_cap_seconds: float = _DEFAULTS.lag_cap_ms / 1000
-
-    @classmethod
-    def of(cls, settings: Settings) -> Policy:
-        return cls(
-            settings.max_people_per_room,
-            settings.host_handover_seconds,
-            settings.lag_cap_ms / 1000,
-        )
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a command did: the events to broadcast and the ack's extra fields."""
-
-    events: list[AppEvent]
-    reply: dict[str, Any] = field(default_factory=dict)
-    refresh: bool = False  # the state changed with no event: broadcast it all the same
-
-
-class Joined(NamedTuple):
-    person: Person
-    token: str  # the token to give back in `welcome`
-    returning: bool  # an existing person: their older connection, if any, is replaced
-    events: list[AppEvent]
 
 
 class Table:

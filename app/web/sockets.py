@@ -27,9 +27,9 @@ from app.ops.limits import AddressLimit, PerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.guards import client_address
-from app.tables.people import BOT_NAMES
 from app.tables.registry import Rooms
 from app.tables.room import Room
+from app.tables.values import BOT_NAMES
 from app.wire.names import clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,

@@ -329,7 +329,7 @@ async def test_names_with_nothing_visible_or_dressed_as_bots_are_refused(server:
         "EASY BOT",
         "Hard b\u043et",  # a Cyrillic o
         "\uff28\uff41\uff52\uff44 \uff42\uff4f\uff54",  # fullwidth
-        "Sprocket",  # a bot's own name (app/tables/people.py BOT_NAMES), in any dress:
+        "Sprocket",  # a bot's own name (app/tables/values.py BOT_NAMES), in any dress:
         "SPR0CKET",
         "robo-rita",
         "\u0405\u0440r\u043e\u0441k\u0435t",  # Cyrillic S, p, o, c, e

@@ -41,15 +41,15 @@ MAY_IMPORT: dict[str, set[str]] = {
     "app.main": {"app"},
     "app.__main__": {"app"},
 }
-# The Table is a value: it may import its own events, people, notation (snapshots) and lag
+# The Table is a value: it may import its own events, values, notation (snapshots) and lag
 # meter, the wire's shapes, the engine, and nothing of the shell (room, registry, timers,
-# stores, transport). Its notation and people are values too.
+# stores, transport). Its notation and values are held to the same.
 TABLE_MAY_IMPORT = {
     "app.ops.config",  # the settings' defaults a table's Policy takes, never the environment
     "app.tables.events",
     "app.tables.lag",
     "app.tables.notation",
-    "app.tables.people",
+    "app.tables.values",
     "app.wire",
     "engine",
 }
@@ -136,7 +136,7 @@ def test_no_module_imports_itself_back_through_others(module: str) -> None:
             todo += [n for n in GRAPH.get(name, ()) if n in GRAPH]
 
 
-@pytest.mark.parametrize("module", ["app.tables.table", "app.tables.notation", "app.tables.people"])
+@pytest.mark.parametrize("module", ["app.tables.table", "app.tables.notation", "app.tables.values"])
 def test_the_table_knows_nothing_of_the_shell_around_it(module: str) -> None:
     wrong = sorted(n for n in GRAPH[module] if not within(n, TABLE_MAY_IMPORT))
     assert wrong == []

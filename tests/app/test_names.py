@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.people import BOT_NAMES
+from app.tables.values import BOT_NAMES
 from app.wire import names
 from app.wire.errors import ProtocolError
 from app.wire.names import PROTOTYPES, UNICODE_VERSION, clean_name, read_prototypes, skeletons
