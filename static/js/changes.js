@@ -7,7 +7,7 @@
 import { cardName } from "./cards.js";
 import { finishOrder } from "./finish.js";
 import { say } from "./messages.js";
-import { isMyTurn, mySeat, seatAt, seatName } from "./state.js";
+import { given, isMyTurn, mySeat, seatAt, seatName } from "./state.js";
 
 // A trigger showing this long unslapped gets a nudge (the server lets it lapse later).
 export const NUDGE_MS = 3000;
@@ -48,8 +48,6 @@ export function stateChanges(state, previous, bannerAbout = "") {
   if (rulesChanged && !state.you?.host) effects.push(["toast", { text: say("rules.changed"), game: false }]);
   return effects;
 }
-
-const given = (value) => value !== null && value !== undefined;
 
 // Why the tie rule gave `winner` the pile: it was next to flip (`next`, the race's `tie`),
 // or it sits nearest after that seat among the tied ("Sam was next to flip").

@@ -363,4 +363,3 @@ export function speaker({ lang = "en", messages = {} } = {}) {
 const page = speaker(pageCatalog());
 
 export const { say, countOf, errorText, hasMessage } = page;
-export const pageLanguage = page.lang;

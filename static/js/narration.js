@@ -14,23 +14,13 @@ import { cardLabel, cardName } from "./cards.js";
 import { stateChanges, tieWhy } from "./changes.js";
 import { countOf, say } from "./messages.js";
 import { triggerWords } from "./rules.js";
-import { eventsOf, mySeat, seatAt, seatName } from "./state.js";
-
-// "You" for your own seat, else the seat's name (a bot's in the page's language), else the
-// name the event carries (someone who has left the seat).
-function nameOf(state, event) {
-  if (event.seat === mySeat(state)) return say("you");
-  if (seatAt(state, event.seat)) return seatName(state, event.seat);
-  return event.name || seatName(state, event.seat);
-}
-
-const given = (value) => value !== null && value !== undefined;
+import { eventName, eventsOf, given, mySeat, seatName } from "./state.js";
 
 const HANDLERS = {
   flip(state, event) {
     const effects = [["flipped", event.seat], ["sound", "flip"]];
     if (event.auto && event.seat !== mySeat(state)) {
-      effects.push(["toast", { text: say("flip.auto.other", { name: nameOf(state, event) }), game: true }]);
+      effects.push(["toast", { text: say("flip.auto.other", { name: eventName(state, event) }), game: true }]);
     } else if (event.auto) {
       effects.push(["toast", { text: say("flip.auto.mine"), game: true }]);
     }
@@ -41,7 +31,7 @@ const HANDLERS = {
   },
   take(state, event) {
     const mine = event.seat === mySeat(state);
-    const taker = nameOf(state, event);
+    const taker = eventName(state, event);
     const count = event.count ? countOf("cards", event.count) : say("take.the_pile");
     const speed = typeof event.reaction_ms === "number" ? say("take.speed", { ms: Math.round(event.reaction_ms) }) : "";
     const how = event.reason === "last_card" ? say("take.last_card") : "";
@@ -56,7 +46,7 @@ const HANDLERS = {
     let penalty = "";
     if (event.card) penalty = say("false_slap.burned", { card: cardLabel(event.card) });
     else if (given(event.to)) penalty = say("false_slap.given", { name: seatName(state, event.to) });
-    const text = mine ? say("false_slap.mine", { penalty }) : say("false_slap.other", { name: nameOf(state, event), penalty });
+    const text = mine ? say("false_slap.mine", { penalty }) : say("false_slap.other", { name: eventName(state, event), penalty });
     const effects = [["banner", { text, tone: mine ? "bad" : "", about: mine ? "freeze" : "" }]];
     effects.push(["announce", mine ? say("false_slap.mine.said", { penalty }) : text]);
     if (mine) effects.push(["burn", penalty], ["sound", "wrong"], ["buzz", [70, 50, 70]]);
@@ -87,12 +77,12 @@ const HANDLERS = {
     // The last one out ends the game: the game-over card says the rest.
     if (state.phase !== "playing") return [];
     const mine = event.seat === mySeat(state);
-    const text = mine ? say("out.mine") : say("out.other", { name: nameOf(state, event) });
+    const text = mine ? say("out.mine") : say("out.other", { name: eventName(state, event) });
     return [["toast", { text, game: true }]];
   },
   win(state, event) {
     const mine = event.seat === mySeat(state);
-    const effects = [["announce", mine ? say("win.mine") : say("win.other", { name: nameOf(state, event) })], ["sound", "win"]];
+    const effects = [["announce", mine ? say("win.mine") : say("win.other", { name: eventName(state, event) })], ["sound", "win"]];
     if (mine) effects.push(["buzz", [50, 40, 50, 40, 120]]);
     return effects;
   },

@@ -16,6 +16,17 @@ export const seatedCount = (state) => (state && state.seats ? state.seats.filter
 // Bots have distinct friendly names from the server ("Robo Rita"): names, not words to translate.
 export const nameOf = (entry) => entry?.name ?? "";
 
+// "You" for your own seat, else the seat's name (a bot's in the page's language), else the
+// name the event carries (someone who has left the seat).
+export function eventName(state, event) {
+  if (event.seat === mySeat(state)) return say("you");
+  if (seatAt(state, event.seat)) return seatName(state, event.seat);
+  return event.name || seatName(state, event.seat);
+}
+
+// Whether a field of the server's has a value (null and absent are none; 0 and "" are values).
+export const given = (value) => value !== null && value !== undefined;
+
 export function seatName(state, seat) {
   const entry = seatAt(state, seat);
   if (!entry) return say("seat.number", { number: Number(seat) + 1 });
