@@ -63,9 +63,10 @@ class Meter:
 
     def __init__(self, cluster: Cluster) -> None:
         self.apps = [process.pid for process in cluster.apps.values()]
-        assert cluster.nginx is not None and cluster.redis is not None
+        redis = cluster.redis.process if cluster.redis is not None else None
+        assert cluster.nginx is not None and redis is not None
         self.nginx = [cluster.nginx.pid, *children(cluster.nginx.pid)]
-        self.redis = cluster.redis.pid
+        self.redis = redis.pid
 
     def read(self) -> dict[str, Any]:
         return {

@@ -1,5 +1,5 @@
 """The server's test harness, for the benchmarks and the soak: they drive the app as its
-tests do (tests/app: app_harness.py, raw_client.py, redis_server.py), from one place."""
+tests do (tests/app: app_harness.py, raw_client.py; deploy/redis.py), from one place."""
 
 import sys
 from pathlib import Path
@@ -10,6 +10,7 @@ if str(TESTS_APP) not in sys.path:
 
 from app_harness import Client, close_all, join, serving  # noqa: E402
 from raw_client import RawClient  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
+
+from deploy.redis import RedisServer  # noqa: E402
 
 __all__ = ["Client", "RawClient", "RedisServer", "close_all", "join", "serving"]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.ops.config import Settings, lan_address
+from deploy.redis import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
@@ -146,7 +147,7 @@ class Cluster:
     host: str = "127.0.0.1"  # where the app processes listen (nginx reaches them there)
     listen_host: str = "127.0.0.1"  # where nginx listens: 0.0.0.0 to serve phones on the LAN
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="slapjack-")))
-    redis: subprocess.Popen[bytes] | None = None
+    redis: RedisServer | None = None
     nginx: subprocess.Popen[bytes] | None = None
     apps: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
 
@@ -180,21 +181,12 @@ class Cluster:
         return self
 
     def start_redis(self) -> None:
-        data = self.workdir / "redis"
-        data.mkdir(exist_ok=True)
-        self.redis = subprocess.Popen(
-            [
-                find_binary("redis-server"),
-                "--port", str(self.redis_port),
-                "--bind", "127.0.0.1",
-                "--dir", str(data),
-                "--appendonly", "yes",
-                "--save", "",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        wait_until(lambda: accepts(self.redis_port), "redis-server")
+        """Redis with its append-only file on (deploy/redis.py), on `redis_port`: started,
+        or started again on the same port and files after `stop_redis`."""
+        if self.redis is None:
+            data = self.workdir / "redis"
+            self.redis = RedisServer(data, append_only=True, port=self.redis_port)
+        self.redis.start()
 
     def app_env(self, index: int) -> dict[str, str]:
         return {
@@ -257,23 +249,24 @@ class Cluster:
     def stop_redis(self) -> None:
         """Redis stops (SIGTERM: its append-only file is written); `start_redis` brings it
         back on the same port and files."""
-        _stop([self.redis])
-        self.redis = None
+        if self.redis is not None:
+            self.redis.stop()
 
     def hang_redis(self) -> None:
         """Redis stops answering, every connection left open (SIGSTOP)."""
         assert self.redis is not None
-        self.redis.send_signal(signal.SIGSTOP)
+        self.redis.hang()
 
     def wake_redis(self) -> None:
         assert self.redis is not None
-        self.redis.send_signal(signal.SIGCONT)
+        self.redis.wake()
 
     def stop(self) -> None:
         """The apps first, each writing its tables (to a Redis still there), then nginx and
         Redis: stopping them together lost every app's last save."""
         _stop(list(self.apps.values()))
-        _stop([self.nginx, self.redis])
+        _stop([self.nginx])
+        self.stop_redis()
 
     def __enter__(self) -> Cluster:
         try:

@@ -4,7 +4,7 @@ everything, spread over pytest-xdist workers.
 
 - browser:  tests/browser (Chromium and a server process)
 - cluster:  several app processes and nginx (deploy/cluster.py), or nginx itself
-- redis:    a redis-server of its own (redis_server.RedisServer)
+- redis:    a redis-server of its own (deploy/redis.py RedisServer)
 - realtime: the app served over real sockets (the `server` fixture, `serving`, a Client, a
             raw client or a server process), waiting on real time
 - unit:     none of these: no server, no subprocess, no browser

@@ -35,9 +35,9 @@ from app_harness import (
     settled,
     table_of,
 )
-from redis_server import RedisServer
 
 from deploy.cluster import SCRIPTED
+from deploy.redis import RedisServer
 
 pytestmark = pytest.mark.realtime
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from redis_server import RedisServer
 
 from app.cluster.ownership import Ownership
 from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, StoreError
 from app.stores.redis import Lease, RedisStore
+from deploy.redis import RedisServer
 
 pytestmark = pytest.mark.redis
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from app_harness import cards_held, play, play_to_the_end, settled, until
 from cluster_harness import SETTINGS, a_game_through_nginx, close_all, versions_only_grow
-from redis_server import RedisServer, SentinelServer, certificates
 
 from app.cluster.ownership import Ownership
 from app.ops.metrics import Metrics
@@ -20,6 +19,7 @@ from app.ops.store_url import parse_store_url
 from app.stores import StoreError
 from app.stores.redis import RedisStore
 from deploy.cluster import Cluster
+from deploy.redis import RedisServer, SentinelServer, certificates
 
 pytestmark = pytest.mark.redis
 

@@ -37,7 +37,6 @@ from app_harness import (
     turn_until,
     until,
 )
-from redis_server import RedisServer
 
 from app.ops.clock import ManualClock, settle
 from app.ops.config import Settings
@@ -56,6 +55,7 @@ from app.tables import room as rooms_module
 from app.tables.notation import SCHEMA_VERSION
 from app.tables.registry import SAVE_BEATS, Rooms
 from app.tables.table import Table
+from deploy.redis import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,7 +23,6 @@ import pytest
 import redis as sync_redis
 from app_harness import Logged, until
 from pydantic import ValidationError
-from redis_server import RedisServer
 
 from app.ops.clock import ManualClock, settle
 from app.ops.config import Settings
@@ -43,6 +42,7 @@ from app.stores.memory import MemoryStore
 from app.stores.redis import RedisStore
 from app.stores.saver import Saver
 from app.stores.sqlite import STORE_THREAD_NICE, SqliteStore
+from deploy.redis import RedisServer
 from engine import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -473,7 +473,7 @@ async def test_a_key_of_another_type_is_skipped(redis_server: RedisServer, logge
 
 
 async def test_an_unreachable_redis_fails_to_open_naming_it() -> None:
-    from redis_server import free_port
+    from deploy.redis import free_port
 
     store = RedisStore(f"redis://127.0.0.1:{free_port()}/0")
     with pytest.raises(StoreError, match=r"127\.0\.0\.1"):

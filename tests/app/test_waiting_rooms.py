@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import redis
-from redis_server import RedisServer
 
 from app.stores.redis import LIVE_LEASE_SECONDS, RedisStore
+from deploy.redis import RedisServer
 
 pytestmark = pytest.mark.redis
 

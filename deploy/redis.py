@@ -1,10 +1,12 @@
-"""A real `redis-server` (Debian's package) on a free loopback port in a temp dir, for tests.
+"""A real `redis-server` (Debian's package) on a loopback port with its files in a folder:
+the one Redis that `make cluster` (deploy/cluster.py), the tests and the benchmarks start.
 
     with RedisServer(tmp_path) as server:   # started; server.url -> "redis://127.0.0.1:PORT/0"
         server.stop(); server.start()       # an outage, then the same server back
         server.hang(); server.wake()        # a hung server (SIGSTOP), then answering again
 
-A missing binary fails the test (CI installs it: .ci/run), it never skips.
+Also Sentinel (`SentinelServer`) and a TLS certificate authority (`certificates`) for the
+production set-ups. A missing binary raises (a test fails, it never skips).
 """
 
 from __future__ import annotations
@@ -17,18 +19,15 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-import pytest
-
 START_SECONDS = 20.0  # a loaded 2-core machine starts redis-server in well under a second
 
 
-def redis_binary() -> str:
-    found = shutil.which("redis-server") or (
-        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
-    )
-    if found is None:
-        pytest.fail("redis-server is not installed: apt-get install redis-server (.ci/run does)")
-    return found
+def binary(name: str) -> str:
+    """Where Debian's `name` (redis-server, redis-sentinel) is installed."""
+    for candidate in (shutil.which(name), f"/usr/bin/{name}", f"/usr/sbin/{name}"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise RuntimeError(f"{name} is not installed: apt-get install {name}")
 
 
 def free_port() -> int:
@@ -65,15 +64,16 @@ class RedisServer:
         password: str | None = None,
         tls: Path | None = None,
         replica_of: int | None = None,
+        port: int = 0,
     ) -> None:
         """`password`: clients must give it (and a replica gives it to its primary); `tls`:
         a folder from `certificates`, and the server speaks TLS only; `replica_of`: the
-        port of the primary this server replicates."""
+        port of the primary this server replicates; `port`: 0 picks a free one."""
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.append_only = append_only
         self.password, self.tls, self.replica_of = password, tls, replica_of
-        self.port = free_port()
+        self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -101,7 +101,7 @@ class RedisServer:
             options += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self.process = subprocess.Popen(
             [
-                redis_binary(),
+                binary("redis-server"),
                 *options,
                 "--bind", "127.0.0.1",
                 "--dir", str(self.workdir),
@@ -192,9 +192,6 @@ class SentinelServer:
         return f"redis+sentinel://{auth}127.0.0.1:{self.port}/{self.service}/{db}"
 
     def start(self) -> None:
-        binary = shutil.which("redis-sentinel") or "/usr/bin/redis-sentinel"
-        if not Path(binary).exists():
-            pytest.fail("redis-sentinel is not installed: apt-get install redis-sentinel")
         conf = self.workdir / "sentinel.conf"  # sentinel rewrites it: a file of its own
         lines = [
             f"port {self.port}",
@@ -209,7 +206,9 @@ class SentinelServer:
             lines.append(f"sentinel auth-pass {self.service} {self.password}")
         conf.write_text("\n".join(lines) + "\n")
         self.process = subprocess.Popen(
-            [binary, str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [binary("redis-sentinel"), str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + START_SECONDS
         while True:
