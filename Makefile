@@ -44,7 +44,7 @@ check:
 # pytest-xdist workers for `make test`'s two lanes. The browser lane keeps both cores busy
 # (Chromium burns most of it): more than three Chromiums at once on a 2-core machine starve
 # their own pages. The tests after it (servers, Redis, nginx, timers) mostly wait, so their
-# lane runs five workers (six were 13 s faster, and left real-time tests less CPU to spare). 0
+# lane runs five workers (six finish about 13 s sooner but leave real-time tests less CPU). 0
 # runs a lane in one process.
 BROWSER_WORKERS ?= 3
 PYTEST_WORKERS ?= 5

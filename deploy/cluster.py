@@ -263,7 +263,7 @@ class Cluster:
 
     def stop(self) -> None:
         """The apps first, each writing its tables (to a Redis still there), then nginx and
-        Redis: stopping them together lost every app's last save."""
+        Redis: stopped together, an app's last save would find no Redis."""
         _stop(list(self.apps.values()))
         _stop([self.nginx])
         self.stop_redis()

@@ -1,7 +1,7 @@
 """How uvicorn serves the app: the one configuration `python -m app` and the tests use.
 
-uvloop and httptools as in production (the tests once ran on plain asyncio, which never
-fires a timer early, and hid a bug that only uvloop shows), and the limits a public server
+uvloop and httptools, in production and in the tests alike (plain asyncio never fires a
+timer early, so it would hide a bug only uvloop shows), and the limits a public server
 needs against slow or greedy clients: a deadline on reading each request (slowloris), a
 cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
 Each websocket's incoming events wait in a lean queue (app/realtime/queues.py), not an

@@ -308,7 +308,7 @@ def _game_snapshot(game: Game, now: float) -> dict[str, Any]:
     data = game.to_dict()
     clock = game.now
     data["collect_until"] = max(data["collect_until"], clock)
-    # A fresh dict of our own, moved in place (a deep copy here was half a save's cost);
+    # A fresh dict of our own, moved in place (a deep copy here costs half a save);
     # the freezes are clamped in the same pass.
     return _move_times(data, -now, not_before=clock)
 

@@ -34,7 +34,7 @@ class Encoded:
     Its `data` (for in-process transports and tests) is read back from that text: the
     server builds the text only, once per message, and never a copy it would not send.
     Not to be changed once made. (A plain class: one is made per recipient of every
-    change, and a frozen dataclass's `__init__` cost three times as much.)"""
+    change, and a frozen dataclass's `__init__` costs three times as much.)"""
 
     __slots__ = ("event", "text")
 
