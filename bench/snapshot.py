@@ -5,7 +5,7 @@
 A table of four is dealt and played to mid-game (flips, slaps won and lost, a false slap,
 a photo finish with late slaps), then each step of a save is timed on it many times over:
 
-- `Table.to_dict(now)`: the snapshot (app/tables/table.py, the engine's `Game.to_dict` inside),
+- `Table.to_dict(now)`: the snapshot (app/tables/notation.py, the engine's `Game.to_dict` inside),
 - `encode_snapshot`: its JSON, checked by reading it back, as a store writes any snapshot
   (app/stores/__init__.py),
 - `times_are_finite` + `vouched`: its JSON as a room hands it to its store (its times seen
@@ -158,8 +158,9 @@ def main() -> None:
         assert stored is not None
         Table.from_dict(stored, now)
 
-    # A journal (app/tables/table.py `journal`): the whole snapshot taken some moves back, and the
-    # moves since, about half of JOURNAL_MOVES (the table above is the one 12 actions on).
+    # A journal (app/tables/notation.py `journal`): the whole snapshot taken some moves back,
+    # and the moves since, about half of JOURNAL_MOVES (the table above is the one 12 actions
+    # on).
     before = mid_game_table(actions=ACTIONS - 12)
     assert before.game is not None
     clock = before.game.now  # the game's clock in the whole snapshot

@@ -1,5 +1,5 @@
 """A busy room's save is its last whole snapshot plus the moves played since (a journal,
-app/tables/table.py `journal`): it must restore to exactly the table a whole snapshot of the
+app/tables/notation.py `journal`): it must restore to exactly the table a whole snapshot of the
 same moment
 restores to, at every step of many games; a journal that is not its table's is refused;
 and a room writes whole again whenever something that is no move changed the table, after

@@ -518,7 +518,7 @@ class SlapjackMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_next_wake_is_the_soonest_time_still_to_come(self):
-        """What a room schedules its one wake-up at (app/tables/room.py `_schedule_tick`)."""
+        """What a room schedules its one wake-up at (app/tables/schedule.py `Timetable.tick`)."""
         g = self.game
         times = [g.frozen_until(seat) for seat in range(g.players)]
         times += [g.collect_until, g.lapse_at, g.deadline]
