@@ -95,7 +95,7 @@ cluster: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 catalogs: $(CATALOGS)
 
 $(POT): babel.cfg $(wildcard templates/*.html) static/js/messages.js app/web/i18n.py $(STAMP)
-	$(PYBABEL) --quiet extract -F babel.cfg -o $@ --no-wrap --sort-by-file \
+	$(PYBABEL) --quiet extract -F babel.cfg -o $@ --no-wrap --no-location \
 		-c "Translators:" .
 
 app/locale/%/LC_MESSAGES/messages.mo: app/locale/%/LC_MESSAGES/messages.po $(POT)
@@ -104,9 +104,7 @@ app/locale/%/LC_MESSAGES/messages.mo: app/locale/%/LC_MESSAGES/messages.po $(POT
 # After adding or changing a sentence (templates, static/js/messages.js): new ids appear
 # untranslated in every .po (English fills itself in); then translate them in ms's .po.
 messages: $(POT)
-	$(PYBABEL) update -i $(POT) -d app/locale -D messages --no-wrap --ignore-obsolete \
-		--no-fuzzy-matching
-	$(BIN)/python -m tools.fill_english
+	$(BIN)/python -m tools.catalogs update $(POT)
 
 # The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
 # again after a deliberate change to either: review `git diff tests/fixtures` before committing.

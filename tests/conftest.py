@@ -51,6 +51,18 @@ def bound(item: pytest.Item) -> float:
     return float(marker.args[0]) if marker is not None and marker.args else 0.0
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A .po changed since its .mo was compiled (`make messages` without `make catalogs`):
+    compile it before any test reads it, once, in the process that starts the workers."""
+    if hasattr(config, "workerinput"):
+        return
+    from tools.catalogs import compile_stale
+
+    compiled = compile_stale()
+    if compiled:
+        print(f"compiled the stale message catalogs of: {', '.join(compiled)}")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank: dict[str, tuple[int, float]] = {}
     for item in items:

@@ -15,11 +15,12 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo, write_mo
-from babel.messages.pofile import read_po
+from babel.messages.pofile import read_po, write_po
 
 from app.web import i18n
 from app.web.pages import DESCRIPTION
 from app.wire.protocol import ErrorCode
+from tools import catalogs
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)[sd]")
@@ -67,6 +68,26 @@ def test_every_message_has_a_translation_that_is_not_fuzzy(lang: str) -> None:
         elif not strings or not all(strings):
             problems.append(f"untranslated: {key(wanted)}")
     assert problems == [], f"run `make messages`, then translate in {lang}'s .po"
+
+
+def test_make_messages_on_unchanged_sources_writes_nothing(tmp_path: Path, monkeypatch) -> None:
+    """The .po files are in the extracted order with no source locations and nothing
+    obsolete: `make messages` after an edit that adds no sentence changes no line of them."""
+    template = extracted()
+    for message in template:
+        message.locations = []
+    pot = tmp_path / "messages.pot"
+    with pot.open("wb") as file:
+        write_po(file, template, width=0)
+    for lang in ("en", "ms"):
+        target = tmp_path / lang / "LC_MESSAGES"
+        target.mkdir(parents=True)
+        (target / "messages.po").write_bytes(
+            (i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").read_bytes()
+        )
+        assert "\n#: " not in (target / "messages.po").read_text()
+    monkeypatch.setattr(catalogs, "LOCALE_DIR", tmp_path)
+    assert catalogs.update(pot) == []
 
 
 @pytest.mark.parametrize("lang", ["ms", "en"])
