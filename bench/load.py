@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.limits import LIFTED_LIMITS
 from bench.wire import Wire, http, text_frame
 
 HOST = "127.0.0.1"
@@ -394,8 +395,11 @@ class Server:
     """The app (bench.serve, `kind` its transport) or the relay (bench.relay) in its own
     process, on `core`."""
 
-    def __init__(self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True) -> None:
+    def __init__(
+        self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True, ablate: str = ""
+    ) -> None:
         self.kind, self.port, self.core = kind, free_port(), core
+        self.label = f"{kind}-{ablate}" if ablate else kind
         self.gc_file = Path(tempfile.mkdtemp(prefix="slapjack-bench-")) / "gc.json"
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         if gc_watch:
@@ -412,12 +416,11 @@ class Server:
                 # BENCH_STORE=memory (or a Redis URL) measures another store.
                 SLAPJACK_STORE=os.environ.get("BENCH_STORE")
                 or f"sqlite:///{self.gc_file.parent / 'tables.db'}",
-                # Every player comes from 127.0.0.1: lift the per-address limits.
-                SLAPJACK_ROOMS_PER_MINUTE="1000000",
-                SLAPJACK_CONNECTS_PER_MINUTE="1000000",
-                SLAPJACK_MAX_ROOMS="100000",
-                SLAPJACK_MAX_CONNECTIONS="100000",  # uvicorn's limit_concurrency (503 beyond)
+                # Every player comes from 127.0.0.1: no per-address limit, no cap on rooms.
+                **LIFTED_LIMITS,
             )
+            if ablate:
+                env["BENCH_ABLATE"] = ablate  # bench/ablate.py, in bench/serve.py
             command = [sys.executable, "-m", "bench.serve"]
         else:
             command = [sys.executable, "-m", "bench.relay", "--port", str(self.port)]
@@ -550,8 +553,9 @@ class Run:
         self.stats = Stats()
         self.log = Path(args.log)
 
-    async def idle_memory(self, players: int, transport: str) -> dict[str, Any]:
-        server = Server(transport, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
+    async def idle_memory(self, players: int, transport: str, ablate: str = "") -> dict[str, Any]:
+        core, gc_watch = self.args.server_core, self.args.gc_watch
+        server = Server(transport, core, self.log, gc_watch=gc_watch, ablate=ablate)
         try:
             await server.ready()
             warm = [Table("", Stats()) for _ in range(2)]
@@ -604,66 +608,72 @@ class Run:
         return rows
 
     async def together(
-        self, transport: str, *, relay_first: bool = False
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        self, transport: str, *, relay_first: bool = False, ablate: str = ""
+    ) -> dict[str, list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
         tables (the relay's kept to the app's inbound count over the measured seconds by
         `keep_pace`), measured over the same seconds: whatever else slows the core
         then slows both alike, and their ratio holds to a few percent where two ramps one
         after the other move by a fifth. Their CPU adds up on the one core: keep the steps
-        where the two together leave it well short of full.
+        where the two together leave it well short of full. With `ablate` (bench/ablate.py),
+        a third server beside them: the app with those overrides switched off.
 
         The server started first, and whose tables open first, measures a few percent
         dearer than the other (two copies of the app side by side: 1.02-1.03), so `run`
-        alternates: `relay_first` starts the relay and opens its tables first."""
+        alternates: `relay_first` starts the servers in the opposite order (the relay
+        first). Returns each one's rows: "app", "relay" and "ablated"."""
         core, gc_watch = self.args.server_core, self.args.gc_watch
+        order = ["app", "ablated", "relay"] if ablate else ["app", "relay"]
+        if relay_first:
+            order.reverse()
         servers: dict[str, Server] = {}
-        app_rows: list[dict[str, Any]] = []
-        relay_rows: list[dict[str, Any]] = []
-        mine: list[Any] = []
-        theirs: list[Any] = []
+        rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in order}
+        tables: dict[str, list[Any]] = {kind: [] for kind in order}
         rate = 2.8  # the relay's tables' rate a table until the app's is measured
         try:
-            for kind in ("relay", "app") if relay_first else ("app", "relay"):
-                served = transport if kind == "app" else kind
-                servers[kind] = Server(served, core, self.log, gc_watch=gc_watch)
+            for kind in order:
+                served = "relay" if kind == "relay" else transport
+                off = ablate if kind == "ablated" else ""
+                servers[kind] = Server(served, core, self.log, gc_watch=gc_watch, ablate=off)
                 await servers[kind].ready()
-            app, relay = servers["app"], servers["relay"]
+            pids = ", ".join(f"{servers[k].label} (pid {servers[k].process.pid})" for k in order)
             print(
-                f"# app, {transport} (pid {app.process.pid}) and relay (pid {relay.process.pid})"
-                f" at once, on {'any core' if core is None else f'core {core}'},"
-                f" {'relay' if relay_first else 'app'} first",
+                f"# at once, on {'any core' if core is None else f'core {core}'}: {pids}",
                 flush=True,
             )
+            apps = [kind for kind in order if kind != "relay"]
+            app, relay = servers["app"], servers["relay"]
             for count in self.args.steps:
                 if relay_first:
-                    await self.open_relay_tables(theirs, count, rate, relay.port)
+                    await self.open_relay_tables(tables["relay"], count, rate, relay.port)
                     await asyncio.sleep(self.args.warmup)
-                new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
-                await open_all(new, app.port)
-                mine += new
-                warm = await self.measure([(app, mine)], self.args.warmup)
+                for kind in apps:
+                    mine = tables[kind]
+                    new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
+                    await open_all(new, servers[kind].port)
+                    mine += new
+                warm = await self.measure([(app, tables["app"])], self.args.warmup)
                 rate = warm[0]["in_per_s"] / count or rate  # (an app that sent nothing yet)
                 if not relay_first:
-                    await self.open_relay_tables(theirs, count, rate, relay.port)
+                    await self.open_relay_tables(tables["relay"], count, rate, relay.port)
                 # The app's rate with both running (its tables' first minute is busier): the
                 # relay's tables play at it from here on, so the two count the same traffic.
-                warm = await self.measure([(app, mine)], self.args.warmup)
-                for table in theirs:
+                warm = await self.measure([(app, tables["app"])], self.args.warmup)
+                for table in tables["relay"]:
                     table.rate = warm[0]["in_per_s"] / count or rate
                 await asyncio.sleep(2)
-                app_row, relay_row = await self.measure(
-                    [(app, mine), (relay, theirs)], self.args.seconds, follow=True
+                measured = ["app", *(k for k in apps if k != "app"), "relay"]
+                step = await self.measure(
+                    [(servers[k], tables[k]) for k in measured], self.args.seconds, follow=True
                 )
-                app_rows.append(app_row)
-                relay_rows.append(relay_row)
-                print(format_row(app_row), flush=True)
-                print(format_row(relay_row), flush=True)
+                for kind, row in zip(measured, step, strict=True):
+                    rows[kind].append(row)
+                    print(format_row(row), flush=True)
         finally:
-            hang_up(mine + theirs)
+            hang_up([table for kind in order for table in tables[kind]])
             for server in servers.values():
                 server.stop()
-        return app_rows, relay_rows
+        return rows
 
     async def open_relay_tables(
         self, tables: list[Any], count: int, rate: float, port: int
@@ -684,7 +694,7 @@ class Run:
         self, served: list[tuple[Server, list[Any]]], seconds: float, *, follow: bool = False
     ) -> list[dict[str, Any]]:
         """Each server's figures over the same `seconds` (its tables counted apart). With
-        `follow`, the second server's tables (the relay's) keep to the first's inbound
+        `follow`, the last server's tables (the relay's) keep to the first's inbound
         count over these seconds (`keep_pace`)."""
         for server, _ in served:
             await server.gc_pauses()  # (each a round trip: all of them before the clock starts)
@@ -697,8 +707,8 @@ class Run:
         self.stats = kept[0][2]  # the generator's loop lag goes into the first
         start = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
         began, own, load = now(), time.process_time(), os.getloadavg()[0]
-        if follow:
-            (_, _, leading), (_, relay_tables, following) = kept
+        if follow:  # the last server's tables (the relay's) keep to the first's count
+            (_, _, leading), (_, relay_tables, following) = kept[0], kept[-1]
             await keep_pace(relay_tables, following, leading, began, seconds)
         else:
             await asyncio.sleep(seconds)
@@ -745,7 +755,7 @@ class Run:
         pauses: dict[str, Any],
     ) -> dict[str, Any]:
         return {
-            "server": server.kind,
+            "server": server.label,
             "tables": count,
             "players": count * 4,
             "in_per_s": stats.inbound / took,
@@ -914,26 +924,37 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {"args": {k: v for k, v in vars(args).items()}}
     transports = APPS if args.transport == "both" else (args.transport,)
     try:
+        ablated = f"{transports[0]}-{args.ablate}" if args.ablate else ""
         for transport in transports if args.idle else ():
-            idle = await bench.idle_memory(args.idle, transport)
-            results.setdefault("idle", {})[transport] = idle
-            print(
-                f"idle memory, {transport}: {idle['players']} players sitting in lobbies: RSS "
-                f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
-                f"{idle['kb_per_player']:.1f} KB per player",
-                flush=True,
-            )
+            for off in ("", args.ablate) if args.ablate else ("",):
+                idle = await bench.idle_memory(args.idle, transport, ablate=off)
+                label = f"{transport}-{off}" if off else transport
+                results.setdefault("idle", {})[label] = idle
+                print(
+                    f"idle memory, {label}: {idle['players']} players sitting in lobbies: RSS "
+                    f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
+                    f"{idle['kb_per_player']:.1f} KB per player",
+                    flush=True,
+                )
         print("\n" + HEADER, flush=True)
-        # Per transport, each round's (app rows, relay rows); and (stock rows, lean rows).
+        # Per server compared with the relay, each round's (its rows, the relay's); and
+        # side by side, (stock rows, lean rows) or (ablated rows, app rows).
         rounds: dict[str, list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]] = {}
         side_by_side: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
         for number in range(args.rounds):
             apps: dict[str, list[dict[str, Any]]] = {}
             for transport in transports:
                 if args.together:
-                    app, relay = await bench.together(transport, relay_first=number % 2 == 1)
+                    served = await bench.together(
+                        transport, relay_first=number % 2 == 1, ablate=args.ablate
+                    )
+                    app, relay = served["app"], served["relay"]
                     results.setdefault("relay", []).extend(relay)
                     rounds.setdefault(transport, []).append((app, relay))
+                    if ablated:
+                        results.setdefault(ablated, []).extend(served["ablated"])
+                        rounds.setdefault(ablated, []).append((served["ablated"], relay))
+                        side_by_side.append((served["ablated"], app))
                 else:
                     app = await bench.ramp(transport, {})
                 results.setdefault(transport, []).extend(app)
@@ -947,13 +968,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     rounds.setdefault(transport, []).append((apps[transport], relay))
             if len(apps) == 2:
                 side_by_side.append((apps["stock"], apps["lean"]))
-        for transport, taken in rounds.items():
-            print("\n" + ratio_report(taken, (transport, "relay")))
+        for name, taken in rounds.items():
+            print("\n" + ratio_report(taken, (name, "relay")))
         if side_by_side:
-            print("\n" + ratio_report(side_by_side, ("stock", "lean")))
+            pair = (ablated, transports[0]) if ablated else ("stock", "lean")
+            print("\n" + ratio_report(side_by_side, pair))
         if args.markdown:
             print("\n" + MARKDOWN_HEADER)
-            for kind in (*transports, "relay"):
+            for kind in (*transports, *([ablated] if ablated else []), "relay"):
                 for row in results.get(kind, []):
                     print(markdown_row(row))
     finally:
@@ -988,6 +1010,14 @@ def main() -> None:
         help="run the app and the relay at once on the server's core (a steadier ratio; "
         "keep steps where both fit: 200 tables each on this machine)",
     )
+    parser.add_argument(
+        "--ablate",
+        default="",
+        metavar="NAME[,NAME...]",
+        help="with --together: a third server beside the app and the relay, the app with these "
+        "overrides of the transport switched off (bench/ablate.py names them); its ratios "
+        "to the relay and to the app are printed too",
+    )
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     parser.add_argument("--json", help="also write every figure to this file")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
@@ -999,6 +1029,8 @@ def main() -> None:
     )
     parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "slapjack-bench.log"))
     args = parser.parse_args()
+    if args.ablate and (not args.together or args.transport != "lean"):
+        parser.error("--ablate needs --together and --transport lean")
     args.server_core = None
     cores = sorted(os.sched_getaffinity(0))
     if args.pin and len(cores) >= 2:

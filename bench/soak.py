@@ -33,6 +33,7 @@ import httpx
 import socketio
 
 from bench.harness import RawClient
+from bench.limits import LIFTED_LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
 IDLE_AUTOFLIP = 10.0  # the server's default: the autopilot flips for a seat idle this long
@@ -207,7 +208,7 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
         "SLAPJACK_PORT": str(port),
         "SLAPJACK_LOG_LEVEL": "info",
         "SLAPJACK_BOT_TIME_SCALE": "0.5",
-        "SLAPJACK_LOOKUPS_PER_MINUTE": "100000",
+        **LIFTED_LIMITS,
     }
     with log_path.open("w") as log:
         server = subprocess.Popen(

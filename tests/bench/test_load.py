@@ -224,6 +224,7 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
         transport="lean",
         rounds=2,
         together=True,
+        ablate="",
         markdown=False,
         gc_watch=True,
         server_core=None,
@@ -260,8 +261,8 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     assert "saved_per_s" not in relay
     printed = capsys.readouterr().out
     assert printed.count("saving: ") == 2  # under the app's line
-    assert "at once, on any core, app first" in printed.split("round 1")[0]
-    assert "at once, on any core, relay first" in printed
+    assert "at once, on any core: lean (pid" in printed.split("round 1")[0]
+    assert "at once, on any core: relay (pid" in printed
     assert printed.split("lean / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
 
 
