@@ -1,39 +1,58 @@
-"""Switches one override of the lean transport off (bench/serve.py, BENCH_ABLATE=name,...):
-the library's own path is put back for it, so `bench.load --ablate name` measures what it
-buys. Nothing in app/ changes unless a benchmark's server sets BENCH_ABLATE.
+"""Switches overrides of the transport off (bench/serve.py, BENCH_ABLATE=name,...): the
+libraries' own path is put back for each one named, so that `bench.load --together --ablate
+name` measures what it buys (docs/performance.md, "What each override buys"). Nothing in app/
+changes unless a benchmark's server sets BENCH_ABLATE.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
-import engineio
-import socketio
-from engineio import async_socket
-from engineio import packet as engineio_packet
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.exceptions import InvalidState
-
-from app.realtime import queues, serving, transport
-from app.realtime.eager import ResumingWork
+from app.ops.logs import log_event
+from app.realtime import pings, queues, transport
 
 EIO = transport.GameEngineIO
-SOCKET = transport.GameSocket
 SIO = transport.GameServer
-WS = serving.LeanWebSocket
 
 
-def _frames() -> None:
-    """Incoming frames through websockets' parser, not the hand-parsed reader."""
-    WS.data_received = WebSocketsSansIOProtocol.data_received  # type: ignore[method-assign]
+def _engineio_pings() -> None:
+    """python-engineio's pings for every connection (a task sleeping ping_interval per ping,
+    its service task visiting every socket), not app/realtime/pings.py's sweep."""
+    init = EIO.__init__
+
+    def __init__(self: Any, **options: Any) -> None:
+        init(self, **{**options, "monitor_clients": True})
+
+    EIO.__init__ = __init__  # type: ignore[method-assign]
+    connect = SIO.engineio_connect
+
+    async def engineio_connect(self: Any, eio_sid: str, environ: dict[str, Any]) -> Any:
+        socket = self.eio.sockets.get(eio_sid)
+        answer = await connect(self, eio_sid, environ)
+        if socket is not None and socket.last_ping is None:
+            socket.last_ping = 1  # python-engineio's own first ping, as it schedules it
+            socket.schedule_ping()
+        return answer
+
+    SIO.engineio_connect = engineio_connect  # type: ignore[method-assign]
+    pings.PingSweep.watch = lambda self, connection: None  # type: ignore[method-assign]
+    pings.PingSweep.answered = _schedule_ping  # type: ignore[method-assign, assignment]
 
 
-def _listener() -> None:
-    """Incoming text through uvicorn's queue and the ASGI `receive` (GameSocket._read), not
-    handed to the socket as uvicorn reads it (the hand-parsed reader needs the listener)."""
-    WS.listener = property(lambda self: None, lambda self, value: None)  # type: ignore[assignment]
+def _schedule_ping(sweep: Any, connection: Any) -> None:
+    """A pong: python-engineio's next ping, a task sleeping until it."""
+    connection.socket.schedule_ping()
+
+
+def _reader_writer() -> None:
+    """python-engineio's own websocket driver, reader and writer (a task and `wait_for` per
+    frame read, a hand-over to the writer task per packet) and its pings: none of
+    app/realtime/websocket.py. Its reader still answers each message where it reads it."""
+    EIO.serve_websockets = lambda self, heard, settings: None  # type: ignore[method-assign]
+    _engineio_pings()
 
 
 def _write() -> None:
@@ -41,78 +60,44 @@ def _write() -> None:
     queues.Outbox.send_now = lambda self, text: False  # type: ignore[method-assign]
 
 
-def _framing() -> None:
-    """Outgoing frames built by websockets' `send_text`, not framed by hand."""
-
-    def send_now(self: Any, text: str) -> bool:
-        flushes = self.flushes
-        if (
-            flushes is None
-            or not self.writable.is_set()
-            or self.disconnected
-            or self.close_sent
-            or not self.handshake_complete
-            or self.initial_response is not None
-            or self.transport.is_closing()
-        ):
-            return False
-        try:
-            self.conn.send_text(text.encode())
-        except InvalidState:
-            return False
-        if not self._flush_due:
-            self._flush_due = True
-            flushes.add(self)
-        return True
-
-    WS.send_now = send_now  # type: ignore[method-assign]
-
-
-def _flush() -> None:
-    """Each frame written as it is framed, not one write per websocket per loop pass."""
-    serving.Flushes.add = lambda self, websocket: websocket._flush()  # type: ignore[method-assign]
-
-
-def _reader_writer() -> None:
-    """python-engineio's own websocket reader and writer (a task and `wait_for` per frame
-    read, a hand-over to the writer task per packet), and its `poll`."""
-    SOCKET._websocket_handler = async_socket.AsyncSocket._websocket_handler  # type: ignore[method-assign]
-    SOCKET.poll = async_socket.AsyncSocket.poll  # type: ignore[method-assign]
-    _listener()
-
-
-def _pings() -> None:
-    """python-engineio's pings: a task sleeping ping_interval per pong, its service task."""
-    SOCKET.schedule_ping = async_socket.AsyncSocket.schedule_ping  # type: ignore[method-assign]
-    EIO._service_task = engineio.AsyncServer._service_task  # type: ignore[method-assign]
-
-
 def _eager() -> None:
-    """Every message in a task of its own (as python-engineio starts it), none run at once."""
+    """Every event in a task of its own (as python-engineio starts a message), none run at
+    once where it is read."""
 
-    def on_message(self: Any, sid: str, data: Any) -> None:
-        handler = self.handlers.get("message")
-        if handler is not None:
-            self._hold(ResumingWork(handler(sid, data), line=self._to_begin), self._message_settled)
+    def heard(self: Any, eio_sid: str, data: Any) -> Any:
+        work = self.engineio_message(eio_sid, data)
+        if not (isinstance(data, str) and data[:1] == transport.EVENT_TYPE):
+            return work
+        task = asyncio.get_running_loop().create_task(work)
+        self._handling.add(task)
+        task.add_done_callback(self._settled)
+        return None
 
-    EIO.on_message = on_message  # type: ignore[method-assign]
+    SIO.heard = heard  # type: ignore[method-assign]
 
 
 def _decode() -> None:
     """Every frame decoded by python-socketio's Packet, not orjson."""
-    SIO._plain_event = lambda self, text: None  # type: ignore[method-assign]
+    transport.plain_event = lambda text: None
 
 
 def _dispatch() -> None:
-    """An event through python-socketio's `_handle_event`, not straight to the catch-all."""
-    SIO._catch_all = lambda self, namespace, event: None  # type: ignore[method-assign]
+    """An event through python-socketio's own dispatch (its decoding, `_handle_event`,
+    `_trigger_event`, its ack), not straight to the app's handler of every event."""
+
+    async def event(
+        self: Any, eio_sid: str, namespace: Any, pkt_id: Any, args: Any, data: str
+    ) -> None:
+        await self._socketio["message"](eio_sid, data)
+
+    SIO._event = event  # type: ignore[method-assign]
 
 
 def _ack() -> None:
     """An ack built as python-socketio's Packet and encoded by it, not by orjson."""
 
-    def send_answer(self: Any, eio_sid: str, namespace: str, id: Any, answer: Any) -> None:
-        if answer is self.not_handled or id is None:
+    def send_answer(self: Any, eio_sid: str, namespace: Any, id: Any, answer: Any) -> None:
+        if id is None:
             return
         args = [] if answer is None else list(answer) if isinstance(answer, tuple) else [answer]
         self._queue_packet(eio_sid, self._ack_packet(namespace, id, args))
@@ -120,53 +105,28 @@ def _ack() -> None:
     SIO._send_answer = send_answer  # type: ignore[method-assign]
 
 
-def _outgoing() -> None:
-    """A state sent as a python-engineio Packet through `send_packet`'s queueing, not its
-    text written as it is."""
-
-    def queue_text(self: Any, sid: str, text: str) -> None:
-        self.queue_packet(sid, engineio_packet.Packet(engineio_packet.MESSAGE, data=text[1:]))
-
-    EIO.queue_text = queue_text  # type: ignore[method-assign]
-
-
-def _queue_in() -> None:
-    """uvicorn's own asyncio.Queue for a websocket's incoming events."""
-    init = WS.__init__
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **kwargs)
-        self.queue = asyncio.Queue()
-
-    WS.__init__ = __init__  # type: ignore[method-assign]
-
-
 def _environ() -> None:
     """The connect request's body reader kept for the connection's life."""
+    connect = SIO.engineio_connect
 
-    async def _handle_eio_connect(self: Any, eio_sid: str, environ: dict[str, Any]) -> Any:
-        if self.budget_for(eio_sid, environ) is None:
-            return False
-        self.eio.adopt(eio_sid)
-        await socketio.AsyncServer._handle_eio_connect(self, eio_sid, environ)
+    async def engineio_connect(self: Any, eio_sid: str, environ: dict[str, Any]) -> Any:
+        body = environ.get("wsgi.input")
+        answer = await connect(self, eio_sid, environ)
+        if body is not None:
+            environ["wsgi.input"] = body
+        return answer
 
-    SIO._handle_eio_connect = _handle_eio_connect  # type: ignore[method-assign]
+    SIO.engineio_connect = engineio_connect  # type: ignore[method-assign]
 
 
 GROUPS: dict[str, Callable[[], None]] = {
-    "frames": _frames,
-    "listener": _listener,
-    "write": _write,
-    "framing": _framing,
-    "flush": _flush,
     "reader-writer": _reader_writer,
-    "pings": _pings,
+    "write": _write,
     "eager": _eager,
     "decode": _decode,
     "dispatch": _dispatch,
     "ack": _ack,
-    "outgoing": _outgoing,
-    "queue-in": _queue_in,
+    "pings": _engineio_pings,
     "environ": _environ,
 }
 
@@ -179,4 +139,5 @@ def apply(names: str) -> list[str]:
         raise SystemExit(f"BENCH_ABLATE: no override {unknown}; known: {', '.join(GROUPS)}")
     for name in chosen:
         GROUPS[name]()
+    log_event("ablated", level=logging.WARNING, overrides=chosen)
     return chosen

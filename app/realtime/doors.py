@@ -8,6 +8,9 @@ then serves it (app/realtime/serving.py hands each connection here):
 - at most `websockets_per_address` websockets per address, and websockets never take the
   last `http_reserve` of `max_connections`: pages, the API and /healthz always have room
   (uvicorn answers 503 to HTTP only once all `max_connections` are taken);
+- a websocket whose client reads nothing for a ping interval and timeout while the server
+  has more to write (its writes paused all that time) is cut: a writer waiting to send to
+  it would otherwise wait for ever, and its connection stay open;
 - every frame a websocket sends that is not an Engine.IO message (websocket pings and
   pongs, binary and continuation frames, Engine.IO pings, pongs, upgrades, noops, anything
   else) is charged to a budget of the same rate, burst and cut-off as the connection's
@@ -41,6 +44,8 @@ class Doors:
         self.most_websockets = max(0, settings.max_connections - settings.http_reserve)
         self.rate, self.burst = settings.rate_per_second, settings.rate_burst
         self.cutoff = settings.flood_cutoff
+        # A client that reads nothing for this long while writes wait for it is cut.
+        self.stall_seconds = settings.ping_interval_seconds + settings.ping_timeout_seconds
         proxies = {p.strip() for p in settings.trusted_proxies.split(",") if p.strip()}
         self.trust_all = "*" in proxies
         self.trusted = {address_key(p) for p in proxies}
@@ -165,8 +170,9 @@ class FrameMeter:
 
 
 class Metered(asyncio.Protocol):
-    """A websocket's protocol (uvicorn's or ours) behind its FrameMeter: the transport
-    calls this, this calls it. The websocket's count is given back when it ends."""
+    """A websocket's protocol (uvicorn's) behind its FrameMeter: the transport calls this,
+    this calls it. Its writes paused for `doors.stall_seconds` on end (a client that reads
+    nothing), the connection is cut. The websocket's count is given back when it ends."""
 
     def __init__(
         self, inner: asyncio.Protocol, transport: Any, meter: FrameMeter, doors: Doors, key: str
@@ -175,6 +181,7 @@ class Metered(asyncio.Protocol):
         self.doors, self.key = doors, key
         self._counted = True
         self._cut = False
+        self._stalled: asyncio.TimerHandle | None = None  # armed while writes are paused
 
     def data_received(self, data: bytes) -> None:
         if self._cut:
@@ -191,12 +198,28 @@ class Metered(asyncio.Protocol):
         return self.inner.eof_received()
 
     def pause_writing(self) -> None:
+        if self._stalled is None:
+            loop = asyncio.get_running_loop()
+            self._stalled = loop.call_later(self.doors.stall_seconds, self._cut_stalled)
         self.inner.pause_writing()
 
     def resume_writing(self) -> None:
+        self._unstall()
         self.inner.resume_writing()
 
+    def _unstall(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _cut_stalled(self) -> None:
+        self._stalled = None
+        self.doors.refused("stalled_reader", self.key)
+        if not self.transport.is_closing():
+            self.transport.abort()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._unstall()
         if self._counted:
             self._counted = False
             self.doors.websocket_closed(self.key)

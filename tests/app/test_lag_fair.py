@@ -33,9 +33,6 @@ from app.tables.room import Room
 from app.wire import protocol
 from app.wire.encoded import Encoded
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way
 REACTION_MS = (0, 100)  # both players' reaction times are drawn from the same range
 RACES = 30

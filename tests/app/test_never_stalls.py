@@ -8,14 +8,10 @@ abandon timer's and the game's own waits come when the test says, not after real
 import asyncio
 from typing import Any
 
-import pytest
 from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until
 
 from app.ops.clock import ManualClock, settle
 from app.wire.protocol import Flip
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def seated_game(server: Server, *names: str) -> list[Client]:

@@ -221,10 +221,10 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
         seconds=3.0,
         idle=0,
         relay=True,
-        transport="lean",
         rounds=2,
         together=True,
         ablate="",
+        against="",
         markdown=False,
         gc_watch=True,
         server_core=None,
@@ -242,10 +242,10 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     # The relay's tables, and only they, kept pace over the measured seconds.
     assert len(paced) == 2 and {type(t).__name__ for t in paced[0] + paced[1]} == {"RelayTable"}
     assert len(paced[0]) == len(paced[1]) == 3
-    assert [row["server"] for row in results["lean"] + results["relay"]] == ["lean"] * 2 + [
+    assert [row["server"] for row in results["app"] + results["relay"]] == ["app"] * 2 + [
         "relay"
     ] * 2
-    (app, _), (relay, _) = results["lean"], results["relay"]
+    (app, _), (relay, _) = results["app"], results["relay"]
     assert app["tables"] == relay["tables"] == 3 and app["players"] == relay["players"] == 12
     assert app["in_per_s"] > 0 and relay["in_per_s"] > 0
     # The relay's tables play at the app's rate (a few seconds' counts: within a half).
@@ -261,9 +261,9 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     assert "saved_per_s" not in relay
     printed = capsys.readouterr().out
     assert printed.count("saving: ") == 2  # under the app's line
-    assert "at once, on any core: lean (pid" in printed.split("round 1")[0]
+    assert "at once, on any core: app (pid" in printed.split("round 1")[0]
     assert "at once, on any core: relay (pid" in printed
-    assert printed.split("lean / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
+    assert printed.split("app / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
 
 
 async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> None:
