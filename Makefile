@@ -107,7 +107,8 @@ messages: $(POT)
 	$(BIN)/python -m tools.catalogs update $(POT)
 
 # The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
-# again after a deliberate change to either: review `git diff tests/fixtures` before committing.
+# again after a deliberate change to either or a new case of house rules (tests/app/played.py
+# RULE_SETS): review `git diff tests/fixtures` before committing (docs/development.md).
 golden: $(STAMP)
 	PYTHONPATH=.:tests/app $(BIN)/python -m golden
 
