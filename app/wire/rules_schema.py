@@ -36,6 +36,7 @@ class RuleSpec:
     kind: RuleKind
     doc: str
     default: Any
+    choices: tuple[Any, ...]  # a set's or a choice's values, in the engine's order
     label: str
     options: tuple[RuleOption, ...]
     minimum: float | None
@@ -54,6 +55,7 @@ class RuleSpec:
             rule.kind,
             rule.doc,
             default,
+            rule.choices,
             words.label,
             words.options,
             rule.minimum,
@@ -155,6 +157,7 @@ def page_schema() -> list[dict[str, Any]]:
             "name": spec.name,
             "kind": spec.kind,
             "default": spec.default,
+            "choices": list(spec.choices),
             "nullable": spec.nullable,
             "integer": spec.integer,
             "summary": spec.summary,
