@@ -7,11 +7,12 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterator
+from typing import Any
 
 from app.tables.table import Policy, Table
 from app.wire.errors import ProtocolError
 from engine import IllegalAction, Rules
-from engine.rules import TRIGGERS
+from engine.rules import RULES_SCHEMA
 
 # The golden copies' round trips were measured against a 150 ms cap: kept, so that the
 # default cap (SLAPJACK_LAG_CAP_MS) can change without a new copy.
@@ -68,18 +69,24 @@ def golden_games(
 
 
 def random_rules(rng: random.Random) -> Rules:
-    return Rules(
-        freeze_seconds=rng.choice([0.0, 0.7, 1.5]),
-        penalty=rng.choice(["burn", "give"]),
-        empty_deck=rng.choice(["out", "last_chance"]),
-        triggers=frozenset(rng.sample(TRIGGERS, rng.randint(1, len(TRIGGERS)))),
-        decks=rng.choice([1, 1, 2]),
-        last_card_jack=rng.random() < 0.3,
-        time_limit=rng.choice([None, None, 40.0, 123.456]),
-        collect_seconds=rng.choice([0.0, 1.0, 2.5]),
-        trigger_timeout=rng.choice([0.0, 2.0, 8.0]),
-        shuffle_taken=rng.random() < 0.3,
-    )
+    """Rules drawn from the rules schema, every rule varied: a set's non-empty subset, a
+    choice or a flag at random, a number at its default, either bound or between them."""
+    values: dict[str, Any] = {}
+    for spec in RULES_SCHEMA:
+        if spec.kind == "set":
+            values[spec.name] = rng.sample(spec.choices, rng.randint(1, len(spec.choices)))
+        elif spec.kind == "choice":
+            values[spec.name] = rng.choice(spec.choices)
+        elif spec.kind == "flag":
+            values[spec.name] = rng.random() < 0.3
+        else:
+            assert spec.minimum is not None and spec.maximum is not None
+            middle = (spec.minimum + spec.maximum) / 2
+            number = rng.choice([spec.default, spec.default, spec.minimum, middle, spec.maximum])
+            if number is not None:
+                number = round(number) if spec.integer else float(number)
+            values[spec.name] = None if spec.nullable and rng.random() < 0.5 else number
+    return Rules.from_dict(values)
 
 
 def played_tables(games: int, seed: int = 16) -> Iterator[tuple[Table, float]]:
