@@ -1,9 +1,11 @@
-"""docs/protocol.md's rules table and the JS tests' copy of the page's rules schema
-(tests/js/rules-schema.json), both built from app/wire/rules_schema.py:
+"""The rules tables of docs/protocol.md (every rule a room has) and docs/engine.md (the
+engine's `Rules`), and the JS tests' copy of the page's rules schema
+(tests/js/rules-schema.json), all built from the one rules schema (engine/rules.py
+RULES_SCHEMA, with the room's own rules in app/wire/rules_schema.py):
 
     .venv/bin/python -m tools.rules_docs
 
-tests/app/test_rules_schema.py fails while either is stale.
+tests/app/test_rules_schema.py fails while any of them is stale.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any
 
 from app.wire import rules_schema
 from app.wire.rules_schema import number_text
+from engine.rules import RULES_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "protocol.md"
+ENGINE_DOC = ROOT / "docs" / "engine.md"
 TABLE_START = "<!-- rules table: built by `python -m tools.rules_docs` from engine/rules.py -->"
 TABLE_END = "<!-- end of the rules table -->"
 
@@ -28,12 +32,12 @@ def _json(value: Any) -> str:
 
 def _type_text(spec: rules_schema.RuleSpec) -> str:
     if spec.kind == "set":
-        names = ", ".join(f"`{_json(value)}`" for value in spec.values)
+        names = ", ".join(f"`{_json(value)}`" for value in spec.choices)
         return f"list of {names} (at least one)"
     if spec.kind == "flag":
         return "bool"
     if spec.kind == "choice":
-        return " \\| ".join(f"`{_json(value)}`" for value in spec.values)
+        return " \\| ".join(f"`{_json(value)}`" for value in spec.choices)
     assert spec.minimum is not None and spec.maximum is not None
     kind = "integer" if spec.integer else "number"
     text = f"{kind} {number_text(spec.minimum)}-{number_text(spec.maximum)}"
@@ -50,11 +54,27 @@ def docs_table() -> str:
     return "\n".join(rows)
 
 
-def rewrite_docs(doc: Path = DOC) -> bool:
+def _python_text(value: Any) -> str:
+    """A default as Python writes it in docs/engine.md: {"jack"}, "burn", 1.5, None, False."""
+    if isinstance(value, list):
+        return "{" + ", ".join(_json(item) for item in value) + "}"
+    return _json(value) if isinstance(value, str) else repr(value)
+
+
+def engine_table() -> str:
+    """docs/engine.md's rules table: one row per field of engine.Rules, in the schema's order."""
+    rows = [TABLE_START, "| field | default | meaning |", "| --- | --- | --- |"]
+    for rule in RULES_SCHEMA:
+        rows.append(f"| `{rule.name}` | `{_python_text(rule.default)}` | {rule.doc} |")
+    rows.append(TABLE_END)
+    return "\n".join(rows)
+
+
+def rewrite_docs(doc: Path = DOC, table: str | None = None) -> bool:
     """Puts the built table between the markers; True when the file changed."""
     text = doc.read_text()
     start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
-    new = text[:start] + docs_table() + text[end:]
+    new = text[:start] + (docs_table() if table is None else table) + text[end:]
     if new != text:
         doc.write_text(new)
     return new != text
@@ -73,7 +93,12 @@ def rewrite_js_tests_copy(path: Path = JS_TESTS_COPY) -> bool:
 
 
 def main() -> None:
-    for path, changed in ((DOC, rewrite_docs()), (JS_TESTS_COPY, rewrite_js_tests_copy())):
+    done = [
+        (DOC, rewrite_docs()),
+        (ENGINE_DOC, rewrite_docs(ENGINE_DOC, engine_table())),
+        (JS_TESTS_COPY, rewrite_js_tests_copy()),
+    ]
+    for path, changed in done:
         print(f"{path}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)
 
 
