@@ -185,7 +185,7 @@ def _check_triggers(triggers: object) -> frozenset[str]:
 # the type and the default come from `Rules`. The app adds the words its form and rules
 # summary show (app/wire/rule_words.py) and builds from both the protocol's RulesUpdate, the
 # house-rules form and the page's rules summary (app/wire/rules_schema.py); the rules tables
-# of docs/engine.md and docs/protocol.md are built from it (tools/rules_docs.py).
+# of docs/engine.md and docs/protocol.md are built from it (tools/docs_tables.py).
 
 RuleKind = Literal["set", "flag", "choice", "number"]
 
@@ -195,7 +195,7 @@ class RuleSpec:
     name: str
     kind: RuleKind
     # What it does, for developers, in English: the row of the rules tables of docs/engine.md
-    # and docs/protocol.md (tools/rules_docs.py), naming each of its choices.
+    # and docs/protocol.md (tools/docs_tables.py), naming each of its choices.
     doc: str
     choices: tuple[Any, ...] = ()  # the values of a set or a choice
     minimum: float | None = None  # a number's bounds as a client may send it

@@ -2,7 +2,7 @@
 RULES_SCHEMA and the room's own ROOM_RULES, with their words): the form's fields
 (templates/_rules.html), the page's copy of the schema for its rules summary and form code
 (static/js/rules.js) and the protocol's RulesUpdate fields. docs/protocol.md's rules table is
-built from it too, by `python -m tools.rules_docs`."""
+built from it too, by `python -m tools.docs_tables`."""
 
 from __future__ import annotations
 

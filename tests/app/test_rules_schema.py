@@ -24,7 +24,7 @@ from app.wire.protocol import CreateRoom, RulesUpdate
 from app.wire.rule_words import WORDS
 from engine.rules import RULES_SCHEMA as ENGINE_SCHEMA
 from engine.rules import TRIGGERS, Rules
-from tools import rules_docs
+from tools import docs_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_SCHEMA = rules_schema.SCHEMA
@@ -125,7 +125,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "run `python -m tools.rules_docs` (it rewrites the copy)"
+    assert copy == schema, "run `python -m tools.docs_tables` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
@@ -169,14 +169,14 @@ def test_every_rule_and_trigger_has_the_pages_words_in_both_languages() -> None:
 
 def test_the_docs_rules_tables_are_the_built_ones() -> None:
     for doc, table in (
-        ("protocol.md", rules_docs.docs_table()),
-        ("engine.md", rules_docs.engine_table()),
+        ("protocol.md", docs_tables.docs_table()),
+        ("engine.md", docs_tables.engine_table()),
     ):
         text = (ROOT / "docs" / doc).read_text()
-        assert table in text, f"docs/{doc}: run `python -m tools.rules_docs`"
-    protocol = rules_docs.docs_table()
+        assert table in text, f"docs/{doc}: run `python -m tools.docs_tables`"
+    protocol = docs_tables.docs_table()
     assert {name for name in RULE_NAMES if f"| `{name}` |" in protocol} == set(RULE_NAMES)
-    engine = rules_docs.engine_table()
+    engine = docs_tables.engine_table()
     assert {name for name in ENGINE_RULES if f"| `{name}` |" in engine} == set(ENGINE_RULES)
 
 

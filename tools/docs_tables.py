@@ -1,29 +1,36 @@
-"""The rules tables of docs/protocol.md (every rule a room has) and docs/engine.md (the
-engine's `Rules`), and the JS tests' copy of the page's rules schema
-(tests/js/rules-schema.json), all built from the one rules schema (engine/rules.py
-RULES_SCHEMA, with the room's own rules in app/wire/rules_schema.py):
+"""The docs' tables that are built from code, and the JS tests' copy of the page's rules
+schema: the rules tables of docs/protocol.md (every rule a room has) and docs/engine.md (the
+engine's `Rules`), from the one rules schema (engine/rules.py RULES_SCHEMA, with the room's
+own rules in app/wire/rules_schema.py); docs/protocol.md's table of a seat's stats, from the
+wire's model of them (app/wire/protocol.py SeatStats); tests/js/rules-schema.json.
 
-    .venv/bin/python -m tools.rules_docs
+    .venv/bin/python -m tools.docs_tables
 
-tests/app/test_rules_schema.py fails while any of them is stale.
+tests/app/test_rules_schema.py and tests/app/test_protocol_doc.py fail while any is stale.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
 from app.wire import rules_schema
+from app.wire.protocol import SeatStats
 from app.wire.rules_schema import number_text
 from engine.rules import RULES_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "protocol.md"
 ENGINE_DOC = ROOT / "docs" / "engine.md"
-TABLE_START = "<!-- rules table: built by `python -m tools.rules_docs` from engine/rules.py -->"
+TABLE_START = "<!-- rules table: built by `python -m tools.docs_tables` from engine/rules.py -->"
 TABLE_END = "<!-- end of the rules table -->"
+STATS_START = (
+    "<!-- stats table: built by `python -m tools.docs_tables` from app/wire/protocol.py -->"
+)
+STATS_END = "<!-- end of the stats table -->"
 
 
 def _json(value: Any) -> str:
@@ -45,7 +52,7 @@ def _type_text(spec: rules_schema.RuleSpec) -> str:
 
 
 def docs_table() -> str:
-    """docs/protocol.md's rules table: one row per field of engine.Rules."""
+    """docs/protocol.md's rules table: one row per rule a room has."""
     rows = [TABLE_START, "| field | type | default | |", "| --- | --- | --- | --- |"]
     for spec in rules_schema.SCHEMA:
         default = f"`{_json(spec.default)}`"
@@ -70,11 +77,41 @@ def engine_table() -> str:
     return "\n".join(rows)
 
 
-def rewrite_docs(doc: Path = DOC, table: str | None = None) -> bool:
+WIRE_TYPES = {int: "integer", float: "number", str: "text", bool: "bool"}
+
+
+def _wire_type(annotation: Any, metadata: list[Any]) -> str:
+    """int | None with ge=0 -> "integer >= 0 \\| null"."""
+    args = get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else ()
+    kinds = [a for a in args if a is not type(None)] if args else [annotation]
+    text = " \\| ".join(WIRE_TYPES[kind] for kind in kinds)
+    text += "".join(f" >= {item.ge}" for item in metadata if getattr(item, "ge", None) is not None)
+    return f"{text} \\| null" if type(None) in args else text
+
+
+def stats_table() -> str:
+    """docs/protocol.md's table of a seat's stats: one row per field of SeatStats."""
+    rows = [STATS_START, "| field | type | |", "| --- | --- | --- |"]
+    for name, field in SeatStats.model_fields.items():
+        kind = _wire_type(field.annotation, field.metadata)
+        rows.append(f"| `{name}` | {kind} | {field.description} |")
+    rows.append(STATS_END)
+    return "\n".join(rows)
+
+
+# Each table built into a doc: (the doc, its start marker, its end marker, the builder).
+TABLES = (
+    (DOC, TABLE_START, TABLE_END, docs_table),
+    (ENGINE_DOC, TABLE_START, TABLE_END, engine_table),
+    (DOC, STATS_START, STATS_END, stats_table),
+)
+
+
+def rewrite(doc: Path, start_marker: str, end_marker: str, table: str) -> bool:
     """Puts the built table between the markers; True when the file changed."""
     text = doc.read_text()
-    start, end = text.index(TABLE_START), text.index(TABLE_END) + len(TABLE_END)
-    new = text[:start] + (docs_table() if table is None else table) + text[end:]
+    start, end = text.index(start_marker), text.index(end_marker) + len(end_marker)
+    new = text[:start] + table + text[end:]
     if new != text:
         doc.write_text(new)
     return new != text
@@ -93,11 +130,8 @@ def rewrite_js_tests_copy(path: Path = JS_TESTS_COPY) -> bool:
 
 
 def main() -> None:
-    done = [
-        (DOC, rewrite_docs()),
-        (ENGINE_DOC, rewrite_docs(ENGINE_DOC, engine_table())),
-        (JS_TESTS_COPY, rewrite_js_tests_copy()),
-    ]
+    done = [(doc, rewrite(doc, start, end, build())) for doc, start, end, build in TABLES]
+    done.append((JS_TESTS_COPY, rewrite_js_tests_copy()))
     for path, changed in done:
         print(f"{path}: {'rewritten' if changed else 'already up to date'}", file=sys.stderr)
 
