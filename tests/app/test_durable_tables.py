@@ -150,7 +150,8 @@ async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:
     and when its answer came back (monotonic seconds). A slap just after a take is only
     late (no penalty): then a card is flipped and Bob tries again."""
     for _ in range(10):
-        await asyncio.sleep(SHORT_COLLECT_SECONDS + 0.2)  # a take's collect pause: let it pass
+        await settled(clients)
+        await bob.wait_state(lambda s: s["collect_ms"] == 0)  # a take's collect pause: over
         state = await settled(clients)
         if state["slap_open"] or state["pile"]["count"] == 0:
             await play(clients, 1)  # a trigger is taken, or a first card goes down
