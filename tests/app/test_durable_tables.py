@@ -25,7 +25,7 @@ import httpx
 import pytest
 from app_harness import (
     SHORT_COLLECT_SECONDS,
-    WAIT,
+    START_WAIT,
     Client,
     cards_held,
     close_all,
@@ -95,7 +95,7 @@ class App:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(WAIT):
+        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(START_WAIT):
             while self.process.poll() is None:
                 try:
                     if (await http.get("/healthz")).status_code == 200:
