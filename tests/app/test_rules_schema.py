@@ -23,7 +23,6 @@ from app.wire.protocol import CreateRoom, RulesUpdate
 from app.wire.rule_words import WORDS
 from engine.rules import RULES_SCHEMA as ENGINE_SCHEMA
 from engine.rules import Rules
-from tools import rules_docs
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_SCHEMA = rules_schema.SCHEMA
@@ -124,7 +123,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "run `python -m tools.rules_docs` (it rewrites the copy)"
+    assert copy == schema, "run `python -m tools.docs_tables` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
@@ -139,19 +138,6 @@ def test_the_protocol_takes_exactly_the_rules() -> None:
             with pytest.raises(ValueError):
                 RulesUpdate.model_validate({spec.name: value})
     assert CreateRoom.model_validate({"rules": {"decks": 2}}).rules is not None
-
-
-def test_the_engine_docs_explain_every_rule() -> None:
-    doc = (ROOT / "docs" / "engine.md").read_text()
-    table = doc[doc.index("## Rules") : doc.index("## Game")]
-    assert {name for name in ENGINE_RULES if f"| `{name}` |" in table} == set(ENGINE_RULES)
-
-
-def test_the_docs_rules_table_is_the_built_one() -> None:
-    doc = (ROOT / "docs" / "protocol.md").read_text()
-    assert rules_docs.docs_table() in doc, "run `python -m tools.rules_docs`"
-    table = doc[doc.index(rules_docs.TABLE_START) : doc.index(rules_docs.TABLE_END)]
-    assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
 
 
 async def test_the_form_offers_who_flips_after_a_take_and_the_tie_window_in_both_languages(
