@@ -94,7 +94,7 @@ FAST_EVENTS = Why(
 )
 OWN_PINGS = Why(
     "websockets are pinged by one sweep (app/realtime/pings.py), python-engineio's own "
-    "pinging of them off",
+    "pinging of them and its monitor off; long-polling sessions watched for a late pong",
     "GAIN_PINGS",
     "python-engineio: pings on the monotonic clock without a task per ping",
 )
@@ -150,6 +150,7 @@ INTERNALS: tuple[Internal, ...] = (
     _engineio(f"{SOCKET}.connected", "sets", WEBSOCKET, OWN_WEBSOCKETS),
     _engineio(f"{SOCKET}.upgraded", "sets", WEBSOCKET, OWN_WEBSOCKETS),
     _engineio(f"{SOCKET}.last_ping", "sets", TRANSPORT, OWN_PINGS),
+    _engineio(f"{SOCKET}.closed", "reads", TRANSPORT, OWN_PINGS),
     _engineio(f"{EIO}.create_queue", "overrides", TRANSPORT, OUTBOX, "(self, *args, **kwargs)"),
     _engineio(f"{SOCKET}.queue", "reads", BOTH, OUTBOX),
     _engineio(f"{EIO}.send_packet", "overrides", TRANSPORT, SEND_NEVER_WAITS, "(self, sid, pkt)"),

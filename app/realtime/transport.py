@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -68,6 +69,41 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._drops: set[asyncio.Task[None]] = set()  # held: asyncio keeps tasks weakly
+        self._polled: set[str] = set()  # the long-polling sessions (and websockets from them)
+        self._polling_watch: asyncio.Task[None] | None = None
+        self.pong_seconds = float(options.get("ping_timeout", 20))  # python-engineio's default
+
+    def opened(self, sid: str, environ: dict[str, Any]) -> None:
+        """A new session, at python-engineio's connect event. A websocket's pings are
+        app/realtime/pings.py's: python-engineio starts one of its own (a task sleeping
+        ping_interval) right after this event unless one is out already. A long-polling
+        session keeps python-engineio's pings, and is watched for a late pong here (its own
+        monitoring is off: a session whose client stopped polling would stay for ever)."""
+        socket = self.sockets.get(sid)
+        if socket is None:
+            return
+        if environ.get("asgi.scope", {}).get("type") == "websocket":
+            socket.last_ping = None
+            return
+        self._polled.add(sid)
+        if self._polling_watch is None:
+            self._polling_watch = asyncio.get_running_loop().create_task(self._watch_polling())
+
+    async def _watch_polling(self) -> None:
+        """Every ping timeout, while any long-polling session is open: one whose pong is late
+        is dropped (python-engineio's own check, on its wall-clock `last_ping`)."""
+        try:
+            while self._polled:
+                await asyncio.sleep(self.pong_seconds)
+                now = time.time()
+                for sid in list(self._polled):
+                    socket = self.sockets.get(sid)
+                    if socket is None or socket.closed:
+                        self._polled.discard(sid)
+                    elif socket.last_ping and now - socket.last_ping > self.pong_seconds:
+                        self._drop_later(socket, self.reason.PING_TIMEOUT, "ping_timeout")
+        finally:
+            self._polling_watch = None
 
     def serve_websockets(self, heard: Heard, settings: Settings) -> None:
         """Every websocket opened as one is served by app/realtime/websocket.py, `heard`
@@ -196,12 +232,7 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         # it on every request (3 KB), and this environ lives as long as the connection.
         # Nothing reads a connect's body (a polling transport's POSTs have their own).
         environ.pop("wsgi.input", None)
-        if environ.get("asgi.scope", {}).get("type") == "websocket":
-            # Its pings are app/realtime/pings.py's: python-engineio starts one of its own
-            # (a task sleeping ping_interval) right after this event unless it has one out.
-            socket = self.eio.sockets.get(eio_sid)
-            if socket is not None:
-                socket.last_ping = None
+        self.eio.opened(eio_sid, environ)
         return await self._socketio["connect"](eio_sid, environ)
 
     async def engineio_disconnect(self, eio_sid: str, reason: Any) -> None:

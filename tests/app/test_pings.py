@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 
+import httpx
 import pytest
-from app_harness import QUICK_POLLS, WAIT, serving
+from app_harness import QUICK_POLLS, WAIT, serving, until
 from raw_client import RawClient
 from websockets.exceptions import ConnectionClosed
 
@@ -161,3 +163,22 @@ async def test_a_client_that_never_answers_is_dropped_and_its_room_told() -> Non
             while any(person.id == welcome["player"] for person in room.table.connected()):
                 await asyncio.sleep(0.05)
         assert not server.app.engineio_server.eio.sockets
+
+
+async def test_a_long_polling_client_that_stops_polling_is_dropped() -> None:
+    """python-engineio pings a long-polling session itself, but its own monitor is off: a
+    client that stops asking for its packets must still be dropped once its pong is late."""
+    async with serving(**QUICK_POLLS) as server:
+        code = await server.new_room()
+        async with httpx.AsyncClient(base_url=server.url, timeout=WAIT) as http:
+            query = {"EIO": "4", "transport": "polling"}
+            opened = (await http.get("/socket.io/", params=query)).text
+            sid = json.loads(opened[1:])["sid"]
+            query["sid"] = sid
+            auth = json.dumps({"room": code, "name": "Poller"})
+            assert (await http.post("/socket.io/", params=query, content=f"40{auth}")).text == "OK"
+            await http.get("/socket.io/", params=query)  # its CONNECT's answer, then no more
+            eio = server.app.engineio_server.eio
+            assert sid in eio.sockets
+            await until(lambda: sid not in eio.sockets, "the silent poller dropped")
+        await until(lambda: not server.room(code).connected(), "its person gone from the room")
