@@ -140,7 +140,7 @@ class GameWebSocket(Pinged):
         return ""
 
     async def _read(self, receive: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> None:
-        socket, sid = self.socket, self.socket.sid
+        socket, sid, heard = self.socket, self.socket.sid, self.heard
         while True:
             event = await receive()
             if event["type"] != "websocket.receive":
@@ -157,8 +157,13 @@ class GameWebSocket(Pinged):
             if len(text) > self.limit:
                 return  # python-engineio's cap on a packet
             kind = text[:1]
-            if kind == MESSAGE:
-                await self._heard(sid, text[1:])
+            if kind == MESSAGE:  # almost every frame: answered here, no coroutine of ours
+                try:
+                    waiting = heard(sid, text[1:])
+                    if waiting is not None:
+                        await waiting
+                except Exception:  # a bug of ours: one JSON line, and the connection goes on
+                    log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=sid)
             elif kind == PONG:
                 self.pings.answered(self)
             elif kind == CLOSE:
