@@ -17,7 +17,7 @@ import uvicorn
 from app_harness import serving
 
 from app.stores.saver import EARLY_SECONDS
-from bench import load
+from bench import ablate, load
 from bench.load import (
     Fanout,
     RelayTable,
@@ -297,3 +297,29 @@ async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> Non
         following.inbound,
         leading.inbound,
     )
+
+
+@pytest.mark.timeout(180)  # three servers: a long test, run early (tests/conftest.py)
+async def test_the_app_with_every_override_switched_off_still_plays(tmp_path: Path) -> None:
+    """`--ablate` with every group of bench/ablate.py at once: the third server still plays
+    its tables (each group puts the libraries' own path back, which must still work), and
+    its ratio to the app is printed."""
+    args = SimpleNamespace(
+        steps=[2],
+        warmup=1.5,
+        seconds=3.0,
+        idle=0,
+        relay=True,
+        rounds=1,
+        together=True,
+        ablate=",".join(ablate.GROUPS),
+        against="",
+        markdown=False,
+        gc_watch=False,
+        server_core=None,
+        log=str(tmp_path / "bench.log"),
+    )
+    results = await run(args)  # type: ignore[arg-type]
+    (variant,) = results[f"app-{args.ablate}"]
+    assert variant["in_per_s"] > 0 and variant["acks"] > 0, variant
+    assert "ablated" in (tmp_path / "bench.log").read_text()  # bench/ablate.py's line
