@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from typing import Any
 
 from app.ops.config import Settings
 from app.ops.limits import TokenBucket, address_key
 from app.ops.logs import Throttled
+from app.realtime.frames import FrameReader
 
 _CLOSE = 0x8  # websocket opcodes
 _TEXT = 0x1
@@ -169,6 +171,11 @@ class FrameMeter:
         return self.in_a_row < self.cutoff
 
 
+# Each websocket protocol's meter, found by the protocol (the app knows it by ASGI's `send`,
+# a method of it): held as long as the protocol is.
+METERED: weakref.WeakKeyDictionary[asyncio.Protocol, Metered] = weakref.WeakKeyDictionary()
+
+
 class Metered(asyncio.Protocol):
     """A websocket's protocol (uvicorn's) behind its FrameMeter: the transport calls this,
     this calls it. Its writes paused for `doors.stall_seconds` on end (a client that reads
@@ -182,12 +189,20 @@ class Metered(asyncio.Protocol):
         self._counted = True
         self._cut = False
         self._stalled: asyncio.TimerHandle | None = None  # armed while writes are paused
+        # Set by the app once it reads this websocket (app/realtime/websocket.py): its events
+        # and pongs are taken here, as they arrive (app/realtime/frames.py).
+        self.reader: FrameReader | None = None
+        METERED[inner] = self
 
     def data_received(self, data: bytes) -> None:
         if self._cut:
             return  # what was still in flight
         if self.meter.feed(data):
-            self.inner.data_received(data)
+            reader = self.reader
+            if reader is None:
+                self.inner.data_received(data)
+            else:
+                reader.take(data, self.inner.data_received)
             return
         self._cut = True
         self.doors.refused("frames_past_budget", self.key)

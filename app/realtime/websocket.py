@@ -30,7 +30,9 @@ from engineio import packet
 from engineio.async_drivers import asgi
 
 from app.ops.logs import log_event
+from app.realtime.doors import METERED
 from app.realtime.eager import ResumingWork, first_step
+from app.realtime.frames import FrameReader
 from app.realtime.pings import Pinged, PingSweep
 from app.realtime.queues import Outbox
 
@@ -129,15 +131,39 @@ class GameWebSocket(Pinged):
         outbox.wire = wire
         writer = asyncio.ensure_future(self._write(outbox, wire))
         self.pings.watch(self)
+        # Its events and pongs taken as they arrive, before uvicorn parses them (no await
+        # since the accept: nothing was read meanwhile). Served through anything but
+        # uvicorn's own `send` (a method of its protocol), it reads through ASGI only.
+        metered = METERED.get(getattr(send, "__self__", None))  # type: ignore[arg-type]
+        if metered is not None:
+            metered.reader = FrameReader(self.hear, self.limit)
         try:
             await self._read(environ["asgi.receive"])
         finally:
             self.ended = True
+            if metered is not None:
+                metered.reader = None
             outbox.wire = None
             outbox.put_nowait(None)  # the writer sends what is queued, then closes
         await writer
         await socket.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
         return ""
+
+    def hear(self, text: str) -> None:
+        """A client's event (`42...`) or pong (`3`), handed over as it arrives
+        (app/realtime/frames.py): what `_read` does with it, without a wait."""
+        if self.socket.queue.ended:
+            return  # hung up: what is still in flight is nobody's
+        if text[0] == PONG:
+            self.pings.answered(self)
+            return
+        try:
+            waiting = self.heard(self.sid, text[1:])  # an event: begun at once, never waited on
+        except Exception:  # a bug of ours: one JSON line, and the connection goes on
+            log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=self.sid)
+            return
+        if waiting is not None:  # (only for what is no event)
+            waiting.close()
 
     async def _read(self, receive: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> None:
         socket, sid, heard = self.socket, self.socket.sid, self.heard
