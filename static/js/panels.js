@@ -156,11 +156,12 @@ export function renderGameOver(state, overCard) {
 }
 
 // The big screen's photo finish: the last pile won by a slap, 1st, 2nd, 3rd ... with how
-// far behind each came, until the next pile is won (phones say it in the banner).
+// far behind each came, until the next pile is won (phones say it in the banner). True
+// when it drew the list (its names are then fitted).
 export function renderFinish(state, stage) {
   const rows = stage && state.phase === "playing" ? finishRows(state) : [];
   show(byId("finish"), rows.length > 0);
-  if (!rows.length) return;
+  if (!rows.length) return false;
   byId("finish-list").replaceChildren(
     ...rows.map((row) => {
       const item = el("li", row.place === 1 ? "stage-place stage-place--first" : "stage-place");
@@ -169,4 +170,5 @@ export function renderFinish(state, stage) {
       return item;
     }),
   );
+  return true;
 }
