@@ -90,6 +90,7 @@ function startRoomPage() {
       watch: tv,
       on: {
         status: setStatus,
+        transport: (name) => (byId("conn").dataset.transport = name),
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
