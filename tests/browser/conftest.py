@@ -12,7 +12,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from engines import (
     EnginePage,
     FirefoxBrowser,
     FirefoxPage,
+    OpenPage,
     WebKitBrowser,
     WebKitPage,
 )
@@ -211,9 +212,6 @@ async def engines(playwright: Playwright, chromium: list[Browser]) -> AsyncItera
         yield started
     finally:
         await started.close()
-
-
-OpenPage = Callable[..., Awaitable[EnginePage]]
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -73,6 +74,10 @@ CENTRE_OF = """(selector) => {
   if (!r.width || !r.height) return null;
   return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
 }"""
+
+
+# The `open_page` fixture's type: open_page(engine, width, height, touch=True).
+OpenPage = Callable[..., Awaitable["EnginePage"]]
 
 
 def lan_url(url: str) -> str:

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from axe_check import ALWAYS, AXE
 from browser_table import READ_TABLE
-from conftest import OpenPage
 from crowd import open_room
-from engines import EnginePage, lan_url
+from engines import EnginePage, OpenPage, lan_url
 from whole_game import GAME_MS, SHORT_GAME
 
 NEXT_MOVE = f"""() => {{

@@ -12,9 +12,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import OpenPage
 from crowd import LONG_NAMES, Guest, leave_all, open_room, seat_guests
-from engines import EnginePage, lan_url
+from engines import EnginePage, OpenPage, lan_url
 from screen_checks import (
     EVERY_SCREEN,
     TVS,

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import pytest
 from browser_table import WAIT_MS, Person
-from conftest import OpenPage
 from crowd import Guest, open_room
-from engines import EnginePage, lan_url
+from engines import EnginePage, OpenPage, lan_url
 from playwright.async_api import Browser, expect
 
 NOTE_SHOWN = "() => !document.getElementById('plain-address').hidden"

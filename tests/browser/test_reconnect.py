@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import OpenPage
-from engines import ENGINES
+from engines import ENGINES, OpenPage
 from reconnect import drop_and_return, seated_page
 
 DROP_SECONDS = 40
