@@ -65,14 +65,17 @@ COLLECT_ERRORS = """() => {
   console.error = (...args) => { window.__errors.push(`console error: ${args.join(' ')}`);
                                  original(...args); };
 }"""
-# The centre of an element, scrolled into view: where a finger or pointer lands.
+# The centre of an element, scrolled into view, once nothing covers it there (a toast, an
+# overlay): where a finger or pointer lands. Null until then.
 CENTRE_OF = """(selector) => {
   const node = document.querySelector(selector);
   if (!node) return null;
   node.scrollIntoView({block: 'center', inline: 'center'});
   const r = node.getBoundingClientRect();
   if (!r.width || !r.height) return null;
-  return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
+  const [x, y] = [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
+  const hit = document.elementFromPoint(x, y);
+  return hit && (hit === node || node.contains(hit)) ? [x, y] : null;
 }"""
 
 
@@ -628,8 +631,6 @@ class WebKitPage(EnginePage):
                     if handle is None:
                         await asyncio.sleep(POLL_SECONDS)
         page = cls(browser, handle)
-        # Each page starts as a new phone: no cookie, no storage of an earlier test's.
-        await browser.in_window(handle, "DELETE", "/cookie")
         await page.set_viewport(width, height)
         return page
 
@@ -706,7 +707,13 @@ class WebKitPage(EnginePage):
         return list(found)
 
     async def close(self) -> None:
+        """Closes the window, leaving nothing of it to the next page: the session's windows
+        share one store of cookies and storage, which WebDriver clears for the open
+        document's site only."""
         if self.browser.alive():
+            with contextlib.suppress(Exception):
+                await self.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+                await self._do("DELETE", "/cookie")
             with contextlib.suppress(Exception):
                 await self._do("DELETE", "/window")
             self.browser.current = ""
