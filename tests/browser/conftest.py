@@ -56,6 +56,11 @@ def pytest_configure(config: Any) -> None:
         "markers", "transports(*names): run once on a server of each transport named"
     )
     config.addinivalue_line("markers", "engines: run once in each engine (engines.py ENGINES)")
+    config.addinivalue_line(
+        "markers",
+        "network_drop: waits out a long network drop, idle: `make test` runs it beside the "
+        "other browser tests, in a process of its own",
+    )
 
 
 def pytest_generate_tests(metafunc: Any) -> None:

@@ -20,6 +20,7 @@ UPGRADED = "() => document.getElementById('conn').dataset.transport === 'websock
 NETWORK_NOISE = ("INTERNET_DISCONNECTED", "/socket.io/")
 
 
+@pytest.mark.network_drop
 @pytest.mark.timeout(180)
 async def test_every_engine_comes_back_after_a_40_second_drop(
     base_url: str, open_page: OpenPage
