@@ -109,12 +109,15 @@ function statRow(state, stat, winner, fastest) {
 }
 
 // One player's median reaction: place, name (whole, wrapping) and time, each in its own
-// column so long names never run into the times, and the times line up.
-function medianRow(row, index, you) {
+// column so long names never run into the times, and the times line up. Your own row has
+// your name and the "you" tag, as the podium's ("You" and the tag read "You YOU").
+function medianRow(state, row, index, you) {
   const item = el("li", "recap-median");
   const place = el("span", "recap-place", say("over.place", { place: index + 1 }));
   place.setAttribute("aria-hidden", "true"); // the list numbers its items for screen readers
-  item.append(place, nameTag(row.name, row.seat === you, "recap-name"), el("span", "recap-ms", say("over.ms", { ms: row.ms })));
+  const mine = row.seat === you;
+  const name = mine ? nameOf(seatAt(state, row.seat)) || row.name : row.name;
+  item.append(place, nameTag(name, mine, "recap-name"), el("span", "recap-ms", say("over.ms", { ms: row.ms })));
   return item;
 }
 
@@ -137,7 +140,7 @@ export function renderGameOver(state, overCard) {
   show(byId("recap"), recap.lines.length > 0 || recap.medians.length > 0);
   byId("recap-lines").replaceChildren(...recap.lines.map((line) => el("li", "", line)));
   const you = mySeat(state);
-  byId("recap-medians").replaceChildren(...recapOf(state).medians.map((row, index) => medianRow(row, index, you)));
+  byId("recap-medians").replaceChildren(...recapOf(state).medians.map((row, index) => medianRow(state, row, index, you)));
   const match = matchLine(state);
   setText(byId("match"), match);
   show(byId("match"), Boolean(match));
