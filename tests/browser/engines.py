@@ -65,14 +65,17 @@ COLLECT_ERRORS = """() => {
   console.error = (...args) => { window.__errors.push(`console error: ${args.join(' ')}`);
                                  original(...args); };
 }"""
-# The centre of an element, scrolled into view, once nothing covers it there (a toast, an
-# overlay): where a finger or pointer lands. Null until then.
-CENTRE_OF = """(selector) => {
+# The centre of an element, scrolled into view, once it stands still (the same box over
+# an animation frame: a lobby's line rewrapping moves the buttons under it) and nothing
+# covers it there (a toast, an overlay): where a finger or pointer lands. Null until then.
+CENTRE_OF = """async (selector) => {
   const node = document.querySelector(selector);
   if (!node) return null;
   node.scrollIntoView({block: 'center', inline: 'center'});
+  const before = node.getBoundingClientRect();
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   const r = node.getBoundingClientRect();
-  if (!r.width || !r.height) return null;
+  if (!r.width || !r.height || r.left !== before.left || r.top !== before.top) return null;
   const [x, y] = [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];
   const hit = document.elementFromPoint(x, y);
   return hit && (hit === node || node.contains(hit)) ? [x, y] : null;
@@ -87,6 +90,17 @@ def lan_url(url: str) -> str:
     """The same address on the LAN name: http://127.0.0.1:PORT/x -> http://party.test:PORT/x."""
     parts = urlsplit(url)
     return urlunsplit(parts._replace(netloc=f"{LAN_HOST}:{parts.port}"))
+
+
+def key_strokes(keys: list[str], held: str | None = None) -> dict[str, Any]:
+    """WebDriver's (and BiDi's) key actions: each key pressed and let go, while `held` is
+    held down (Control for a paste)."""
+    strokes: list[dict[str, Any]] = [{"type": "keyDown", "value": held}] if held else []
+    for key in keys:
+        strokes += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
+    if held:
+        strokes.append({"type": "keyUp", "value": held})
+    return {"type": "key", "id": "keyboard", "actions": strokes}
 
 
 def free_port() -> int:
@@ -437,14 +451,7 @@ class FirefoxPage(EnginePage):
         )
 
     async def _keys(self, keys: list[str], held: str | None = None) -> None:
-        strokes: list[dict[str, Any]] = []
-        if held:
-            strokes.append({"type": "keyDown", "value": held})
-        for key in keys:
-            strokes += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
-        if held:
-            strokes.append({"type": "keyUp", "value": held})
-        await self._actions([{"type": "key", "id": "keyboard", "actions": strokes}])
+        await self._actions([key_strokes(keys, held)])
 
     async def type(self, selector: str, text: str) -> None:
         await self.evaluate("(s) => document.querySelector(s).focus()", selector)
@@ -669,16 +676,7 @@ class WebKitPage(EnginePage):
         await self._do("POST", f"/element/{element}/value", {"text": text})
 
     async def _keys(self, keys: list[str], held: str | None = None) -> None:
-        strokes: list[dict[str, Any]] = []
-        if held:
-            strokes.append({"type": "keyDown", "value": held})
-        for key in keys:
-            strokes += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
-        if held:
-            strokes.append({"type": "keyUp", "value": held})
-        await self._do(
-            "POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": strokes}]}
-        )
+        await self._do("POST", "/actions", {"actions": [key_strokes(keys, held)]})
         await self._do("DELETE", "/actions")
 
     async def press(self, key: str) -> None:

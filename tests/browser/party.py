@@ -9,6 +9,7 @@ from typing import Any
 
 from browser_table import WAIT_MS, Person
 from crowd import Guest
+from engines import EnginePage
 from playwright.async_api import Page, expect
 
 # The four screens people play on, and the big screen.
@@ -114,7 +115,7 @@ async def settle(page: Page) -> None:
 
 
 async def names_whole(
-    page: Page,
+    page: Page | EnginePage,
     where: str,
     selector: str,
     size: dict[str, int],

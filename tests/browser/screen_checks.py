@@ -1,4 +1,5 @@
-"""What a screen must show in every engine, measured in the page (engines.py EnginePage):
+"""What a screen must show in every engine, measured in the page (engines.py EnginePage;
+the names' check is party.py's, which takes a Playwright page or an EnginePage alike):
 every name whole (no ellipsis, at most two lines, never a word broken across lines), the
 seats clear of each other, of the pile and of the top bar, every part of a seat in sight,
 and the controls on the screen."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines import EnginePage
-from party import BROKEN_WORDS, NAMES, SEAT_BOXES, inside, overlap
+from party import SEAT_BOXES, inside, overlap
 
 # The phones, the tablet, and the laptops and televisions people play on and watch.
 PHONES = {
@@ -71,24 +72,6 @@ SHOWN_BOXES = """(selectors) => selectors.map((selector) => {
   const r = node.getBoundingClientRect();
   return [selector, {left: r.left, top: r.top, right: r.right, bottom: r.bottom}];
 })"""
-
-
-async def names_whole(
-    page: EnginePage, where: str, selector: str, size: dict[str, int], scrolls: bool = False
-) -> list[str]:
-    problems = []
-    for name in await page.evaluate(NAMES, selector):
-        said = f"{where}: {name['text']!r}"
-        if name["ellipsis"] or name["clipped"]:
-            problems.append(f"{said} is cut ({name})")
-        if name["lines"] > 2:
-            problems.append(f"{said} takes {name['lines']} lines")
-        box = name["box"]
-        across = box["left"] >= -0.5 and box["right"] <= size["width"] + 0.5
-        if not inside(box, size) and not (scrolls and across):
-            problems.append(f"{said} lies outside the screen {box}")
-    problems += [f"{where}: {broken}" for broken in await page.evaluate(BROKEN_WORDS, selector)]
-    return problems
 
 
 async def seats_apart(

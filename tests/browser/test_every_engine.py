@@ -13,20 +13,12 @@ from axe_check import ALWAYS, AXE
 from browser_table import READ_TABLE
 from crowd import open_room
 from engines import EnginePage, OpenPage, lan_url
-from whole_game import GAME_MS, SHORT_GAME
+from whole_game import GAME_MS, NEXT_MOVE, SHORT_GAME, TRIGGER_GONE
 
-NEXT_MOVE = f"""() => {{
-  const table = ({READ_TABLE})();
-  if (table.phase === 'over') return 'over';
-  if (table.phase !== 'playing' || table.out || table.frozen) return null;
-  if (table.trigger) return 'slap';
-  return table.myTurn ? 'flip' : null;
-}}"""
 FLIP_LANDED = f"""(before) => {{
   const table = ({READ_TABLE})();
   return table.phase !== 'playing' || table.cards !== before || !table.myTurn;
 }}"""
-TRIGGER_GONE = "() => !document.body.dataset.trigger || document.body.dataset.phase !== 'playing'"
 TRY_MS = 2_000  # one try at a tap before asking the page again what to do
 # axe-core, injected as the page's own script would not be (its policy refuses inline
 # scripts); then every violation that fails a state, one line each.

@@ -1,9 +1,10 @@
 """Every screen a table is seen on, in each engine (Chromium, Firefox, WebKit), on the LAN
-address: phones, a tablet, laptops and televisions, with twenty-letter names (and one
-twenty-letter word) on every seat, your own too. Every name whole (wrapped only between
-words, shrunk, never broken inside a word, never an ellipsis), the seats clear of each other,
-of the pile and of the top bar, and the controls on the screen. The big screen (/r/CODE/tv)
-with 2, 5 and 8 seats at every television size. The screenshots are there to be looked at:
+address: phones, a tablet, laptops and televisions, with twenty-letter names (and single
+twenty-letter words) on every seat, your own too, and a bot's BOT tag in the top seat.
+Every name whole (wrapped only between words, shrunk, never broken inside a word, never an
+ellipsis), the seats on the felt, clear of each other, of the pile and of the top bar, and
+the controls on the screen. The big screen (/r/CODE/tv) with 2, 5 and 8 seats at every
+television size. The screenshots are there to be looked at:
 tests/browser/screenshots/ENGINE-*.png."""
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from pathlib import Path
 import pytest
 from crowd import LONG_NAMES, Guest, leave_all, open_room, seat_guests
 from engines import EnginePage, OpenPage, lan_url
+from party import names_whole
 from screen_checks import (
     EVERY_SCREEN,
+    PHONES,
+    TABLET,
     TVS,
     in_sight,
-    names_whole,
     page_height,
     seats_apart,
 )
@@ -26,6 +29,9 @@ from screen_checks import (
 # Your own name on your own seat: two words, the first one long.
 MY_NAME = "Chromebook Christine"
 SEAT_NAMES = "#seats .name-text"
+# The lobby (it scrolls: the host's controls and the invitation, the table under them) on the
+# phones, the tablet and a laptop: the larger screens lay it out as the laptop does.
+LOBBY_SCREENS = {**PHONES, **TABLET, "1366x768": (1366, 768)}
 PLAYING_WITH = (
     "(n) => document.body.dataset.phase === 'playing'"
     " && document.querySelectorAll('#seats .seat-cards').length === n"
@@ -52,11 +58,15 @@ async def test_eight_long_names_fit_every_screen(
     code = await open_room(base_url)
     page = await open_page(engine, 360, 740)
     await sit_at(page, lan_url(f"{base_url}/r/{code}"), MY_NAME)
-    guests: list[Guest] = await seat_guests(base_url, code, LONG_NAMES[1:])
+    # Seats 1-3, a bot in the top seat (its BOT tag nearest the top bar), seats 5-7.
+    guests: list[Guest] = await seat_guests(base_url, code, LONG_NAMES[1:4])
+    await page.click("[data-bot=easy]")
+    await page.wait_for("() => document.querySelectorAll('.seat-tag--bot').length === 1")
+    guests += await seat_guests(base_url, code, LONG_NAMES[5:])
     problems: list[str] = []
     try:
         await page.wait_for("() => document.querySelectorAll('#seats .seat--empty').length === 0")
-        for screen, (width, height) in EVERY_SCREEN.items():
+        for screen, (width, height) in LOBBY_SCREENS.items():
             size = {"width": width, "height": height}
             await page.set_viewport(width, height)
             await page.next_frame()

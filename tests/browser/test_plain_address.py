@@ -60,6 +60,7 @@ async def test_copy_keep_awake_and_the_hosts_note_on_the_lan_address(
     copied = await page.wait_for(
         f"() => document.getElementById('share-done').textContent && ({COPY_RESULT})()"
     )
+    print(f"{engine}: Copy said {copied['said']!r}")
     if copied["said"] == "Link copied!":
         await page.evaluate(PASTE_FIELD)
         await page.paste()
