@@ -8,6 +8,10 @@ test body runs unchanged in Chromium, Firefox and WebKit:
 - WebKit: WebKitGTK's MiniBrowser under Xvfb, through Debian's WebKitWebDriver (classic
   WebDriver): one toolbar-less window per page, so its viewport is exactly the size asked.
 
+Every page asks for reduced motion (the page then plays each animation once, at once): the
+tests measure still layouts, and an endless one (the turn's pulse) would have a
+software-rendered window, 4K for the big screen, repainted every frame for nothing.
+
 Every engine reaches the app on the LAN name `party.test` (`lan_url`), which is no secure
 context, as a phone reaches `http://192.168.1.20:8000/`: Chromium by
 `--host-resolver-rules`, Firefox by `network.dns.forceResolve`, WebKit through a loopback
@@ -19,10 +23,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import ctypes
 import itertools
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -101,6 +107,13 @@ def key_strokes(keys: list[str], held: str | None = None) -> dict[str, Any]:
     if held:
         strokes.append({"type": "keyUp", "value": held})
     return {"type": "key", "id": "keyboard", "actions": strokes}
+
+
+def _die_with_parent() -> None:
+    """In a browser's process before it starts: the kernel ends it when the test worker that
+    started it ends, however that ends (a timeout's kill leaves no browser behind)."""
+    PR_SET_PDEATHSIG = 1  # prctl(2)
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -197,6 +210,7 @@ class ChromiumPage(EnginePage):
             viewport={"width": width, "height": height},
             has_touch=touch,
             is_mobile=touch,
+            reduced_motion="reduce",
             bypass_csp=True,  # axe is injected as a script the page's policy refuses
         )
         await context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -266,6 +280,7 @@ FIREFOX_PREFS = {
     "extensions.update.enabled": False,
     "browser.search.update": False,
     "ui.useOverlayScrollbars": 1,  # a phone's: they take no room from the page
+    "ui.prefersReducedMotion": 1,
     "media.autoplay.default": 0,  # a page may start its muted video (the screen's keep-awake)
     "dom.events.asyncClipboard.readText": True,
     "dom.events.testing.asyncClipboard": True,
@@ -303,6 +318,7 @@ class FirefoxBrowser:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env={**os.environ, "MOZ_CRASHREPORTER_DISABLE": "1"},
+            preexec_fn=_die_with_parent,
         )
         address = await asyncio.to_thread(self._listening_on)
         self.socket = await websockets.connect(f"{address}/session", max_size=None)
@@ -516,6 +532,7 @@ class WebKitBrowser:
         self.home = ""  # the session's first window: never closed, opens the others
         self.current = ""
         self.lock = asyncio.Lock()  # one window at a time: classic WebDriver has one focus
+        self.config: Path | None = None  # XDG_CONFIG_HOME: GTK's settings
 
     async def start(self) -> WebKitBrowser:
         self.proxy.start()
@@ -525,6 +542,7 @@ class WebKitBrowser:
             pass_fds=(write,),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
         )
         os.close(write)
         with os.fdopen(read) as display_fd:
@@ -532,11 +550,18 @@ class WebKitBrowser:
         if not display:
             raise RuntimeError("Xvfb did not start")
         port = free_port()
+        # WebKitGTK's prefers-reduced-motion follows GTK's gtk-enable-animations.
+        self.config = Path(tempfile.mkdtemp(prefix="slapjack-webkit-"))
+        (self.config / "gtk-3.0").mkdir()
+        (self.config / "gtk-3.0" / "settings.ini").write_text(
+            "[Settings]\ngtk-enable-animations=0\n"
+        )
         self.driver = subprocess.Popen(
             [WEBKIT_DRIVER, f"--port={port}"],
-            env={**os.environ, "DISPLAY": f":{display}"},
+            env={**os.environ, "DISPLAY": f":{display}", "XDG_CONFIG_HOME": str(self.config)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
         )
         self.http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=START_SECONDS)
         async with asyncio.timeout(START_SECONDS):
@@ -604,6 +629,8 @@ class WebKitBrowser:
                 if process.poll() is None:
                     process.kill()
         self.proxy.stop()
+        if self.config is not None:
+            shutil.rmtree(self.config, ignore_errors=True)
 
 
 class WebKitPage(EnginePage):
