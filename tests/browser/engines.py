@@ -51,6 +51,9 @@ LAN_HOST = "party.test"
 WAIT_MS = 20_000  # a bound for a shared 2-core machine: waits end on what they wait for
 POLL_SECONDS = 0.05
 START_SECONDS = 60  # a bound for a browser to start on a loaded machine
+# A bound for one driver command (a BiDi message's answer, a WebDriver request): at a load
+# average of 30 and more a starved browser took over 20 s to answer one.
+COMMAND_SECONDS = 60
 FIREFOX = "/usr/bin/firefox-esr"
 WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
@@ -355,7 +358,7 @@ class FirefoxBrowser:
         answer = asyncio.get_running_loop().create_future()
         self._answers[ident] = answer
         await self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
-        async with asyncio.timeout(WAIT_MS / 1000):
+        async with asyncio.timeout(COMMAND_SECONDS):
             message = await answer
         if message.get("type") == "error":
             raise RuntimeError(f"{method}: {message.get('error')}: {message.get('message')}")
@@ -597,7 +600,7 @@ class WebKitBrowser:
 
     async def _request(self, method: str, path: str, body: Any = None) -> Any:
         assert self.http is not None
-        answer = await self.http.request(method, path, json=body, timeout=WAIT_MS / 1000 * 3)
+        answer = await self.http.request(method, path, json=body, timeout=COMMAND_SECONDS)
         value = answer.json()["value"]
         if answer.status_code != 200:
             raise RuntimeError(f"WebKitWebDriver {method} {path}: {value}")
