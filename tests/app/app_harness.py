@@ -51,6 +51,12 @@ FAST = {
     "open_rooms_per_address": 10_000,  # tests open many rooms from 127.0.0.1
     "connects_per_minute": 100_000.0,
     "opens_per_minute": 100_000.0,
+    # ...and test codes nobody opened (404s) far more often than people mistype one.
+    "wrong_codes_per_minute": 100_000.0,
+    "wrong_codes_burst": 100_000,
+    # Test players slap the instant a trigger reaches them: a script's reflexes, which the
+    # false-start tests judge with the deployed floor.
+    "false_start_ms": 0,
 }
 
 # A long-polling client's goodbye leaves its pending GET open until the ping interval and

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from app_harness import Client, join, serving
+from app_harness import Client, deal, join, serving
 
 HOARDERS = [f"203.0.113.{n}" for n in range(1, 11)]  # through the trusted proxy (loopback)
 HONEST = {"X-Forwarded-For": "198.51.100.7"}
@@ -38,12 +38,13 @@ async def test_a_room_only_its_opener_came_to_closes_soon() -> None:
         lonely, used = await server.new_room(), await server.new_room()
         (alone,) = await join(server, lonely, "Alone")
         pair = await join(server, used, "Ann", "Bob")
+        await deal(pair)  # played in: it lives SLAPJACK_ROOM_EXPIRY_SECONDS
         await alone.close()
         for client in pair:
             await client.close()
         await asyncio.sleep(2.0)
         assert server.rooms.get(lonely) is None
         assert server.rooms.get(used) is not None
-        back = Client(server, used, "Ann")
+        back = Client(server, used, "Ann", token=pair[0].token)
         await back.connect()
         await back.close()
