@@ -83,8 +83,8 @@ class Table:
         # The last time someone acted (came in, or sent a command): a table no game was dealt
         # at closes when nobody acted for SLAPJACK_UNUSED_ROOM_SECONDS (the Room's timer).
         self.acted_at = 0.0
-        # The pile whose trigger some seats started too early for, and those seats.
-        self.false_started: tuple[int, set[int]] = (-1, set())
+        # The game and pile whose trigger some seats started too early for, and those seats.
+        self.false_started: tuple[Game | None, int, set[int]] = (None, -1, set())
         self.turn_started_at = 0.0  # when the seat to play was last given something to do
         # Games won in this room, by person or bot id: the match score across rematches.
         self.wins: dict[str, int] = {}
@@ -642,8 +642,8 @@ class Table:
             return None
         if not game.slap_open or (pile_id is not None and pile_id != game.pile_id):
             return None
-        pile, early = self.false_started
-        if pile == game.pile_id and seat in early:
+        started_in, pile, early = self.false_started
+        if started_in is game and pile == game.pile_id and seat in early:
             raise ProtocolError(ErrorCode.FALSE_START, "you started too soon for this pile")
         if not self.judges_false_starts() or game.frozen_until(seat) > now:
             return None
@@ -659,9 +659,10 @@ class Table:
         game, seat = self.game, self.seat_of(person_id)
         if reaction_ms is None or game is None or seat is None:
             return None
-        if self.false_started[0] != game.pile_id:
-            self.false_started = (game.pile_id, set())
-        self.false_started[1].add(seat)
+        started_in, pile, early = self.false_started
+        if started_in is not game or pile != game.pile_id:
+            self.false_started = (game, game.pile_id, early := set())
+        early.add(seat)
         return Outcome([events.FalseStart(seat, game.pile_id, reaction_ms)])
 
     def play(
