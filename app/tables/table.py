@@ -234,7 +234,7 @@ class Table:
         them). A new person in the lobby sits in the first free seat at once (they may stand
         up to watch); one arriving during or after a game watches until the lobby, and so
         does one who asked to `watch` (a shared screen). Nobody new gets in with a kicked
-        token or from a kicked address, nor, while the table is locked, without its `invite`;
+        token, nor from a kicked address or while the table is locked without its `invite`;
         a name must not read like anyone else's here (`looks_alike`). A returning person
         with another name takes it if they may (`_rename`)."""
         hashed = token_hash(token) if token else None
@@ -243,9 +243,12 @@ class Table:
         returning = person is not None
         where = address_hash(self.code, address) if address is not None else None
         if person is None:
-            if hashed in self.banned_tokens or where in self.banned_addresses:
+            # The host's invite is their word for whoever holds it: it lets a new person in
+            # from a kicked address (a household behind one address), never a kicked token.
+            invited = self._invited(invite)
+            if hashed in self.banned_tokens or (where in self.banned_addresses and not invited):
                 raise ProtocolError(ErrorCode.KICKED, "the host removed you from this table")
-            if self.locked and not self._invited(invite):
+            if self.locked and not invited:
                 raise ProtocolError(ErrorCode.ROOM_LOCKED, "the table is locked: ask for an invite")
             if len(self.connected()) >= self.policy.max_people:
                 raise ProtocolError(ErrorCode.ROOM_FULL, "this room is full")

@@ -54,6 +54,11 @@ def test_a_kicked_person_is_gone_for_good_with_their_token_and_address() -> None
     # Her token is refused, and anyone new from her address: she never sits again.
     refused_join(table, ErrorCode.KICKED, "Eve", token="t-Eve", now=2.0)
     refused_join(table, ErrorCode.KICKED, "Mallory", address=HOME, now=2.0)
+    # The host's invite lets someone new in from that address (a household shares one),
+    # never her own token.
+    invite = table.invite(ann, 2.5).reply["invite"]
+    assert table.join("Dan", None, 2.6, address=HOME, invite=invite).person.name == "Dan"
+    refused_join(table, ErrorCode.KICKED, "Eve", token="t-Eve", invite=invite, now=2.7)
     # Another address is welcome; the kick survives a snapshot.
     assert arrive(table, "Bob", 3.0, address="203.0.113.5")
     restored = Table.from_dict(table.to_dict(4.0), 9.0, table.policy)
