@@ -520,12 +520,16 @@ class Room:
     async def on_ping(self, now: float) -> None:
         """Measures each connection's round trip while the room judges lag-fair or false
         starts: an app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's
-        `pong` (app/tables/lag.py). A room that does neither sends none."""
-        if self.closed or not self.table.measures_lag():
+        `pong` (app/tables/lag.py). A room that does neither sends none; one that judges
+        only false starts measures the seated (nobody else slaps)."""
+        table = self.table
+        if self.closed or not table.measures_lag():
             return
-        for person in self.table.connected():
+        everyone = table.lag_fair
+        seated = set(table.seats)
+        for person in table.connected():
             sid = self._sid_of.get(person.id)
-            if sid is not None:
+            if sid is not None and (everyone or person.id in seated):
                 sent = self.clock.now()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
                 self.transport.send(Encoded.of(PING, ping), sid)

@@ -13,10 +13,22 @@ from typing import Any
 import httpx
 import pytest
 import socketio
-from app_harness import WAIT, Client, Server, close_all, deal, join, serving, turn_until
+from app_harness import (
+    WAIT,
+    Client,
+    Recorder,
+    Server,
+    close_all,
+    deal,
+    join,
+    serving,
+    turn_until,
+)
 from app_steps import stage_a_jack
 
 from app.ops.clock import ManualClock
+from app.ops.config import Settings
+from app.tables.registry import Rooms
 
 pytestmark = pytest.mark.transports("lean", "stock")
 
@@ -305,3 +317,22 @@ async def test_a_lobby_where_people_act_stays_open() -> None:
 
 def test_the_module_names_no_code_a_room_could_have() -> None:
     assert re.fullmatch(r"[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}", MISSING)
+
+
+async def test_a_room_judging_false_starts_measures_the_seated_round_trips() -> None:
+    """Round trips are measured (pings) while a room judges false starts, for the people
+    who can slap: the seated, not a shared screen or a watcher; a room of scripts with the
+    check off measures nobody (lag-fair judging, on, measures everyone: test_fan_out.py)."""
+    clock, recorder = ManualClock(), Recorder()
+    settings = Settings(allowed_origins=["http://127.0.0.1"], lag_ping_seconds=2.0)
+    rooms = Rooms(settings, recorder, clock=clock)
+    for false_starts in (True, False):
+        room = rooms.create(false_starts=false_starts)
+        await room.join("ann", "Ann", None)
+        await room.join("tv", "Big screen", None, watch=True)
+        await clock.advance(2 * 2.0)
+        assert recorder.pings("ann") == (3 if false_starts else 0)
+        assert recorder.pings("tv") == 0
+        room.close()
+        recorder.sent.clear()
+    rooms.close_all()

@@ -36,3 +36,14 @@ test("the picture's lines isolate every name, and the card's do not need to", ()
   assert.equal(recapLines(over()).lines[0], `Fastest hand: ${SHALOM}, 279 ms`);
   assert.equal(isolated("x"), "\u2068x\u2069");
 });
+
+test("each player's reaction figures are shown as the server measured them", () => {
+  // A script's 1 ms median is shown as 1 ms, beside a person's 301 ms: nothing is rounded
+  // away or left out, so a reflex no person has is there for everyone to see.
+  const state = over();
+  state.stats[0].median_ms = 1;
+  state.stats[0].best_ms = 1;
+  const { lines, medians } = recapLines(state);
+  assert.deepEqual(medians, ["You: 1 ms", `${SHALOM}: 301 ms`]);
+  assert.equal(lines[0], "Fastest hand: You, 1 ms");
+});
