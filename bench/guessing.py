@@ -92,7 +92,11 @@ async def guess(
     headers = {"X-Forwarded-For": address}
     while time.monotonic() < until:
         code = random_code(rng)
-        answer = await http.get(f"/api/rooms/{code}", headers=headers)
+        try:
+            answer = await http.get(f"/api/rooms/{code}", headers=headers)
+        except httpx.TransportError:  # a keep-alive connection the server closed meanwhile
+            tally.statuses[0] += 1
+            continue
         tally.statuses[answer.status_code] += 1
         if answer.status_code == 404:
             tally.answered_at.append(time.monotonic())
@@ -111,8 +115,12 @@ async def honest(url: str, codes: list[str], until: float) -> list[tuple[int, fl
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
         while time.monotonic() < until:
             started = time.monotonic()
-            answer = await http.get(f"/r/{codes[len(seen) % len(codes)]}", headers=HONEST)
-            seen.append((answer.status_code, time.monotonic() - started))
+            try:
+                answer = await http.get(f"/r/{codes[len(seen) % len(codes)]}", headers=HONEST)
+                status = answer.status_code
+            except httpx.TransportError:  # counted as no answer: 0
+                status = 0
+            seen.append((status, time.monotonic() - started))
             await asyncio.sleep(0.5)
     return seen
 
@@ -200,22 +208,21 @@ async def run(seconds: float, bots: int, rooms: int, pin: bool) -> None:
                 round(per_minute(net.answered_at, start + w, start + w + WINDOW))
                 for w in range(0, int(seconds), int(WINDOW))
             ]
-            late = per_minute(net.answered_at, start + 2 * WINDOW, max(end, start + 3 * WINDOW))
+            # What the same addresses would have been answered with no wave: each its
+            # burst, then its rate (a guesser that never stops).
+            plain = bots * (settings.wrong_codes_burst + rate * seconds / 60)
+            tail = per_minute(net.answered_at, max(start, end - 60), end)
+            cost = float(await metric(http, "slapjack_wrong_code_cost") or 1)
             print(
                 f"a botnet of {bots} addresses, {seconds:g} s: {len(net.answered_at)} wrong codes "
-                f"answered, {net.statuses[429]} refused, {len(net.hits)} hits; answered a minute, "
-                f"per {WINDOW:g} s: {windows}"
+                f"answered (with no wave: {plain:,.0f}, {plain / max(len(net.answered_at), 1):.1f}"
+                f" times as many), {net.statuses[429]} refused, {len(net.hits)} hits"
             )
+            print(f"  answered a minute, per {WINDOW:g} s: {windows}")
             print(
-                f"  from {2 * WINDOW:g} s on: {late:.1f} a minute ({late / bots:.3f} per address; "
-                f"without a wave {bots * rate:g} a minute); the last wrong code cost "
-                f"{await metric(http, 'slapjack_wrong_code_cost')}"
+                f"  the last 60 s: {tail:.1f} a minute ({tail / bots:.3f} per address; with no "
+                f"wave {bots * rate:g}); the last wrong code cost {cost:.2f}"
             )
-            if late > 0:
-                print(
-                    f"  at that rate: one of {rooms} rooms in {years(late, rooms) * 365.25:.1f} "
-                    f"days on average (without the wave: {years(bots * rate, rooms) * 365.25:.1f})"
-                )
             seen = await person
             ok = sum(1 for status, _ in seen if status == 200)
             waits = sorted(took for _, took in seen)
