@@ -88,3 +88,35 @@ async def test_nginx_holds_an_address_to_the_apps_websocket_cap(cluster: Cluster
         transport = httpx.AsyncHTTPTransport(local_address="127.0.0.10")
         async with httpx.AsyncClient(base_url=cluster.url, transport=transport) as http:
             assert (await http.get("/healthz")).status_code == 200
+
+
+@pytest.fixture
+def wave_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    env = {**SETTINGS, "SLAPJACK_GUESS_WAVE_PER_MINUTE": "5"}
+    with Cluster(processes=2, env=env, workdir=tmp_path_factory.mktemp("wave")) as running:
+        yield running
+
+
+async def test_a_wave_of_wrong_codes_is_noticed_across_the_processes(
+    wave_cluster: Cluster,
+) -> None:
+    """Fifty addresses guess once each, half on each process: a wave of ten times the rate.
+    A new address's first wrong code then costs it its whole budget, on either process; a
+    right code is answered."""
+    cluster = wave_cluster
+
+    async def guess(index: int, address: str, code: str = MISSING) -> int:
+        async with httpx.AsyncClient(base_url=cluster.app_url(index)) as http:
+            answer = await http.get(f"/api/rooms/{code}", headers={"X-Forwarded-For": address})
+            return answer.status_code
+
+    assert [await guess(n % 2, f"203.0.113.{n + 1}") for n in range(50)] == [404] * 50
+    assert [await guess(1, "198.51.100.99") for _ in range(2)] == [404, 429]
+    async with httpx.AsyncClient(base_url=cluster.app_url(0)) as http:
+        code = (await http.post("/api/rooms", headers={"X-Forwarded-For": "192.0.2.9"})).json()
+        lines = (await http.get("/metrics")).text.splitlines()
+    assert await guess(1, "192.0.2.10", code["code"]) == 200
+    # Process 0 saw 25 of the 50: alone it would have priced its last at 25 / 5 = 5 at most;
+    # it priced it at the cluster's count (49 / 5, the minute's boundary aside).
+    [cost] = [line.split()[1] for line in lines if line.startswith("slapjack_wrong_code_cost ")]
+    assert 6 < float(cost) <= 10
