@@ -158,9 +158,10 @@ class Client:
         self.sio.on("connect_error", self._on_refusal)
         self.sio.on("disconnect", lambda *args: self.disconnected.set())
         self.sio.on("ping", self._on_ping)  # answered as the page does (lag-fair judging)
+        self.auth_extra: dict[str, Any] = {}  # more for `auth`: an avatar, an invite
 
     async def connect(self, **options: Any) -> Client:
-        auth: dict[str, Any] = {"room": self.room, "name": self.name}
+        auth: dict[str, Any] = {"room": self.room, "name": self.name, **self.auth_extra}
         if self.token is not None:
             auth["token"] = self.token
         options.setdefault("transports", ["websocket"])

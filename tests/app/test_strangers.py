@@ -37,21 +37,11 @@ NEIGHBOUR = {"X-Forwarded-For": "198.51.100.30"}
 MISSING = "ZZZZZZ"  # no table has it: Z is a code letter, and these tests open few rooms
 
 
-class Guest(Client):
-    """A Client whose `auth` carries more: an avatar, an invite."""
-
-    def __init__(self, *args: Any, extra: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.extra = extra or {}
-
-    async def connect(self, **options: Any) -> Guest:
-        auth: dict[str, Any] = {"room": self.room, "name": self.name, **self.extra}
-        if self.token is not None:
-            auth["token"] = self.token
-        options.setdefault("transports", ["websocket"])
-        await self.sio.connect(self.url, auth=auth, wait_timeout=WAIT, **options)
-        await self.wait_for(lambda: self.states)
-        return self
+def guest(server: Server, code: str, name: str, **auth: Any) -> Client:
+    """A person whose `auth` carries more: an avatar, an invite."""
+    client = Client(server, code, name)
+    client.auth_extra = auth
+    return client
 
 
 async def refusal(client: Client, **options: Any) -> str:
@@ -173,10 +163,10 @@ async def test_a_locked_table_admits_nobody_new_but_with_the_invite(server: Serv
     await bob.drop()
     back = await Client(server, code, "Bob", token=bob.token).connect()  # he was here
     invite = (await ann.ok("invite"))["invite"]
-    cy = await Guest(server, code, "Cy", extra={"invite": invite}).connect()
+    cy = await guest(server, code, "Cy", invite=invite).connect()
     fresh = (await ann.ok("invite"))["invite"]
-    assert await refusal(Guest(server, code, "Dot", extra={"invite": invite})) == "room_locked"
-    dot = await Guest(server, code, "Dot", extra={"invite": fresh}).connect()
+    assert await refusal(guest(server, code, "Dot", invite=invite)) == "room_locked"
+    dot = await guest(server, code, "Dot", invite=fresh).connect()
     assert (await back.call("lock", {"locked": False}))["error"]["code"] == "not_host"
     await close_all([ann, back, cy, dot])
 
@@ -216,8 +206,8 @@ async def test_renaming_in_a_loop_and_in_a_game_changes_nothing(server: Server) 
 async def test_an_avatar_of_eight_joined_blocks_is_refused(server: Server) -> None:
     code = await server.new_room()
     blocks = "\u200d".join(["\u2588"] * 8)
-    assert await refusal(Guest(server, code, "Ann", extra={"avatar": blocks})) == "bad_avatar"
-    fox = await Guest(server, code, "Ann", extra={"avatar": "\U0001f98a"}).connect()
+    assert await refusal(guest(server, code, "Ann", avatar=blocks)) == "bad_avatar"
+    fox = await guest(server, code, "Ann", avatar="\U0001f98a").connect()
     assert fox.state["seats"][0]["avatar"] == "\U0001f98a"
     await fox.close()
 
