@@ -1,4 +1,4 @@
-// The host's door, in the lobby: lock the table (nobody new gets in), share a fresh invite
+// The host's door, in the lobby (below the invitation): lock the table (nobody new gets in), share a fresh invite
 // link that lets its holder in anyway, and remove someone for good (`kick`: their seat, the
 // room, and their way back in). Everyone sees whether the table is locked; the server decides
 // who gets in and who may do this.
@@ -32,14 +32,15 @@ function personRow(person) {
 export function renderDoor(state) {
   const host = amHost(state);
   const locked = Boolean(state.locked);
-  show(byId("door"), host);
+  const lobby = state.phase === "lobby";
+  show(byId("door"), host && lobby);
   const lock = byId("lock");
   setText(lock, say(locked ? "door.unlock" : "door.lock"));
   lock.setAttribute("aria-pressed", String(locked));
   show(byId("invite"), host && locked);
   if (!locked) show(byId("invite-link"), false);
   setText(byId("locked-note"), locked ? say(host ? "door.locked.host" : "door.locked") : "");
-  show(byId("locked-note"), locked);
+  show(byId("locked-note"), locked && lobby);
   // Everyone here but you, seated or watching: the host may remove any of them.
   const others = [...people(state).values()].filter((person) => person.player !== state.you?.player);
   const signature = JSON.stringify(others.map((person) => [person.player, person.name]));

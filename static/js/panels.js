@@ -9,7 +9,6 @@ import { recapLines, recapOf } from "./recap.js";
 import { rulesSummary, writeRules } from "./rules.js";
 import { nameTag } from "./seats.js";
 import { amHost, canFlip, flipWait, hostName, isMyTurn, mySeat, nameOf, seatAt, seatName, seatedCount } from "./state.js";
-import { renderDoor } from "./door.js";
 
 export function renderControls(state) {
   const seat = mySeat(state);
@@ -75,7 +74,6 @@ export function renderLobby(state) {
   const watchers = watchersText(state);
   setText(byId("watchers"), watchers);
   show(byId("watchers"), Boolean(watchers));
-  renderDoor(state);
 }
 
 function podiumRow(row) {
