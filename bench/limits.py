@@ -11,10 +11,12 @@ LIFTED_LIMITS = {
     "SLAPJACK_ROOMS_PER_MINUTE": "1000000",
     "SLAPJACK_CONNECTS_PER_MINUTE": "1000000",
     "SLAPJACK_OPENS_PER_MINUTE": "1000000",
-    "SLAPJACK_LOOKUPS_PER_MINUTE": "1000000",
     "SLAPJACK_OPEN_ROOMS_PER_ADDRESS": "1000000",
     "SLAPJACK_CONNECTIONS_PER_ADDRESS": "65535",  # nginx limit_conn takes no more
-    "SLAPJACK_WEBSOCKETS_PER_ADDRESS": "1000000",
+    "SLAPJACK_WEBSOCKETS_PER_ADDRESS": "65535",  # nginx applies it too (limit_conn)
+    "SLAPJACK_WRONG_CODES_PER_MINUTE": "1000000",
+    "SLAPJACK_WRONG_CODES_BURST": "1000000",
+    "SLAPJACK_GUESS_WAVE_PER_MINUTE": "1000000",
     "SLAPJACK_MAX_ROOMS": "1000000",
     # Opening hundreds of tables on a busy core can take a connection past the deadline for
     # joining its room (5 s), which then closes it as one that never joins.

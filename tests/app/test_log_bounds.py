@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import app_harness
 from hostile import BareWebSocket, frame
 
 ROOT = Path(__file__).resolve().parents[2]
