@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.ops.logs import log_event
-from app.realtime import pings, queues, transport
+from app.realtime import pings, queues, transport, websocket
 
 EIO = transport.GameEngineIO
 SIO = transport.GameServer
@@ -53,6 +53,12 @@ def _reader_writer() -> None:
     app/realtime/websocket.py. Its reader still answers each message where it reads it."""
     EIO.serve_websockets = lambda self, heard, settings: None  # type: ignore[method-assign]
     _engineio_pings()
+
+
+def _frames() -> None:
+    """Every websocket frame parsed by uvicorn (websockets' parser, an ASGI event queued and
+    received per frame), none read by app/realtime/frames.py as it arrives."""
+    websocket.METERED = {}  # type: ignore[attr-defined, assignment]  # no meter found
 
 
 def _write() -> None:
@@ -121,6 +127,7 @@ def _environ() -> None:
 
 GROUPS: dict[str, Callable[[], None]] = {
     "reader-writer": _reader_writer,
+    "frames": _frames,
     "write": _write,
     "eager": _eager,
     "decode": _decode,
