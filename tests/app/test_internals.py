@@ -120,6 +120,13 @@ def test_an_attribute_is_found_where_its_class_assigns_it() -> None:
     assert find(missing) == (False, None)
 
 
+def test_each_says_why_what_it_buys_and_what_would_remove_it() -> None:
+    for internal in INTERNALS:
+        why = internal.why
+        assert why.reason and why.gain and why.hook, internal.name
+        assert "GAIN_" not in why.gain, f"{internal.name}: its gain is not measured yet"
+
+
 def test_few_names_and_only_where_they_are_listed() -> None:
     names = {(i.module, i.name) for i in INTERNALS if i.use != "subclasses"}
     assert len(names) <= MOST_NAMES, len(names)
