@@ -6,6 +6,7 @@ changes unless a benchmark's server sets BENCH_ABLATE.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,27 @@ def _write() -> None:
     queues.Outbox.send_now = lambda self, text: False  # type: ignore[method-assign]
 
 
+def _eager() -> None:
+    """Every event in a task of its own (as python-engineio starts a message), none run at
+    once where it is read."""
+
+    def heard(self: Any, eio_sid: str, data: Any) -> Any:
+        work = self.engineio_message(eio_sid, data)
+        if not (isinstance(data, str) and data[:1] == transport.EVENT_TYPE):
+            return work
+        task = asyncio.get_running_loop().create_task(work)
+        self._handling.add(task)
+        task.add_done_callback(self._settled)
+        return None
+
+    SIO.heard = heard  # type: ignore[method-assign]
+
+
+def _decode() -> None:
+    """Every frame decoded by python-socketio's Packet, not orjson."""
+    transport.plain_event = lambda text: None
+
+
 def _dispatch() -> None:
     """An event through python-socketio's own dispatch (its decoding, `_handle_event`,
     `_trigger_event`, its ack), not straight to the app's handler of every event."""
@@ -107,6 +129,8 @@ GROUPS: dict[str, Callable[[], None]] = {
     "reader-writer": _reader_writer,
     "frames": _frames,
     "write": _write,
+    "eager": _eager,
+    "decode": _decode,
     "dispatch": _dispatch,
     "ack": _ack,
     "pings": _engineio_pings,

@@ -1,18 +1,23 @@
 """Starting a coroutine at once, as Python 3.12's eager tasks do, on 3.11 too, and without a
 Task at all for one that never waits.
 
-A websocket's ASGI `send` (app/realtime/websocket.py) completes without waiting while its
-client reads: `first_step` runs it right away, where a packet is queued, so the packet is
-written with no task and no loop pass; only a send that waits (a client reading slowly)
-goes on from that wait, finished by the connection's writer before anything else.
+A Task per client message would cost its creation, a loop pass, its step and its
+done-callback. Almost every message runs to its end without waiting (its room's lock is
+free; its answer and the states it causes are queued, not awaited), so `first_step` runs
+it right away, where its frame is read; only one that waits (a held lock, a lag-fair
+slap's judging) goes on from that wait as a task, and the connection's next frame is read
+meanwhile. An ASGI `send` is started the same way (app/realtime/websocket.py): it writes
+at once unless the client reads too slowly.
 
-`ResumingWork` is what then goes on: a `collections.abc.Coroutine` that hands whoever runs
-it what the work waits on first, then passes each value and exception sent (a result, a
-cancellation) into the work, exactly as if it had been run from its start.
+`ResumingWork` is what such a task runs: a `collections.abc.Coroutine` that hands the task
+what the work waits on first, then passes each value and exception the task sends (a
+result, a cancellation) into the work, exactly as if the task had run it from its start.
 
-The first step runs in the caller's task and context. Code that needs its own task before
-its first wait (`asyncio.timeout`, and `asyncio.wait_for` on 3.12) must not be started this
-way: its deadline would be the caller's.
+The first step runs in the caller's task and context (the task uvicorn reads the
+websocket in). Code that needs its own task before its first wait (`asyncio.timeout`, and
+`asyncio.wait_for` on 3.12) must not be started this way: its deadline would be the
+reader's. app/realtime/websocket.py starts only a client's events so, whose handlers use
+neither.
 """
 
 from __future__ import annotations

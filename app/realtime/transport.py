@@ -15,9 +15,10 @@ with the guards every frame passes before any handler of ours sees it.
   would gather a packet's announced attachments (up to 9,999,999,999) without bound.
 - An event named like Socket.IO's own (`connect`, `disconnect`, `*` ...) is answered
   unknown_event and reaches no handler: a client-sent `connect` re-ran the connect handler.
-- A websocket is read and written by app/realtime/websocket.py; a client's event goes from
-  python-socketio's decoder straight to the app's handler of every event, answered with
-  orjson.
+- A websocket is read and written by app/realtime/websocket.py, each message answered where
+  it is read; a client's event goes straight to the app's handler of every event, decoded
+  and answered with orjson (python-socketio's decoder and encoder, and its layers of
+  dispatch, cost a fifth of a message outside the game).
 
 Every name of python-engineio and python-socketio used here beyond their documented API is
 in app/realtime/internals.py, which a test checks against what is installed.
@@ -27,11 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Coroutine
 from typing import Any
 
 import engineio
+import orjson
 import socketio
 from engineio import packet as engineio_packet
 from socketio import packet
@@ -39,6 +42,7 @@ from socketio import packet
 from app.ops.config import Settings
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
+from app.realtime.eager import first_step
 from app.realtime.guards import RESERVED_EVENTS, FrameGuards
 from app.realtime.pings import PingSweep
 from app.realtime.queues import Outbox
@@ -47,6 +51,11 @@ from app.wire.encoded import to_json
 
 NAMESPACE = "/"
 EVENT_TYPE = str(packet.EVENT)  # "2": a Socket.IO packet's type, its first character
+# Where orjson's integers end (int64) and floats begin: a frame with a run of this many
+# digits (an ack id or a number) is left to python-socketio's decoder.
+LONG_NUMBER = re.compile(r"[0-9]{19}")
+# An EVENT in the default namespace, its ack id (if any) and the start of its data.
+PLAIN_EVENT = re.compile(r"2([0-9]*)\[")
 PING = engineio_packet.Packet(engineio_packet.PING)  # the same "2" to everyone
 
 
@@ -232,16 +241,23 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
 
     def heard(self, eio_sid: str, data: Any) -> Coroutine[Any, Any, None] | None:
         """A message a websocket read (app/realtime/websocket.py). A Socket.IO EVENT (a flip,
-        a slap: almost every one) runs in a task of its own, as python-engineio runs each
-        message: one that waits (its room's lock, a held slap's judging) holds up no later
-        frame of its connection. Anything else is the reader's to await (a connect must be
-        done before the next frame counts): what is returned."""
+        a slap: almost every one) runs at once (app/realtime/eager.py): most run to their
+        end without waiting, and no task is made at all; one that waits (its room's lock,
+        a held slap's judging) goes on as a task of its own, and the next frame is read
+        meanwhile. Anything else is the reader's to await (a connect must be done before
+        the next frame counts): what is returned."""
         work = self.engineio_message(eio_sid, data)
         if not (isinstance(data, str) and data[:1] == EVENT_TYPE):
             return work
-        task = asyncio.get_running_loop().create_task(work)
-        self._handling.add(task)
-        task.add_done_callback(self._settled)
+        try:
+            rest = first_step(work)
+        except Exception as error:  # a bug of ours: what the task's end would log
+            log_event("message_failed", level=logging.ERROR, exc_info=error)
+            return None
+        if rest is not None:
+            task = asyncio.get_running_loop().create_task(rest)
+            self._handling.add(task)
+            task.add_done_callback(self._settled)
         return None
 
     def _settled(self, task: asyncio.Task[Any]) -> None:
@@ -260,13 +276,17 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         if charged is None:
             return None
         budget, within = charged
-        try:
-            pkt = self.packet_class(encoded_packet=data)
-        except Exception:  # anything the decoder chokes on is the client's fault
-            return self._malformed(eio_sid, budget, "undecodable")
-        kind, namespace, pkt_id, args = pkt.packet_type, pkt.namespace, pkt.id, pkt.data
-        if kind in (packet.BINARY_EVENT, packet.BINARY_ACK):
-            return self._cut_off(eio_sid, budget, "binary")
+        plain = plain_event(data)
+        if plain is not None:
+            kind, namespace, (pkt_id, args) = packet.EVENT, None, plain
+        else:
+            try:
+                pkt = self.packet_class(encoded_packet=data)
+            except Exception:  # anything the decoder chokes on is the client's fault
+                return self._malformed(eio_sid, budget, "undecodable")
+            kind, namespace, pkt_id, args = pkt.packet_type, pkt.namespace, pkt.id, pkt.data
+            if kind in (packet.BINARY_EVENT, packet.BINARY_ACK):
+                return self._cut_off(eio_sid, budget, "binary")
         if not within:
             return self._over_budget(eio_sid, budget, kind, namespace, pkt_id)
         budget.refused_in_a_row = 0
@@ -342,3 +362,24 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
 
     async def hang_up(self, eio_sid: str) -> None:
         await self.eio.hang_up(eio_sid)
+
+
+def plain_event(text: Any) -> tuple[int | None, Any] | None:
+    """Almost every frame a client sends: an EVENT in the default namespace with an ack id,
+    `2<id>[...]`, as (ack id, data) decoded with orjson (python-socketio's decoder walks the
+    text character by character and parses with the stdlib, and makes a Packet). None for
+    anything else, or JSON orjson refuses (NaN, lone surrogates) or reads otherwise (an
+    integer beyond 64 bits becomes a float), and for any run of 19 digits, in the data or
+    the ack id (python-socketio refuses an id past 100 digits): python-socketio's own
+    decoder then reads it as it always did."""
+    if not isinstance(text, str):
+        return None
+    head = PLAIN_EVENT.match(text)
+    if head is None or LONG_NUMBER.search(text):
+        return None
+    try:
+        data = orjson.loads(text[head.end() - 1 :])
+    except orjson.JSONDecodeError:
+        return None
+    digits = head.group(1)
+    return (int(digits) if digits else None), data

@@ -1,5 +1,5 @@
-"""A client's event on its way (app/realtime/transport.py GameServer): straight to the
-app's handler of every event, answered with the text python-socketio would send, and a
+"""A client's event on its fast way (app/realtime/transport.py GameServer): decoded as
+python-socketio decodes it, answered with the text python-socketio would send, and a
 connection that ends while it joins still disconnected once it has joined."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from app.ops.config import Settings
 from app.ops.limits import TokenBucket
 from app.ops.metrics import Metrics
 from app.realtime.guards import FrameBudget
-from app.realtime.transport import GameServer
+from app.realtime.transport import GameServer, plain_event
 
 
 def game_server() -> GameServer:
@@ -86,6 +86,53 @@ async def test_an_event_goes_to_the_apps_handler_of_every_event() -> None:
     sid = await server.manager.connect("eio", "/")
     await server.engineio_message("eio", '22["slap",{"pile_id":3},"more"]')
     assert calls == [("slap", sid, {"pile_id": 3}, "more"), ("sent", "eio", '432[{"ok":true}]')]
+
+
+FRAMES = [
+    '2["flip",{}]',
+    '25["slap",{"pile_id":3}]',
+    '2007["sit",{"seat":null}]',
+    '2["name","Pé 🃏",-1.5e3,[true,false]]',
+    '2["x",{"a":1,"a":2}]',  # a repeated key: the last one
+    '2 ["x"]',  # not the common shape: python-socketio's decoder
+    '2["x",NaN]',  # orjson refuses these three: python-socketio's decoder reads them
+    '2["x",123456789012345678901234567890]',
+    '2["x","\\ud800"]',
+    "2" + "1" * 17 + '["x",-123456789012345678]',  # the longest number orjson reads
+    "2" + "1" * 150 + '["x"]',  # refused by both: an id too long
+    '21-["x",{"_placeholder":true,"num":0}]',
+    '2/admin,5["x"]',
+    '2["x"',
+    "2",
+    '3["x"]',
+    "0",
+]
+
+
+def test_an_event_frame_decodes_as_python_socketio_decodes_it() -> None:
+    server = game_server()
+    fast = 0
+    for text in FRAMES:
+        try:
+            want = sio_packet.Packet(encoded_packet=text)
+        except Exception as error:
+            refused: Exception | None = error
+        else:
+            refused = None
+        plain = plain_event(text)
+        if plain is not None:  # an EVENT in the default namespace: (ack id, data)
+            fast += 1
+            seen = (sio_packet.EVENT, None, plain[0], json.dumps(plain[1]))
+        else:
+            try:
+                got = server.packet_class(encoded_packet=text)
+            except Exception:
+                assert refused is not None, text
+                continue
+            seen = (got.packet_type, got.namespace, got.id, json.dumps(got.data))
+        assert refused is None, text
+        assert seen == (want.packet_type, want.namespace, want.id, json.dumps(want.data)), text
+    assert fast == 6  # the first five, and the 17-digit id with the 18-digit number
 
 
 async def test_a_connection_that_ends_while_it_joins_is_disconnected_once_it_has() -> None:

@@ -594,7 +594,7 @@ async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> N
         await raw.close()
 
 
-# ---- an event in a task of its own (GameServer.heard) ----------------------------------------
+# ---- an event answered where it is read (GameServer.heard, app/realtime/eager.py) ----------
 
 
 FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as the reader hands it over
@@ -607,10 +607,10 @@ def game_server(handler: Any) -> GameServer:
     return server
 
 
-async def test_an_event_runs_in_a_task_of_its_own_and_anything_else_is_the_readers() -> None:
-    """A Socket.IO EVENT (a flip, a slap) runs in a task of its own, let go when it ends.
-    Anything else is given back to the reader to await (a connect is done before the next
-    frame counts)."""
+async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> None:
+    """A Socket.IO EVENT (a flip, a slap) runs to its end inside `heard` when it never
+    waits, as the frame is read: no task, no loop pass. Anything else is given back to the
+    reader to await (a connect is done before the next frame counts)."""
     handled: list[tuple[str, Any]] = []
 
     async def handler(sid: str, data: Any) -> str:
@@ -619,9 +619,7 @@ async def test_an_event_runs_in_a_task_of_its_own_and_anything_else_is_the_reade
 
     server = game_server(handler)
     assert server.heard("s1", FLIP) is None
-    assert handled == [] and len(server._handling) == 1  # its task, not yet run
-    await until(lambda: not server._handling)
-    assert handled == [("s1", FLIP)]
+    assert handled == [("s1", FLIP)] and not server._handling  # before any loop pass
     connect = server.heard("s1", "0")
     assert handled == [("s1", FLIP)] and connect is not None
     await connect
@@ -631,10 +629,10 @@ async def test_an_event_runs_in_a_task_of_its_own_and_anything_else_is_the_reade
 async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
     logged: Logged,
 ) -> None:
-    """Events that wait (a room's lock held, a lag-fair slap's judging) each go on in their
-    task, in the order they were read; each task is let go at its end, and a failure before
-    or after the wait is one `message_failed` line (with its traceback): never an exception
-    nobody retrieved."""
+    """An EVENT that waits (a room's lock held, a lag-fair slap's judging) has begun at
+    once and goes on in a task: what it waited for is handed back into it, its end is
+    let go, and a failure before or after the wait is one `message_failed` line (with
+    its traceback): never an exception nobody retrieved."""
     loop = asyncio.get_running_loop()
     waits: dict[str, asyncio.Future[str]] = {}
     steps: list[str] = []
@@ -654,9 +652,10 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
     server.heard("s1", '2["a",{}]')
     server.heard("s2", '2["b",{}]')
     server.heard("s3", '2["bad",{}]')
-    await until(lambda: len(server._handling) == 2)  # a and b, begun, waiting in tasks
-    assert steps == ["a begins", "b begins", "d begins"]  # in order
+    assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
     assert logged.events == ["message_failed"] and "before any wait" in logged.tracebacks[0]
+    assert len(server._handling) == 2  # a and b, begun, waiting in tasks
+    await asyncio.sleep(0)  # their tasks take up their waits
     waits["b"].set_result("fail")
     waits["a"].set_result("a card")
     await until(lambda: not server._handling)
@@ -695,9 +694,9 @@ async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
 
 
 async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits() -> None:
-    """Shutting down cancels what still runs: an event waiting in its task gets the
-    CancelledError at its wait. A handler that catches it and goes on then sees no
-    exception left being handled."""
+    """Shutting down cancels what still runs: an event that began at once and waits gets
+    the CancelledError at its wait, as a task's coroutine would. A handler that catches
+    it and goes on then sees no exception left being handled, as in a task."""
     seen: list[Any] = []
 
     async def handler(sid: str, data: Any) -> None:
@@ -719,6 +718,30 @@ async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits()
     await until(lambda: not server._handling)
     assert seen == ["cancelled at the wait", None] * 2
     assert sorted(task.cancelled() for task in tasks) == [False, True]
+
+
+async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() -> None:
+    """The room's lock handed to a waiting event, and its task cancelled in that same loop
+    pass (a shutdown): the cancellation reaches the event at its wait, so the lock passes
+    on to the next waiter instead of staying taken by nobody."""
+    lock = asyncio.Lock()
+    ran: list[str] = []
+
+    async def handler(sid: str, data: Any) -> None:
+        async with lock:
+            ran.append(sid)
+
+    server = game_server(handler)
+    await lock.acquire()
+    server.heard("s1", FLIP)  # waits for the lock: a task from that wait
+    [task] = server._handling
+    lock.release()  # hands the lock to s1's wait...
+    task.cancel()  # ...and s1's task is cancelled before it has taken a step
+    await until(lambda: not server._handling)
+    assert task.cancelled() and ran == []
+    server.heard("s2", FLIP)
+    await until(lambda: ran == ["s2"])  # the lock is free for the next one
+    assert not lock.locked()
 
 
 async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
