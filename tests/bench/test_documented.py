@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_doc_commands import commands  # tests/: how the docs' commands are read
+from doc_commands import commands  # tests/: how the docs' commands are read
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "performance.md"
