@@ -164,7 +164,8 @@ async def test_a_message_cancelled_at_a_busy_rooms_lock_leaves_the_room_playing(
     game = room.table.game
     assert game is not None and game.next_to_play is not None
     turn = next(c for c in (ann, bob) if c.seat == game.next_to_play)
-    sid = room._sid_of[room.table.seats[game.next_to_play]]
+    sid = room.connections.sid_of(room.table.seats[game.next_to_play] or "")
+    assert sid is not None
     version = room.version
     await room.lock.acquire()  # a busy room
     waiting = asyncio.create_task(room.act(sid, "flip", Flip(), room.clock.now()))
