@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from app.ops.clock import Clock
+from app.tables.table import Table
 from app.tables.values import Person
 from app.tables.views import Views
 from app.wire.encoded import Encoded, Transport
+from app.wire.protocol import PING
 
 
 class Connections:
@@ -62,6 +65,17 @@ class Connections:
             return False
         self.transport.send(message, sid)
         return True
+
+    def ping(self, table: Table, clock: Clock) -> None:
+        """An app-level `ping` to each person whose round trip the table measures: everyone
+        under lag-fair judging, else the seated (false starts: nobody else slaps); each
+        ping's time is taken as it leaves (app/tables/lag.py)."""
+        everyone, seated = table.lag_fair, set(table.seats)
+        for person in table.connected():
+            sid = self._sid_of.get(person.id)
+            if sid is not None and (everyone or person.id in seated):
+                ping = {"id": table.lag.ping(person.id, clock.now())}
+                self.transport.send(Encoded.of(PING, ping), sid)
 
     def send_everyone(self, message: Encoded) -> None:
         for sid in self._person_of:

@@ -45,7 +45,7 @@ from app.tables.views import ViewParts, Views
 from app.wire.encoded import Encoded, Transport
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.names import clean_avatar
-from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
+from app.wire.protocol import COMMANDS, EVENT, WELCOME, Ack, Message, Slap, ack
 from engine import IllegalAction, Rules
 
 # A timer may fire a little before its time (the loop's clock resolution, float rounding).
@@ -204,7 +204,7 @@ class Room(TableReads):
         self._timers.cancel_all()
         self.judge.answer_held(ErrorCode.PAUSED)
         log_event("room_paused", room=self.code, version=self.table.version)
-        self._notice(Paused())
+        self.connections.send_everyone(Encoded.of(EVENT, Paused().to_dict()))  # no version
 
     def resume(self) -> None:
         """Judging goes on (call it under the lock): the timers are set again from the
@@ -219,11 +219,7 @@ class Room(TableReads):
                 self._apply(self.table.drop(person_id, now, left=left), now)
         self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
         log_event("room_resumed", room=self.code, version=self.table.version)
-        self._notice(Resumed())
-
-    def _notice(self, event: Paused | Resumed) -> None:
-        """An `event` message of its own to everyone connected (no version: no change)."""
-        self.connections.send_everyone(Encoded.of(EVENT, event.to_dict()))
+        self.connections.send_everyone(Encoded.of(EVENT, Resumed().to_dict()))
 
     # ---- people come and go ------------------------------------------------------------
 
@@ -442,16 +438,9 @@ class Room(TableReads):
         starts: an app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's
         `pong` (app/tables/lag.py). A room that does neither sends none; one that judges
         only false starts measures the seated (nobody else slaps)."""
-        table = self.table
-        if self.closed or not table.measures_lag():
+        if self.closed or not self.table.measures_lag():
             return
-        everyone = table.lag_fair
-        seated = set(table.seats)
-        for person in table.connected():
-            if (everyone or person.id in seated) and self.connections.has(person.id):
-                sent = self.clock.now()  # the moment it leaves, not when the timer fired
-                ping = {"id": self.table.lag.ping(person.id, sent)}
-                self.connections.send(person.id, Encoded.of(PING, ping))
+        self.connections.ping(self.table, self.clock)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
             when = self.clock.now() + self.settings.lag_ping_seconds
             self._timers.at("ping", when, self.on_ping)
@@ -478,7 +467,9 @@ class Room(TableReads):
         # Built and encoded once, shared by recipients and bots.
         views = Views(self.table, sent, self._view_parts)
         connected = self.table.connected()  # who is here, looked up once for the change
-        self._broadcast(views, connected)
+        # Each person's own state, the change's events in it: one message per person, the
+        # shared part encoded once, every send queued before the next change's.
+        self.connections.broadcast(views, connected, self.table.seat_by_id())
         self._schedule(now, views, anyone=bool(connected))
         self._changed(urgent=self.table.phase != phase_before, anyone=bool(connected))
 
@@ -505,12 +496,6 @@ class Room(TableReads):
             winner=game.winner,
             reason=game.win_reason,
         )
-
-    def _broadcast(self, views: Views, connected: list[Person]) -> None:
-        """Each person's own state, the change's events in it: one message per person per
-        change, the shared part encoded once. Every send is queued on its connection
-        before this returns, so the next change's messages come after these."""
-        self.connections.broadcast(views, connected, self.table.seat_by_id())
 
     def _schedule(self, now: float, views: Views, *, anyone: bool) -> None:
         """Every timer, from the table's state alone (app/tables/schedule.py). `anyone`:
