@@ -99,6 +99,9 @@ class Room:
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
         self.on_used: Callable[[], None] | None = None  # told once two people have been in it
+        # Told after each change of phase (a game dealt, a game over): a table of an event
+        # tells its event (app/tournaments/), which reads the table's result from it.
+        self.on_phase_change: Callable[[Room], None] | None = None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             when = clock.now() + settings.unused_room_seconds
@@ -445,6 +448,15 @@ class Room:
             return
         self._apply(self.table.tick(now), now)  # a fresh state even with no events
 
+    async def on_heat_deal(self, now: float) -> None:
+        """A table of an event deals its next game (app/tables/table.py `Table.deal_heat`)."""
+        if self.closed:
+            return
+        done = self.table.deal_heat(now)
+        if done.events:
+            self._new_game()
+            self._apply(done.events, now)
+
     async def on_abandon(self, now: float) -> None:
         if self.closed:
             return
@@ -508,7 +520,11 @@ class Room:
         connected = self.table.connected()  # who is here, looked up once for the change
         self._broadcast(views, connected)
         self._schedule(now, views, anyone=bool(connected))
-        self._changed(urgent=self.table.phase != phase_before, anyone=bool(connected))
+        phase_changed = self.table.phase != phase_before
+        # An undecided heat is kept as if someone were here: the event waits for it.
+        self._changed(urgent=phase_changed, anyone=bool(connected) or self.table.keeps_open())
+        if phase_changed and self.on_phase_change is not None:
+            self.on_phase_change(self)
 
     def _changed(self, *, urgent: bool, anyone: bool) -> None:
         """Asks for the table to be written: after the change is judged and sent, never
@@ -553,7 +569,8 @@ class Room:
             if self.on_used is not None:
                 self.on_used()
                 self.on_used = None
-        self.timetable.expiry(self, now, anyone=anyone, used=self.used)
+        kept = anyone or self.table.keeps_open()  # an undecided heat waits for its winner
+        self.timetable.expiry(self, now, anyone=kept, used=self.used)
 
     def waits_for_players(self, on_used: Callable[[], None]) -> None:
         """A restored table that only its opener has been at (a cluster knows it from Redis:

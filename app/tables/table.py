@@ -12,6 +12,7 @@ calls these methods under its lock, then broadcasts and sets timers.
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -22,6 +23,8 @@ from app.tables.lag import LagMeter
 from app.tables.notation import Move
 from app.tables.values import (
     BOT_NAMES,
+    HEAT_NEXT_GAME_SECONDS,
+    Heat,
     Joined,
     Level,
     Outcome,
@@ -33,7 +36,7 @@ from app.tables.values import (
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from app.wire.rules_schema import merged_rules
-from engine import Game, Rules
+from engine import Game, Rules, bracket
 from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 from engine.views import player_view
 
@@ -76,6 +79,8 @@ class Table:
         # snapshot taken before the first, it is the table (`journal`), saved for a fraction
         # of a whole snapshot's cost. Not in snapshots; the owner keeps it short.
         self.moves: list[Move] = []
+        # One of an event's tables (app/tournaments/): the event deals its seats and games.
+        self.heat: Heat | None = None
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -228,7 +233,7 @@ class Table:
             self.admit(person)
             happened: list[AppEvent] = [events.Join(person.id, name)]
             free = self._free_seat_or_none()
-            if self.phase == "lobby" and free is not None and not watch:
+            if self.phase == "lobby" and free is not None and not watch and self.heat is None:
                 self.seats[free] = person.id
                 happened.append(events.Sit(person.id, free, name))
         else:
@@ -241,7 +246,7 @@ class Table:
             happened = [events.Reconnect(person.id, seat, person.away_flips, person.missed_deal)]
             person.away_flips, person.missed_deal = 0, False
         assert token is not None
-        if self.host is None and not person.screen:
+        if self.host is None and not person.screen and self.heat is None:
             self.host = person.id
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
@@ -252,7 +257,7 @@ class Table:
         seat = self.seat_of(person.id)
         person.disconnected_at = now
         happened: list[AppEvent] = []
-        if left and seat is not None and self.phase != "playing":
+        if left and seat is not None and self.phase != "playing" and self.heat is None:
             self._reopen()  # as `stand` does: the finished table is cleared
             self.seats[seat] = None
             happened.append(events.Stand(person.id, seat))
@@ -320,6 +325,7 @@ class Table:
             raise ProtocolError(
                 ErrorCode.BAD_REQUEST, "a shared screen only watches: it never sits"
             )
+        self._check_not_heat()
         self._check_between_games()
         current = self.seat_of(person.id)
         wanted = seat
@@ -341,6 +347,7 @@ class Table:
 
     def stand(self, person_id: str, now: float) -> Outcome:
         person = self._connected_person(person_id)
+        self._check_not_heat()
         self._check_between_games()
         seat = self.seat_of(person.id)
         if seat is None:
@@ -425,6 +432,7 @@ class Table:
             if occupant is not None
             and (person := self.people.get(occupant)) is not None
             and not person.connected
+            and self.heat is None  # a heat's seats are dealt: the autopilot plays for them
         ]
         gone = {person.id for _, person in absent}
         seated = [occupant for occupant in self.seats if occupant is not None]
@@ -499,7 +507,7 @@ class Table:
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
-        self._end_if_over()
+        self._end_if_over(now)
         return [GameEvent(e, now, auto) for e in happened]
 
     def tick(self, now: float) -> list[AppEvent]:
@@ -509,13 +517,13 @@ class Table:
         happened = self.game.tick(now)
         self.moves.append(("tick", None, None, now, False))
         self._note_outs(happened)
-        self._end_if_over()
+        self._end_if_over(now)
         return [GameEvent(e, now) for e in happened]
 
     def abandon(self, now: float) -> list[AppEvent]:
         """Ends a game nobody at the table can play any more (every seat still in is a person
         who is gone); nothing if someone still can."""
-        if self.phase != "playing" or self.anyone_can_play():
+        if self.phase != "playing" or self.anyone_can_play() or self.heat is not None:
             return []
         self._reopen()
         return [events.Abandon(self.games)]
@@ -525,13 +533,15 @@ class Table:
             if event.kind == "out" and event.seat not in self.out_order:
                 self.out_order.append(event.seat)
 
-    def _end_if_over(self) -> None:
+    def _end_if_over(self, now: float) -> None:
         if self.game is not None and self.game.over and self.phase == "playing":
             self.phase = "over"
             winner = self.game.winner
             occupant = self.seats[winner] if winner is not None else None
             if occupant is not None:
                 self.wins[occupant] = self.wins.get(occupant, 0) + 1
+            if self.heat is not None:
+                self._heat_game_over(self.heat, self.game, now)
 
     # ---- checks ------------------------------------------------------------------------
 
@@ -539,6 +549,10 @@ class Table:
         self._connected_person(person_id)
         if person_id != self.host:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host can do that")
+
+    def _check_not_heat(self) -> None:
+        if self.heat is not None:
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "the event deals this table's seats")
 
     def _check_between_games(self) -> None:
         if self.phase == "playing":
@@ -562,6 +576,87 @@ class Table:
         """A change after a game takes the room back to the lobby, clearing the old table."""
         self.phase, self.game = "lobby", None
 
+    # ---- a heat of an event (app/tournaments/) -----------------------------------------
+
+    @classmethod
+    def for_heat(
+        cls,
+        code: str,
+        rules: Rules,
+        policy: Policy,
+        heat: Heat,
+        people: Sequence[Person],
+        bots: Sequence[TableBot],
+        *,
+        lag_fair: bool = False,
+    ) -> Table:
+        """A table of an event, its seats dealt: `people` (not here yet: each comes with the
+        token the event knows them by) then `bots`, in seat order. Nobody is its host; its
+        first game is dealt once everyone is here, or at `heat.gather_until` (`heat_due`)."""
+        if not MIN_PLAYERS <= len(people) + len(bots) <= MAX_SEATS:
+            raise ValueError(f"a heat seats {MIN_PLAYERS} to {MAX_SEATS}")
+        table = cls(code, rules, policy)
+        table.lag_fair, table.heat = lag_fair, heat
+        for seat, person in enumerate(people):
+            table.admit(person)
+            table.seats[seat] = person.id
+        for seat, bot in enumerate(bots, start=len(people)):
+            table.bots[bot.id] = bot
+            table.seats[seat] = bot.id
+        return table
+
+    def heat_winner(self) -> str | None:
+        """The occupant id of the heat's winner (the first to win `first_to` games), None
+        while nobody has (or at a table that is no heat)."""
+        if self.heat is None:
+            return None
+        return bracket.heat_winner(self.wins, self.heat.first_to)
+
+    def keeps_open(self) -> bool:
+        """An undecided heat stays open with nobody here (the autopilot plays on for the
+        absent): the event waits for its winner."""
+        return self.heat is not None and self.heat_winner() is None
+
+    def heat_due(self) -> float | None:
+        """When the heat's next game is dealt: its first once everyone dealt to it is here
+        (at once) or at the gathering's end; another HEAT_NEXT_GAME_SECONDS after a game
+        ended with nobody through yet. None: no deal is waiting."""
+        heat = self.heat
+        if heat is None:
+            return None
+        if self.phase == "lobby":
+            seated = [self.people.get(o) for o in self.seats if o is not None]
+            if all(p is None or p.connected for p in seated):
+                return -math.inf
+            return heat.gather_until
+        if self.phase == "over" and heat.over_at is not None and self.heat_winner() is None:
+            return heat.over_at + HEAT_NEXT_GAME_SECONDS
+        return None
+
+    def deal_heat(self, now: float, *, seed: int | None = None) -> Outcome:
+        """The heat's next game, when due (`heat_due`): the first one or, after a game, the
+        same seats again; nothing otherwise."""
+        due = self.heat_due()
+        if due is None or now < due:
+            return Outcome([])
+        return self._deal(now, seed, rematch=self.phase == "over")
+
+    def _heat_game_over(self, heat: Heat, game: Game, now: float) -> None:
+        """A heat's game ended: its figures go into the heat's totals, its places are kept."""
+        heat.over_at = now
+        heat.places = [o for s in self.places() if (o := self.seats[s]) is not None]
+        for seat, figures in enumerate(game.stats_figures()):
+            occupant = self.seats[seat]
+            if occupant is None:
+                continue
+            total = heat.totals.setdefault(occupant, {"takes": 0, "false_slaps": 0})
+            total["takes"] = (total["takes"] or 0) + (figures["takes"] or 0)
+            total["false_slaps"] = (total["false_slaps"] or 0) + (figures["false_slaps"] or 0)
+            best, fastest = total.get("best_ms"), figures["best_ms"]
+            if fastest is not None and (best is None or fastest < best):
+                total["best_ms"] = fastest
+            total.setdefault("best_ms", None)
+
     # ---- snapshots (app/tables/notation.py) --------------------------------------------
 
     def to_dict(self, now: float) -> dict[str, Any]:
@@ -581,6 +676,7 @@ __all__ = [
     "BOT_NAMES",
     "MAX_SEATS",
     "PHASES",
+    "Heat",
     "Joined",
     "Outcome",
     "Person",

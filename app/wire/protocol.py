@@ -271,7 +271,24 @@ class SeatStats(BaseModel):
     )
 
 
-class SeatView(TypedDict):
+class HeatView(TypedDict):
+    """`state.heat`: the table is one of an event's (docs/protocol.md, Events)."""
+
+    event: str
+    name: str
+    round: int
+    final: bool
+    first_to: int
+    winner: int | None  # the seat that won the heat
+
+
+class AtAnEvent(TypedDict, total=False):
+    """The fields of a `state` sent only at a table of an event."""
+
+    heat: HeatView
+
+
+class SeatView(AtAnEvent):
     """A `state` without `you`: the same for everyone who sees from the same seat."""
 
     room: str
