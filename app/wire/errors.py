@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     BAD_AUTH = "bad_auth"
     NO_ROOM = "no_room"
     BAD_NAME = "bad_name"
+    NAME_TAKEN = "name_taken"  # someone at the table has a name that reads alike
     ROOM_FULL = "room_full"
     SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
     # HTTP only.

@@ -28,6 +28,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     # imports nothing of app.realtime.
     "app.tables": {"app.ops", "app.stores", "app.wire", "engine"},
     "app.cluster": {"app.ops", "app.stores", "app.wire", "app.tables", "engine"},
+    # Events: heats at many tables, each an ordinary table; an event's own record is owned
+    # like a table's in a cluster.
+    "app.tournaments": {"app.ops", "app.stores", "app.wire", "app.tables", "app.cluster", "engine"},
     "app.web": {
         "app.ops",
         "app.stores",
@@ -35,6 +38,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "app.realtime",
         "app.tables",
         "app.cluster",
+        "app.tournaments",
         "engine",
     },
     # The wiring: builds the app from every part.
