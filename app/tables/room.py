@@ -90,6 +90,9 @@ class Room:
         # When it may not, the room pauses: the table stays here, whole, judged by nobody.
         self.judge_gate: Callable[[], bool] | None = None
         self.paused = False
+        # The event this table is a heat of is paused: the table pauses with it, whatever
+        # the cluster says (app/tournaments/).
+        self.held_by_event = False
         self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
         # Through a weak reference: the room is freed by its reference count when it closes,
         # never kept for a full collection by a cycle through its timers.
@@ -204,7 +207,7 @@ class Room:
     def resume(self) -> None:
         """Judging goes on (call it under the lock): the timers are set again from the
         table's state, and everyone is told."""
-        if not self.paused or self.closed:
+        if not self.paused or self.closed or self.held_by_event:
             return
         self.paused = False
         now = self.clock.now()
@@ -215,6 +218,16 @@ class Room:
         self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
         log_event("room_resumed", room=self.code, version=self.table.version)
         self._notice(Resumed())
+
+    def hold_for_event(self, held: bool) -> None:
+        """The event this table is a heat of paused (`held`) or went on: the table pauses
+        with it, and goes on with it unless its judge gate still says no (call it under the
+        lock)."""
+        self.held_by_event = held
+        if held:
+            self.pause()
+        elif self.judge_gate is None or self.judge_gate():
+            self.resume()
 
     def _notice(self, event: Paused | Resumed) -> None:
         """An `event` message of its own to everyone connected (no version: no change)."""
@@ -571,6 +584,12 @@ class Room:
                 self.on_used = None
         kept = anyone or self.table.keeps_open()  # an undecided heat waits for its winner
         self.timetable.expiry(self, now, anyone=kept, used=self.used)
+
+    def set_timers(self) -> None:
+        """Sets every timer from the table as it is: a room made around a table it was
+        handed (an event's heat: app/tables/registry.py `Rooms.open_table`)."""
+        anyone = bool(self.table.connected())
+        self._schedule(self.clock.now(), Views(self.table), anyone=anyone)
 
     def waits_for_players(self, on_used: Callable[[], None]) -> None:
         """A restored table that only its opener has been at (a cluster knows it from Redis:

@@ -210,9 +210,10 @@ class Tournament:
 
     def status(self, player: str) -> str:
         """`waiting` (the lobby), `playing` (their heat is on), `through` (they won it and
-        wait for the next round), `out`, `removed` or, once over, `champion`."""
-        entrant = self.entrants[player]
-        if entrant.removed:
+        wait for the next round), `out`, `removed` (by the organiser) or, once over,
+        `champion`."""
+        entrant = self.entrants.get(player)
+        if entrant is None or entrant.removed:  # gone from the lobby, or out of the event
             return "removed"
         if self.podium and self.podium[0] == player:
             return "champion"
@@ -296,7 +297,7 @@ class Tournament:
 
     # ---- the organiser --------------------------------------------------------------------
 
-    def _check_organiser(self, who: str | None) -> None:
+    def check_organiser(self, who: str | None) -> None:
         if self.organiser is None or who != self.organiser.id:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the organiser can do that")
 
@@ -306,7 +307,7 @@ class Tournament:
 
     def add_bot(self, who: str | None, level: Level, now: float) -> Outcome:
         """A bot joins the players (the lobby)."""
-        self._check_organiser(who)
+        self.check_organiser(who)
         self._check_stage("lobby")
         if len(self.entrants) >= MAX_ENTRANTS:
             raise ProtocolError(ErrorCode.ROOM_FULL, "this event is full")
@@ -332,7 +333,7 @@ class Tournament:
         """The organiser removes a player: gone from the lobby (and their phone never back as
         a new player), or, once the event is on, out of it: their seat plays on by
         autopilot, and if they win their heat the next best at the table goes through."""
-        self._check_organiser(who)
+        self.check_organiser(who)
         entrant = self.entrants.get(player)
         if entrant is None or entrant.removed:
             raise ProtocolError(ErrorCode.BAD_REQUEST, "player: no such player in this event")
@@ -349,7 +350,7 @@ class Tournament:
     def pause(self, who: str | None, paused: bool, now: float) -> Outcome:
         """The organiser pauses the event (its tables stop where they are, no round is
         dealt) or lets it go on."""
-        self._check_organiser(who)
+        self.check_organiser(who)
         self._check_stage("playing")
         if paused == self.paused:
             return Outcome([], {"paused": paused})
@@ -360,7 +361,7 @@ class Tournament:
 
     def end(self, who: str | None, now: float) -> Outcome:
         """The organiser ends the event before its podium: no round is dealt any more."""
-        self._check_organiser(who)
+        self.check_organiser(who)
         self._check_stage("lobby", "playing")
         self.stage, self.ended, self.paused = "over", True, False
         self.round_over_at = None
@@ -369,7 +370,7 @@ class Tournament:
     def start(self, who: str | None, now: float, codes: Sequence[str], seed: int) -> Outcome:
         """The organiser deals round one: every player to a table (`codes`, one for each of
         `heats_needed()`)."""
-        self._check_organiser(who)
+        self.check_organiser(who)
         self._check_stage("lobby")
         if self.heats_needed() == 0:
             raise ProtocolError(ErrorCode.TOO_FEW_PLAYERS, "an event needs two players")
@@ -391,24 +392,27 @@ class Tournament:
             fillers = [self._new_bot(FILL_LEVEL) for _ in range(seating.bots)]
             seated = [*seating.players, *(b.id for b in fillers)]
             records.append(HeatRecord(code, seated))
-            people = [self.entrants[p] for p in seated if self.entrants[p].bot is None]
-            bots = [self.entrants[p] for p in seated if self.entrants[p].bot is not None]
-            heat = Heat(
-                self.code, self.name, number, final, self.first_to, now + HEAT_GATHER_SECONDS
-            )
-            dealt.append(
-                Dealt(
-                    code,
-                    heat,
-                    [Person(e.id, e.name, e.token_hash or "", now, now, e.avatar) for e in people],
-                    [TableBot(e.id, e.bot or FILL_LEVEL, e.name) for e in bots],
-                )
-            )
+            dealt.append(self._dealt(code, seated, number, final, now))
         self.rounds.append(records)
         self.round_over_at = None
         kind = "final" if final else "round"
         happened = [_event(kind, round=number, tables=[h.code for h in records])]
         return Outcome(happened, {"round": number}, dealt)
+
+    def _dealt(
+        self, code: str, seated: Sequence[str], number: int, final: bool, now: float
+    ) -> Dealt:
+        """The table a heat is opened as: its people (not here yet, each known by the token
+        the event knows them by), then its bots."""
+        entrants = [self.entrants[p] for p in seated]
+        heat = Heat(self.code, self.name, number, final, self.first_to, now + HEAT_GATHER_SECONDS)
+        people = [
+            Person(e.id, e.name, e.token_hash or "", now, now, e.avatar)
+            for e in entrants
+            if e.bot is None
+        ]
+        bots = [TableBot(e.id, e.bot, e.name) for e in entrants if e.bot is not None]
+        return Dealt(code, heat, people, bots)
 
     def heat_decided(
         self,
@@ -475,6 +479,15 @@ class Tournament:
         self.podium = bracket.podium(final, runners_up)
         self.stage, self.paused, self.round_over_at = "over", False, None
         return [_event("podium", places=list(self.podium))]
+
+    def deal_again(self, code: str, now: float) -> Dealt | None:
+        """A table of the current round lost before anyone won it (its process crashed
+        before it was first written): the same players, dealt again at a fresh table. None
+        for a heat decided or not of this round."""
+        heat = self.heat(code)
+        if heat is None or heat.decided or self.stage != "playing":
+            return None
+        return self._dealt(code, heat.players, self.round, len(self.current()) == 1, now)
 
     def advance(self, now: float, codes: Sequence[str], seed: int) -> Outcome:
         """The next round, once due (`round_due`): its tables (`codes`, `heats_needed()` of

@@ -30,10 +30,13 @@ from app.realtime.guards import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.values import BOT_NAMES
+from app.tournaments.registry import Tournaments
+from app.tournaments.room import TournamentRoom
 from app.wire.names import clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
+    EVENT_COMMANDS,
     Ack,
     ErrorCode,
     Message,
@@ -47,12 +50,18 @@ from app.wire.protocol import (
 
 @dataclass(eq=False)
 class Connection:
-    room: Room
+    room: (
+        Room | TournamentRoom
+    )  # a table, or an event (its organiser, stage, players between tables)
     address: str
 
 
 def install(
-    sio: socketio.AsyncServer, rooms: Rooms, settings: Settings, cluster: ClusterNode | None = None
+    sio: socketio.AsyncServer,
+    rooms: Rooms,
+    settings: Settings,
+    cluster: ClusterNode | None = None,
+    events: Tournaments | None = None,
 ) -> None:
     connections: dict[str, Connection] = {}
     # In a cluster the limit counts across processes, and a room may live in another one.
@@ -78,13 +87,18 @@ def install(
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
             name = clean_name(wanted.name, reserved=BOT_NAMES)
-            room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
+            room: Room | TournamentRoom | None = None
+            if events is not None:  # an event's code: its page, its stage, its organiser
+                room = events.get(wanted.room)
+            if room is None:
+                room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             # The real client address (after the trusted proxies), one bucket each. A person
             # coming back with their token is no flood: after a blip every phone at once does.
             address = client_address(environ)
-            returning = wanted.token is not None and room.table.knows(wanted.token)
+            known = room.knows if isinstance(room, TournamentRoom) else room.table.knows
+            returning = wanted.token is not None and known(wanted.token)
             if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
@@ -113,16 +127,23 @@ def install(
         elif not isinstance(message := _parsed(event, args), Message):
             answer = message  # refused, with its reason
         else:
+            room = connection.room
             try:
-                if COMMANDS[event].ends_connection:
+                if event not in (EVENT_COMMANDS if isinstance(room, TournamentRoom) else COMMANDS):
+                    # A table's command on an event's connection, or an event's at a table.
+                    refused = ProtocolError(ErrorCode.UNKNOWN_EVENT, "not here: a table or event")
+                    answer = ack(refused)
+                elif CLIENT_ENDS[event]:
                     answer = await _leave(sid, connection)
-                elif cluster is not None and not cluster.judges(connection.room):
+                elif isinstance(room, TournamentRoom):
+                    answer = await room.act(sid, event, message, now)
+                elif cluster is not None and not cluster.judges(room):
                     # Not surely this process's table any more: never judged here.
                     answer = ack(
                         ProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved: try again")
                     )
                 else:
-                    answer = await connection.room.act(sid, event, message, now)
+                    answer = await room.act(sid, event, message, now)
             except Exception:  # a bug of ours: the client still gets its answer
                 log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
                 answer = ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
@@ -140,6 +161,10 @@ def install(
     sio.on("connect", connect)
     sio.on("disconnect", disconnect)
     sio.on("*", client_event)  # every client event; protocol.CLIENT_EVENTS says which exist
+
+
+# Whether each client event ends its connection (a table's or an event's `leave`).
+CLIENT_ENDS = {name: c.ends_connection for name, c in (*COMMANDS.items(), *EVENT_COMMANDS.items())}
 
 
 def _parsed(event: str, args: tuple[Any, ...]) -> Message | Ack:
