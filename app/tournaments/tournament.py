@@ -185,7 +185,7 @@ class Tournament:
         return [e for e in self.entrants.values() if not e.removed]
 
     def next_players(self) -> list[str]:
-        """Who the next deal seats: every player before the first round, else the current
+        """Who the next deal seats: every player before round one, else the current
         round's winners (a removed one stays out)."""
         if not self.rounds:
             return [e.id for e in self.players()]
