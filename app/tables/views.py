@@ -179,7 +179,9 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         seats = _seats(table, seat_rows(game), range(game.players))
         facts = table_facts(game)
     else:
-        seats = _seats(table, None, range(len(table.seats)))
+        # A heat's seats are dealt (0, 1, ...): none free to offer.
+        shown = table.seated() if table.heat is not None else len(table.seats)
+        seats = _seats(table, None, range(shown))
         facts = _no_game()
     people = table.people
     return {

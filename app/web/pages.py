@@ -15,6 +15,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.cluster.node import ClusterNode
 from app.ops.config import Settings, lan_address
 from app.tables.registry import Rooms
+from app.tournaments.registry import Tournaments
+from app.tournaments.room import TournamentRoom
 from app.web import i18n
 from app.web.assets import asset_url
 from app.web.qr import qr_svg
@@ -64,10 +66,11 @@ async def room_exists(request: Request, code: str) -> bool:
     return rooms.get(code) is not None
 
 
-def share_url(request: Request, code: str) -> str:
-    """The room's link for friends. A page opened on loopback of a server listening on
-    every interface shares the LAN address instead: a phone cannot open "localhost"."""
-    url = request.url_for("room_page", code=code)
+def share_url(request: Request, code: str, page: str = "room_page") -> str:
+    """The room's (or an event's: `page`) link for friends. A page opened on loopback of a
+    server listening on every interface shares the LAN address instead: a phone cannot open
+    "localhost"."""
+    url = request.url_for(page, code=code)
     settings: Settings = request.app.state.settings
     if url.hostname in LOOPBACK_HOSTS and settings.host in ("0.0.0.0", "::"):
         url = url.replace(hostname=lan_address())
@@ -86,6 +89,9 @@ async def home(request: Request) -> Response:
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
     if not await room_exists(request, code):
+        event = event_of(request, code)  # an event's code typed as a table's: its page
+        if event is not None:
+            return RedirectResponse(f"/e/{event.code}", status_code=303)
         return not_found(request, room=True)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
@@ -114,6 +120,48 @@ async def room_tv(request: Request, code: str) -> Response:
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
+def event_of(request: Request, code: str) -> TournamentRoom | None:
+    events: Tournaments | None = getattr(request.app.state, "events", None)
+    return None if events is None else events.get(code)
+
+
+@router.get("/e/{code}", include_in_schema=False)
+async def event_page(request: Request, code: str) -> Response:
+    """An event: its players join here from the link or the QR code, its organiser runs it
+    from here, and a player between tables follows it here."""
+    return event_response(request, code, tv=False)
+
+
+@router.get("/e/{code}/tv", include_in_schema=False)
+async def event_tv(request: Request, code: str) -> Response:
+    """An event's stage for a shared screen: who is in with the QR code, the tables' progress,
+    the final and the podium."""
+    return event_response(request, code, tv=True)
+
+
+def event_response(request: Request, code: str, *, tv: bool) -> Response:
+    room = event_of(request, code)
+    if room is None:
+        return not_found(request, room=True)
+    code = room.code
+    context = {
+        "code": code,
+        "name": room.event.name,
+        "share_url": share_url(request, code, "event_page"),
+        "tv": tv,
+    }
+    return TEMPLATES.TemplateResponse(request, "event.html", context)
+
+
+@router.get("/e/{code}/qr.svg", include_in_schema=False)
+async def event_qr(request: Request, code: str) -> Response:
+    room = event_of(request, code)
+    if room is None:
+        return Response(status_code=404)
+    svg = qr_svg(share_url(request, room.code, "event_page"))
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 
 # The manifest's description is the pages' own (templates/base.html's meta description):

@@ -19,6 +19,7 @@ import { createFeedback } from "./feedback.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
 import { refitOnResize } from "./fit.js";
+import { eventHome, heatDecided } from "./heat.js";
 import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
@@ -34,6 +35,9 @@ import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
+
+// After a table of an event has its winner, the page goes back to the event this long later.
+const HEAT_RETURN_MS = 8000;
 
 function lobbyNote(error, action) {
   for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
@@ -52,6 +56,7 @@ function startRoomPage() {
   const tv = document.body.dataset.tv === "1";
   const getName = tv ? () => say("tv.name") : loadName;
   const store = createStore();
+  store.view.back = new URLSearchParams(location.search).get("back") || "";
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
@@ -70,7 +75,16 @@ function startRoomPage() {
   store.subscribe((state, previous) => {
     feedback.stateChanged(state, previous);
     scheduleRender();
+    backToTheEvent(state);
   });
+
+  // At a table of an event: once the table has its winner, everyone goes back to the event
+  // (the winner to be sent to the next round's table, the others to follow it).
+  function backToTheEvent(state) {
+    if (!heatDecided(state) || store.view.heatReturn) return;
+    const home = eventHome(state, store.view.back);
+    store.view.heatReturn = setTimeout(() => window.location.assign(home), HEAT_RETURN_MS);
+  }
 
   function connect() {
     if (connection) {
@@ -120,7 +134,8 @@ function startRoomPage() {
   async function leave() {
     leaving = true;
     await send("leave", {});
-    window.location.assign("/");
+    const home = eventHome(store.get(), store.view.back);
+    window.location.assign(home ? `${home}?stay=1` : "/");
   }
 
   function wireGates() {

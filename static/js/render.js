@@ -5,6 +5,7 @@ import { byId, setText, show } from "./dom.js";
 import { fitName, fitNames } from "./fit.js";
 import { noteFreezes } from "./freeze.js";
 import { hasMessage, say } from "./messages.js";
+import { renderHeat } from "./heat.js";
 import { renderControls, renderFinish, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
@@ -38,6 +39,7 @@ export function draw(state, view) {
   renderFinish(state, stage);
   if (state.phase === "lobby") renderLobby(state);
   if (renderGameOver(state, view.over)) fitNames(byId("over"));
+  renderHeat(state, view.back);
   noteFreezes(view.freeze, state);
 }
 

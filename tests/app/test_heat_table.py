@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import pytest
-from test_table import kinds, play_to_the_end
 
 from app.tables.table import Heat, Person, Policy, Table, TableBot, token_hash
 from app.tables.values import HEAT_NEXT_GAME_SECONDS
@@ -28,6 +27,29 @@ def heat_table(first_to: int = 1, *, bots: int = 0, people: int = 3) -> Table:
     ]
     robots = [TableBot(f"b{i}", "hard", f"Robo {i}") for i in range(bots)]
     return Table.for_heat("HEAT01", Rules(), Policy(), heat, dealt, robots)
+
+
+def kinds(happened: list[Any]) -> list[str]:
+    return [e.kind for e in happened]
+
+
+def play_to_the_end(table: Table, now: float) -> float:
+    """The game played out by its seats: the seat to flip flips, the first seat still in
+    slaps every trigger; returns when it ended."""
+    game = table.game
+    assert game is not None
+    while not game.over:
+        now += 2.0  # past any freeze or collect pause
+        if game.slap_open:
+            table.play(
+                next(s for s in range(game.players) if not game.is_out(s)),
+                "slap",
+                game.pile_id,
+                now,
+            )
+        elif game.next_to_play is not None:
+            table.play(game.next_to_play, "flip", None, now)
+    return now
 
 
 def arrive(table: Table, i: int, now: float = 1.0) -> None:

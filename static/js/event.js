@@ -1,0 +1,276 @@
+// An event's page (/e/CODE), for its three kinds of visitor: a player's phone (join with a
+// name; when the organiser starts, the page sends the phone to its own table, keeping its
+// token for that table too), the organiser's screen (Start, bots, remove, pause, end) and
+// the stage (/e/CODE/tv: who is in with the QR code, the tables' progress, the final at
+// full size on the table's own big screen, the podium and the recap). What it shows comes
+// from the server's `event_state` (eventview.js says it); no rule is decided here.
+
+import { byId, el, setText, show } from "./dom.js";
+import { buildAvatarPicker } from "./avatars.js";
+import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
+import { followBrowserLanguage } from "./language.js";
+import { countOf, errorText, say } from "./messages.js";
+import { heading, isOrganiser, nextLine, podiumPlaces, recapLines, rulesLine, tableCards, tableToGo, youLine } from "./eventview.js";
+import { eventRecapImage } from "./eventrecap.js";
+import { openRoomSocket } from "./socket.js";
+import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { toast } from "./widgets.js";
+
+const TICK_MS = 500; // the next round's countdown is redrawn this often
+
+function avatarOf(row) {
+  const face = el("span", "event-avatar", row.avatar || (row.bot ? "🤖" : row.name.slice(0, 1).toUpperCase()));
+  face.setAttribute("aria-hidden", "true");
+  return face;
+}
+
+function nameOf(row) {
+  const name = el("span", "event-name", row.name);
+  if (row.you) name.append(el("span", "event-you-tag", say("you")));
+  return name;
+}
+
+function playerChip(row, organiser, stage) {
+  const item = el("li", `event-player${row.bot ? " event-player--bot" : ""}`);
+  item.append(avatarOf(row), nameOf(row));
+  if (organiser && stage === "lobby") {
+    const remove = el("button", "event-remove", "✕");
+    remove.type = "button";
+    remove.dataset.remove = row.player;
+    remove.setAttribute("aria-label", say("event.remove", { name: row.name }));
+    item.append(remove);
+  }
+  return item;
+}
+
+function tableCard(card, organiser) {
+  const item = el("li", `event-table${card.decided ? " event-table--decided" : ""}`);
+  const head = el("p", "event-table-head");
+  head.append(el("span", "event-table-number", say("event.table.number", { number: card.number })), el("span", "event-table-status", card.status));
+  const seats = el("ol", "event-table-seats");
+  const most = Math.max(1, ...card.rows.map((row) => row.cards));
+  for (const row of card.rows) {
+    const seat = el("li", `event-seat${row.winner ? " event-seat--winner" : ""}${row.out ? " event-seat--out" : ""}${row.here ? "" : " event-seat--away"}`);
+    seat.append(avatarOf(row), nameOf(row));
+    const bar = el("span", "event-bar");
+    bar.setAttribute("aria-hidden", "true");
+    bar.style.setProperty("--share", String(row.cards / most));
+    seat.append(bar, el("span", "event-cards", row.dealt ? countOf("cards", row.cards) : ""));
+    if (row.wins) seat.append(el("span", "event-wins", "★".repeat(Math.min(row.wins, 3))));
+    if (organiser && !card.decided) {
+      const remove = el("button", "event-remove", "✕");
+      remove.type = "button";
+      remove.dataset.remove = row.player;
+      remove.setAttribute("aria-label", say("event.remove", { name: row.name }));
+      seat.append(remove);
+    }
+    seats.append(seat);
+  }
+  item.append(head, seats);
+  return item;
+}
+
+function placeRow(place) {
+  const item = el("li", `event-place event-place--${place.place}`);
+  item.append(el("span", "event-place-rank", say("over.place", { place: place.place })), avatarOf(place), nameOf(place));
+  return item;
+}
+
+function startEventPage() {
+  const body = document.body;
+  const code = body.dataset.event;
+  const tv = body.dataset.tv === "1";
+  const staying = new URLSearchParams(location.search).has("stay"); // back from a table by hand
+  let current = null;
+  let arrivedAt = 0; // when the current state came: the countdown counts from it
+  let connection = null;
+
+  function draw() {
+    const state = current;
+    if (!state) return;
+    const organiser = isOrganiser(state) && !tv;
+    body.dataset.stage = state.stage;
+    body.classList.toggle("is-organiser", organiser);
+    show(byId("play"), true);
+    const line = tv ? null : youLine(state);
+    show(byId("you-card"), Boolean(line));
+    if (line) {
+      setText(byId("you-text"), line.text);
+      const go = byId("you-go");
+      show(go, Boolean(line.go));
+      if (line.go) {
+        go.href = line.go.href;
+        setText(go, line.go.label);
+      }
+    }
+    show(byId("invite"), state.stage === "lobby" && (tv || organiser || !state.you?.player));
+    setText(byId("players-title"), heading({ ...state, stage: "lobby" }));
+    setText(byId("event-rules"), rulesLine(state));
+    show(byId("lobby"), state.stage === "lobby");
+    byId("players").replaceChildren(...state.players.map((row) => playerChip({ ...row, you: row.player === state.you?.player }, organiser, state.stage)));
+    show(byId("lobby-controls"), organiser && state.stage === "lobby");
+    byId("event-start").disabled = state.players.length < (state.bots ? 1 : 2);
+    show(byId("rounds"), state.stage === "playing");
+    if (state.stage === "playing") drawRounds(state, organiser);
+    show(byId("podium-card"), state.stage === "over");
+    if (state.stage === "over") {
+      setText(byId("podium-title"), heading(state));
+      byId("places").replaceChildren(...podiumPlaces(state).map(placeRow));
+      byId("event-recap").replaceChildren(...recapLines(state).map((text) => el("li", "", text)));
+    }
+  }
+
+  function drawRounds(state, organiser) {
+    setText(byId("round-title"), heading(state));
+    const left = typeof state.next_round_ms === "number" ? state.next_round_ms - (performance.now() - arrivedAt) : null;
+    setText(byId("next-round"), nextLine(state, left));
+    const cards = tableCards(state);
+    const final = cards.length === 1 && state.final ? cards[0] : null;
+    show(byId("final-card"), Boolean(final));
+    if (final) {
+      setText(byId("final-title"), final.status);
+      byId("final-seats").replaceChildren(...tableCard(final, organiser).querySelector("ol").children);
+      byId("watch-final").href = tv ? `/r/${final.table}/tv?back=/e/${code}/tv` : `/r/${final.table}${organiser ? "/tv?back=/e/" + code : ""}`;
+    }
+    byId("tables").replaceChildren(...(final ? [] : cards.map((card) => tableCard(card, organiser))));
+    show(byId("play-controls"), organiser);
+    setText(byId("event-pause"), say(state.paused ? "event.resume" : "event.pause"));
+  }
+
+  // Where the state sends this page: a phone to its table, the stage to the final's big screen.
+  function follow(state) {
+    const table = tv ? null : tableToGo(state);
+    if (table && !staying) {
+      saveToken(table, loadToken(code)); // the table knows the player by the event's token
+      window.location.assign(`/r/${table}`);
+      return true;
+    }
+    const final = state.final && state.stage === "playing" ? tableCards(state)[0] : null;
+    if (tv && final && !final.decided) {
+      window.location.assign(`/r/${final.table}/tv?back=/e/${code}/tv`);
+      return true;
+    }
+    return false;
+  }
+
+  let fresh = false; // the next state starts a new connection: taken whatever its version
+  function receive(state) {
+    if (!state || (current && state.version < current.version && !fresh)) return;
+    fresh = false;
+    current = state;
+    arrivedAt = performance.now();
+    showGate(null);
+    if (!follow(state)) draw();
+  }
+
+  function connect() {
+    if (connection) {
+      connection.wake();
+      return;
+    }
+    setStatus("connecting");
+    connection = openRoomSocket({
+      room: code,
+      // A returning token is who connects (the organiser may never have typed a name here).
+      getName: tv ? () => say("tv.name") : () => loadName() || (loadToken(code) ? say("event.organiser") : ""),
+      getToken: () => (tv ? null : loadToken(code)),
+      getAvatar: tv ? () => "" : loadAvatar,
+      watch: tv,
+      on: {
+        status: setStatus,
+        refused: (reason) => (reason.code === "name_taken" ? askName(errorText(reason)) : refused(reason)),
+        closed,
+        welcome: (data) => {
+          fresh = true;
+          if (!tv && data && data.token) saveToken(code, data.token);
+        },
+        state: () => {},
+        eventState: receive,
+        event: () => {},
+      },
+    });
+    connection.connect();
+  }
+
+  async function act(name, payload = {}) {
+    show(byId("event-error"), false);
+    if (!connection) return;
+    const ack = await connection.send(name, payload);
+    if (ack && !ack.ok) {
+      if (current?.stage === "lobby") {
+        setText(byId("event-error"), errorText(ack.error));
+        show(byId("event-error"), true);
+      } else toast(errorText(ack.error));
+    }
+  }
+
+  byId("name-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = byId("name-input").value.trim();
+    if (!name) {
+      askName(say("name.missing"));
+      return;
+    }
+    saveName(name);
+    showGate(null);
+    if (connection) connection.socket.disconnect();
+    connection = null;
+    connect();
+  });
+  byId("fatal-retry").addEventListener("click", () => {
+    showGate(null);
+    connect();
+  });
+  byId("event-start").addEventListener("click", () => act("event_start"));
+  byId("event-bots").addEventListener("click", (event) => {
+    const level = event.target.closest("[data-bot]")?.dataset.bot;
+    if (level) act("event_bot", { level });
+  });
+  byId("play").addEventListener("click", (event) => {
+    const remove = event.target.closest("[data-remove]");
+    if (remove) act("event_remove", { player: remove.dataset.remove });
+  });
+  byId("event-pause").addEventListener("click", () => act("event_pause", { paused: !current?.paused }));
+  for (const id of ["event-end", "event-end-lobby"]) {
+    byId(id).addEventListener("click", () => {
+      if (window.confirm(say("event.end_confirm"))) act("event_end");
+    });
+  }
+  byId("copy-link").addEventListener("click", async () => {
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(body.dataset.shareUrl);
+      copied = true;
+    } catch {
+      copied = false;
+    }
+    setText(byId("share-done"), say(copied ? "share.copied" : "share.copy_by_hand"));
+  });
+  byId("recap-share").addEventListener("click", async () => {
+    if (!current) return;
+    const blob = await eventRecapImage(current);
+    if (!blob) return;
+    const file = new File([blob], say("event.recap.file"), { type: "image/png" });
+    const data = { files: [file], title: say("share.title"), text: current.name };
+    if (navigator.canShare && navigator.canShare(data)) {
+      await navigator.share(data).catch(() => {});
+      return;
+    }
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(blob);
+    link.download = file.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    toast(say("recap.saved"));
+  });
+  setInterval(() => current?.stage === "playing" && typeof current.next_round_ms === "number" && draw(), TICK_MS);
+  const wake = () => connection && !gateOpen() && connection.wake();
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
+  window.addEventListener("online", wake);
+  buildAvatarPicker(byId("gate-avatar"));
+  if (tv || loadToken(code) || loadName()) connect();
+  else askName();
+}
+
+// A first visit whose browser prefers the other language loads the page again in it.
+if (!followBrowserLanguage()) startEventPage();
