@@ -26,6 +26,7 @@ from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
 from app.tables.notation import NEWEST_SCHEMA
 from app.tables.registry import Rooms
+from app.tournaments.cluster import serve_in_cluster
 from app.tournaments.registry import Tournaments
 from app.web import api as web
 from app.web import pages, sockets
@@ -69,6 +70,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     if cluster is not None:
         cluster.serve(rooms)
     events = Tournaments(rooms)  # events: heats at many tables, beside the rooms
+    if cluster is not None:
+        serve_in_cluster(events, cluster)  # an event's record held by lease, as a table's
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

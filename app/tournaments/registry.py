@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from app.ops.logs import log_event
@@ -34,6 +35,11 @@ class Tournaments:
         self.settings, self.clock, self.store = rooms.settings, rooms.clock, rooms.store
         self._events: dict[str, TournamentRoom] = {}
         self._deleting: set[asyncio.Task[None]] = set()
+        # In a cluster (app/tournaments/cluster.py): an event's lease taken for a new code,
+        # whether this process may run an event now, and what a refused fenced write tells.
+        self.claim: Callable[[str], Awaitable[bool]] | None = None
+        self.gate: Callable[[str], bool] | None = None
+        self.on_lease_lost: Callable[[str], Awaitable[None]] | None = None
         rooms.companions.append(self)
 
     # ---- reading ------------------------------------------------------------------------
@@ -45,6 +51,24 @@ class Tournaments:
 
     def holds(self, code: str) -> bool:
         return code in self._events
+
+    async def summary(self, code: str) -> dict[str, Any] | None:
+        """GET /api/events/CODE and the event's pages: from the event open here, else (a
+        cluster's other process runs it) from its stored record; None if there is none."""
+        room = self.get(code)
+        if room is not None:
+            return room.summary()
+        if self.claim is None:  # one process holds every event: none is stored elsewhere
+            return None
+        try:
+            record = await self.store.load(code.strip().upper())
+        except StoreError:
+            raise ProtocolError(
+                ErrorCode.SHUTTING_DOWN, "the server cannot reach its store"
+            ) from None
+        if record is None or record.get("kind") != KIND:
+            return None
+        return summary_of(record)
 
     def __len__(self) -> int:
         return len(self._events)
@@ -69,6 +93,8 @@ class Tournaments:
         if len(self.rooms) + len(self._events) >= self.settings.max_rooms:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
         code = await self.rooms.unused_code()
+        while self.claim is not None and not await self.claim(code):
+            code = await self.rooms.unused_code()  # taken meanwhile by another process
         token = secrets.token_urlsafe(16)
         event = Tournament.opened(
             code,
@@ -113,6 +139,11 @@ class Tournaments:
             seen_at=room.seen_at,
             clock=self.clock,
         )
+        code, gate, lost = event.code, self.gate, self.on_lease_lost
+        if gate is not None:
+            room.judge_gate = lambda: gate(code)
+        if lost is not None:
+            room.saver.on_lease_lost = lambda: lost(code)
         self._events[event.code] = room
         return room
 
@@ -141,6 +172,38 @@ class Tournaments:
         room = self._add(event)
         log_event("event_restored", code=code, stage=event.stage, round=event.round)
         return room
+
+    # ---- in a cluster: a record held by lease beside the tables (app/cluster/node.py) ----
+
+    def opens(self, record: Snapshot) -> bool:
+        return record.get("kind") == KIND
+
+    async def take(self, code: str, record: Snapshot) -> bool:
+        """Opens the event here, its lease just taken, and reads its tables at once."""
+        if code in self._events:
+            return True
+        room = self.restore_record(code, record)
+        if room is None:
+            return False
+        await room.resume_heats()
+        return True
+
+    async def give(self, code: str) -> None:
+        """Another process takes the event: it stops here and is written (fenced) first."""
+        room = self._events.get(code)
+        if room is None:
+            return
+        await room.suspend()
+        if room.saver is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(room.saver.flush(), FIRST_SAVE_SECONDS)
+        self.drop(code)
+
+    def drop(self, code: str) -> None:
+        """The event is another process's now: forgotten here, its record kept."""
+        room = self._events.pop(code, None)
+        if room is not None:
+            room.stop()
 
     async def drain(self) -> None:
         events = list(self._events.values())

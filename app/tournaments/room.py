@@ -91,8 +91,16 @@ class TournamentRoom:
         self._sid_of: dict[str, str] = {}  # the organiser's or a player's id -> connection
         self._progress: dict[str, HeatState] = {}  # table code -> how it stood when last read
         self._seen_at: float | None = wall_clock()
+        # In a cluster: whether this process may run the event now (its lease confirmed).
+        self.judge_gate: Callable[[], bool] | None = None
+        self._timers.gate = self.may_run
 
     # ---- reading -------------------------------------------------------------------------
+
+    def may_run(self) -> bool:
+        """Whether the event may change now (in a cluster: its lease is confirmed)."""
+        gate = self.judge_gate
+        return gate is None or gate()
 
     def knows(self, token: str) -> bool:
         return self.event.knows(token)
@@ -172,6 +180,8 @@ class TournamentRoom:
                     raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting")
                 if visitor is None or self.closed:
                     raise ProtocolError(ErrorCode.NO_ROOM, "you are not in this event")
+                if not self.may_run():
+                    raise ProtocolError(ErrorCode.PAUSED, "the event is paused: try again soon")
                 if EVENT_COMMANDS[event_name].ends_connection:
                     self._visitors.pop(sid, None)
                     if visitor.who is not None and self._sid_of.get(visitor.who) == sid:

@@ -118,10 +118,13 @@ async def event_summary(code: str, request: Request) -> Any:
     if not request.app.state.lookup_limit.take(client_host(request), time.monotonic()):
         return error_response(ProtocolError(ErrorCode.RATE_LIMITED, "too many look-ups: wait"))
     events: Tournaments = request.app.state.events
-    room = events.get(code)
-    if room is None:
+    try:
+        summary = await events.summary(code)
+    except ProtocolError as error:
+        return error_response(error)
+    if summary is None:
         return error_response(ProtocolError(ErrorCode.NO_ROOM, "there is no event with that code"))
-    return room.summary()
+    return summary
 
 
 def clean_title(name: str) -> str:

@@ -16,11 +16,11 @@ from app.cluster.node import ClusterNode
 from app.ops.config import Settings, lan_address
 from app.tables.registry import Rooms
 from app.tournaments.registry import Tournaments
-from app.tournaments.room import TournamentRoom
 from app.web import i18n
 from app.web.assets import asset_url
 from app.web.qr import qr_svg
 from app.wire import rules_schema
+from app.wire.errors import ProtocolError
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -89,9 +89,9 @@ async def home(request: Request) -> Response:
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
     if not await room_exists(request, code):
-        event = event_of(request, code)  # an event's code typed as a table's: its page
+        event = await event_of(request, code)  # an event's code typed as a table's: its page
         if event is not None:
-            return RedirectResponse(f"/e/{event.code}", status_code=303)
+            return RedirectResponse(f"/e/{event['code']}", status_code=303)
         return not_found(request, room=True)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
@@ -122,33 +122,40 @@ async def room_tv(request: Request, code: str) -> Response:
     return TEMPLATES.TemplateResponse(request, "room.html", context)
 
 
-def event_of(request: Request, code: str) -> TournamentRoom | None:
+async def event_of(request: Request, code: str) -> dict[str, Any] | None:
+    """The event with this code (any case), open here or, in a cluster, stored for the
+    process that runs it: its summary (`code`, `name`, ...), or None."""
     events: Tournaments | None = getattr(request.app.state, "events", None)
-    return None if events is None else events.get(code)
+    if events is None:
+        return None
+    try:
+        return await events.summary(code)
+    except ProtocolError:
+        return None
 
 
 @router.get("/e/{code}", include_in_schema=False)
 async def event_page(request: Request, code: str) -> Response:
     """An event: its players join here from the link or the QR code, its organiser runs it
     from here, and a player between tables follows it here."""
-    return event_response(request, code, tv=False)
+    return await event_response(request, code, tv=False)
 
 
 @router.get("/e/{code}/tv", include_in_schema=False)
 async def event_tv(request: Request, code: str) -> Response:
     """An event's stage for a shared screen: who is in with the QR code, the tables' progress,
     the final and the podium."""
-    return event_response(request, code, tv=True)
+    return await event_response(request, code, tv=True)
 
 
-def event_response(request: Request, code: str, *, tv: bool) -> Response:
-    room = event_of(request, code)
-    if room is None:
+async def event_response(request: Request, code: str, *, tv: bool) -> Response:
+    event = await event_of(request, code)
+    if event is None:
         return not_found(request, room=True)
-    code = room.code
+    code = event["code"]
     context = {
         "code": code,
-        "name": room.event.name,
+        "name": event["name"],
         "share_url": share_url(request, code, "event_page"),
         "tv": tv,
     }
@@ -157,10 +164,10 @@ def event_response(request: Request, code: str, *, tv: bool) -> Response:
 
 @router.get("/e/{code}/qr.svg", include_in_schema=False)
 async def event_qr(request: Request, code: str) -> Response:
-    room = event_of(request, code)
-    if room is None:
+    event = await event_of(request, code)
+    if event is None:
         return Response(status_code=404)
-    svg = qr_svg(share_url(request, room.code, "event_page"))
+    svg = qr_svg(share_url(request, event["code"], "event_page"))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 

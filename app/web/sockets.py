@@ -92,6 +92,8 @@ def install(
                 room = events.get(wanted.room)
             if room is None:
                 room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
+            if room is None and events is not None and cluster is not None:
+                room = events.get(wanted.room)  # an event the cluster just brought here
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             # The real client address (after the trusted proxies), one bucket each. A person
