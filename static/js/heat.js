@@ -8,7 +8,7 @@ import { mySeat, seatName } from "./state.js";
 
 export const heatOf = (state) => state?.heat || null;
 
-// "Class 2B · Round 1 · first to 2 wins", or "Class 2B · The final · ..."
+// "{event} · Round {round} · first to win {n} games", or "{event} · The final · ..."
 export function heatLine(state) {
   const heat = heatOf(state);
   if (!heat) return "";

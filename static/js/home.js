@@ -114,4 +114,12 @@ if (!followBrowserLanguage()) {
   byId("join-form").addEventListener("submit", joinRoom);
   byId("event-organiser").value = loadName();
   byId("event-form").addEventListener("submit", openEvent);
+  // The event's house rules, made when its panel first opens (the table's form holds the
+  // page's only set of rule fields until then).
+  byId("event-panel").addEventListener("toggle", () => {
+    const holder = byId("event-rules");
+    if (byId("event-panel").open && !holder.children.length) {
+      holder.append(byId("event-rules-template").content.cloneNode(true));
+    }
+  });
 }

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from axe_check import axe
 from browser_table import DESKTOP, PHONE, WAIT_MS, Person
 from crowd import LONG_NAMES
 from party import names_whole, settle
@@ -93,8 +94,11 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
     browser: Browser, base_url: str, screenshots: Path
 ) -> None:
     code, token = await open_event(base_url)
-    organiser = await as_organiser(browser, base_url, code, token, DESKTOP)
-    stage = await Person.open(browser, "stage", {"viewport": STAGE_SIZES["1920x1080"]})
+    # axe-core is injected into these pages (bypass_csp: the pages refuse inline scripts).
+    organiser = await as_organiser(browser, base_url, code, token, {**DESKTOP, "bypass_csp": True})
+    stage = await Person.open(
+        browser, "stage", {"viewport": STAGE_SIZES["1920x1080"], "bypass_csp": True}
+    )
     await stage.page.goto(f"{base_url}/e/{code}/tv")
 
     # The QR code on the organiser's screen is the event's link, as shown beside it.
@@ -106,7 +110,7 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
 
     phones = []
     for name in PEOPLE:
-        phone = await Person.open(browser, name, PHONE)
+        phone = await Person.open(browser, name, {**PHONE, "bypass_csp": True})
         await phone.page.goto(link)
         await phone.page.fill("#name-input", name)
         await phone.page.click("#name-form [type=submit]")
@@ -116,7 +120,9 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
         await organiser.page.click("[data-bot=hard]")
     await expect(stage.page.locator("#players li")).to_have_count(9, timeout=WAIT_MS)
     await stage.page.screenshot(path=screenshots / "event-lobby-1920x1080.png")
-    problems = await stage_problems(stage.page, "lobby", "1920x1080")
+    problems = await axe(organiser.page, "organiser's lobby") + await axe(stage.page, "stage")
+    problems += await axe(phones[0].page, "a phone in the lobby")
+    problems += await stage_problems(stage.page, "lobby", "1920x1080")
     problems += await stage_problems(stage.page, "lobby", "1280x720")
     await stage.page.screenshot(path=screenshots / "event-lobby-1280x720.png")
     await stage.page.set_viewport_size(STAGE_SIZES["1920x1080"])
@@ -134,6 +140,7 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
     await expect(stage.page.locator("#tables .event-table")).to_have_count(3, timeout=WAIT_MS)
     await expect(stage.page.locator(".event-cards").first).not_to_be_empty(timeout=WAIT_MS)
     await stage.page.screenshot(path=screenshots / "event-heats-1920x1080.png")
+    problems += await axe(stage.page, "the stage's heats") + await axe(phones[0].page, "a heat")
     problems += await stage_problems(stage.page, "heats", "1920x1080")
     problems += await stage_problems(stage.page, "heats", "1280x720")
     await stage.page.screenshot(path=screenshots / "event-heats-1280x720.png")
@@ -153,6 +160,7 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
     assert recap[0] == "2 rounds, 4 games"  # then the fastest hand and the most piles, if any
     assert all(line.startswith(("Fastest hand: ", "Most piles: ")) for line in recap[1:])
     await stage.page.screenshot(path=screenshots / "event-podium-1920x1080.png")
+    problems += await axe(stage.page, "the podium")
     problems += await stage_problems(stage.page, "podium", "1920x1080", podium=True)
     problems += await stage_problems(stage.page, "podium", "1280x720", podium=True)
     await stage.page.screenshot(path=screenshots / "event-podium-1280x720.png")
@@ -170,6 +178,7 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
             else "You're out. Well played! Follow the event here."
         )
     await phones[0].page.screenshot(path=screenshots / "event-phone-podium.png")
+    problems += await axe(phones[0].page, "a phone at the podium")
     for person in (organiser, stage, *phones):
         problems += person.problems
     assert problems == []
@@ -238,6 +247,8 @@ async def test_more_than_eight_on_the_home_page_opens_an_event_run_by_its_opener
     organiser = await Person.open(browser, "organiser", DESKTOP)
     page = organiser.page
     await page.goto(base_url)
+    await page.click("#event-panel summary")
+    await expect(page.locator("#event-rules select[name=time_limit]")).to_have_count(1)
     await page.fill("#event-name", "Aisyah's birthday")
     await page.fill("#event-organiser", "Mak Cik Ros")
     await page.select_option("#event-size", "5")
