@@ -110,6 +110,10 @@ class EventRun:
         self.all_shown = asyncio.get_running_loop().create_future()
         self.moving: set[asyncio.Task[None]] = set()
 
+    def core_busy(self) -> float:
+        busy = getattr(self.server, "core_busy_seconds", None)
+        return busy() if busy is not None else 0.0
+
     def sent_to_table(self, phone: Phone) -> None:
         task = asyncio.get_running_loop().create_task(self.go_to_table(phone))
         self.moving.add(task)
@@ -162,10 +166,12 @@ class EventRun:
             heat.stats = fresh
             for player in heat.players:
                 player.stats = fresh
-        cpu_before, began = self.server.cpu_seconds(), now()
+        cpu_before, busy_before, began = self.server.cpu_seconds(), self.core_busy(), now()
         await asyncio.sleep(args.seconds)
         took = now() - began
         cpu = (self.server.cpu_seconds() - cpu_before) / took * 100
+        # The share of the server's core that other processes took: the run's noise.
+        others = (self.core_busy() - busy_before) / took * 100 - cpu
         games = sum(h.game for h in self.heats.values())
         for heat in self.heats.values():
             for player in heat.players:
@@ -184,6 +190,7 @@ class EventRun:
             "in_per_s": fresh.inbound / took,
             "out_per_s": fresh.outbound / took,
             "cpu": cpu,
+            "others": others,
             "games": games,
             "load": os.getloadavg()[0],
         }
@@ -196,7 +203,8 @@ def show(run: int, figures: dict[str, Any]) -> None:
         f"{figures['shown_last_ms']:.0f} ms (median phone {figures['shown_median_ms']:.0f} ms,"
         f" last told its table {figures['told_last_ms']:.0f} ms); heats: "
         f"{figures['in_per_s']:.0f} in/s {figures['out_per_s']:.0f} out/s, "
-        f"CPU {figures['cpu']:.0f}%, fan-out p50/p95/p99/max "
+        f"CPU {figures['cpu']:.0f}% (others on its core {figures['others']:.0f}%), "
+        f"fan-out p50/p95/p99/max "
         f"{fan[0]:.1f}/{fan[1]:.1f}/{fan[2]:.1f}/{fan[3]:.1f} ms over {figures['flips']} "
         f"flips, flip ack p99 {ack[2]:.1f} ms; load average {figures['load']:.1f}",
         flush=True,
@@ -215,6 +223,7 @@ def summary(runs: list[dict[str, Any]]) -> None:
         spread("fan-out p99 ms", [r["fanout"][2] for r in runs]) + ";",
         spread("fan-out p50 ms", [r["fanout"][0] for r in runs]) + ";",
         spread("CPU %", [r["cpu"] for r in runs]) + ";",
+        spread("others %", [r["others"] for r in runs]) + ";",
         spread("load average", [r["load"] for r in runs]),
     )
 
