@@ -7,13 +7,14 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { buildAvatarPicker } from "./avatars.js";
-import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
+import { askName, closed, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { followBrowserLanguage } from "./language.js";
 import { countOf, errorText, say } from "./messages.js";
 import { heading, isOrganiser, nextLine, podiumPlaces, recapLines, rulesLine, tableCards, tableToGo, youLine } from "./eventview.js";
 import { eventRecapImage } from "./eventrecap.js";
 import { openRoomSocket } from "./socket.js";
-import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { sharePicture } from "./recap.js";
+import { loadAvatar, loadName, loadToken, saveToken } from "./storage.js";
 import { toast } from "./widgets.js";
 
 const TICK_MS = 500; // the next round's countdown is redrawn this often
@@ -204,22 +205,13 @@ function startEventPage() {
     }
   }
 
-  byId("name-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const name = byId("name-input").value.trim();
-    if (!name) {
-      askName(say("name.missing"));
-      return;
-    }
-    saveName(name);
-    showGate(null);
-    if (connection) connection.socket.disconnect();
-    connection = null;
-    connect();
-  });
-  byId("fatal-retry").addEventListener("click", () => {
-    showGate(null);
-    connect();
+  wireNameGate({
+    named: () => {
+      if (connection) connection.socket.disconnect();
+      connection = null; // a new name needs a new connection (auth is read on connect)
+      connect();
+    },
+    retry: connect,
   });
   byId("event-start").addEventListener("click", () => act("event_start"));
   byId("event-bots").addEventListener("click", (event) => {
@@ -248,20 +240,8 @@ function startEventPage() {
   });
   byId("recap-share").addEventListener("click", async () => {
     if (!current) return;
-    const blob = await eventRecapImage(current);
-    if (!blob) return;
-    const file = new File([blob], say("event.recap.file"), { type: "image/png" });
-    const data = { files: [file], title: say("share.title"), text: current.name };
-    if (navigator.canShare && navigator.canShare(data)) {
-      await navigator.share(data).catch(() => {});
-      return;
-    }
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob);
-    link.download = file.name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    toast(say("recap.saved"));
+    const about = { file: say("event.recap.file"), title: say("share.title"), text: current.name };
+    await sharePicture(await eventRecapImage(current), about, () => toast(say("recap.saved")));
   });
   setInterval(() => current?.stage === "playing" && typeof current.next_round_ms === "number" && draw(), TICK_MS);
   const wake = () => connection && !gateOpen() && connection.wake();

@@ -16,7 +16,7 @@
 
 import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
-import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
+import { askName, closed, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { setupInput } from "./input.js";
 import { refitOnResize } from "./fit.js";
 import { eventHome, heatDecided } from "./heat.js";
@@ -25,13 +25,13 @@ import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
 import { winnerTitle } from "./podium.js";
 import { wirePreferences } from "./preferences.js";
-import { recapImage } from "./recap.js";
+import { recapImage, sharePicture } from "./recap.js";
 import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { createSound } from "./sound.js";
 import { buildAvatarPicker } from "./avatars.js";
-import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { loadAvatar, loadName, loadToken, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
@@ -139,22 +139,13 @@ function startRoomPage() {
   }
 
   function wireGates() {
-    byId("name-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      const name = byId("name-input").value.trim();
-      if (!name) {
-        askName(say("name.missing"));
-        return;
-      }
-      saveName(name);
-      showGate(null);
-      if (connection) connection.socket.disconnect();
-      connection = null; // a new name needs a new connection (auth is read on connect)
-      connect();
-    });
-    byId("fatal-retry").addEventListener("click", () => {
-      showGate(null);
-      connect();
+    wireNameGate({
+      named: () => {
+        if (connection) connection.socket.disconnect();
+        connection = null; // a new name needs a new connection (auth is read on connect)
+        connect();
+      },
+      retry: connect,
     });
   }
 
@@ -169,20 +160,8 @@ function startRoomPage() {
   async function shareRecap() {
     const state = store.get();
     if (!state || state.phase !== "over") return;
-    const blob = await recapImage(state, room);
-    if (!blob) return;
-    const file = new File([blob], say("recap.file"), { type: "image/png" });
-    const data = { files: [file], title: say("share.title"), text: winnerTitle(state) };
-    if (navigator.canShare && navigator.canShare(data)) {
-      await navigator.share(data).catch(() => {});
-      return;
-    }
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob);
-    link.download = file.name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    toast(say("recap.saved"));
+    const about = { file: say("recap.file"), title: say("share.title"), text: winnerTitle(state) };
+    await sharePicture(await recapImage(state, room), about, () => toast(say("recap.saved")));
   }
 
   wireLobby({ act, leave, getState: () => store.get(), shareRecap, over: store.view.over });

@@ -200,3 +200,20 @@ async def test_a_tables_command_on_an_events_connection_is_unknown_there(command
         refused = await organiser.call(command, {})
         assert refused["error"]["code"] == "unknown_event"
         await organiser.close()
+
+
+async def test_a_table_nobody_comes_to_plays_on_by_autopilot_and_the_event_goes_on() -> None:
+    """Nobody goes to their table: it deals at the gathering's end with everyone absent, the
+    autopilot flips for every seat (a lapsed Jack is flipped over, never slapped) until one
+    seat holds every card it can, and the event takes its winner as any other."""
+    clock = ManualClock()
+    async with serving(clock, disconnected_autoflip_seconds=0.5) as server:
+        code, token = await open_event(server, size=3)  # no time limit: play decides
+        organiser = await EventClient(server, code, "Ms Lee", token).connect()
+        await gather(server, code, ["Ann", "Bo", "Cy"])
+        await organiser.ok("event_start")
+        await turn_until(
+            clock, lambda: organiser.event["stage"] == "over", "won by autopilot", step=1.0
+        )
+        assert organiser.event["podium"] and organiser.event["recap"]["games"] == 1
+        await organiser.close()
