@@ -71,6 +71,17 @@ function tableCard(card, organiser) {
   return item;
 }
 
+// The stage has nobody to scroll it: a round of many tables is drawn smaller until it fits
+// the screen (at most by half; past that it is read table by table as the heats end).
+const FIT_STEPS = [100, 90, 80, 70, 60, 50];
+function fitTables() {
+  const tables = byId("tables");
+  for (const percent of FIT_STEPS) {
+    tables.style.fontSize = `${percent}%`;
+    if (document.documentElement.scrollHeight <= window.innerHeight) return;
+  }
+}
+
 function placeRow(place) {
   const item = el("li", `event-place event-place--${place.place}`);
   item.append(el("span", "event-place-rank", say("over.place", { place: place.place })), avatarOf(place), nameOf(place));
@@ -134,6 +145,7 @@ function startEventPage() {
       byId("watch-final").href = tv ? `/r/${final.table}/tv?back=/e/${code}/tv` : `/r/${final.table}${organiser ? "/tv?back=/e/" + code : ""}`;
     }
     byId("tables").replaceChildren(...(final ? [] : cards.map((card) => tableCard(card, organiser))));
+    if (tv) fitTables();
     show(byId("play-controls"), organiser);
     setText(byId("event-pause"), say(state.paused ? "event.resume" : "event.pause"));
   }
@@ -244,6 +256,7 @@ function startEventPage() {
     await sharePicture(await eventRecapImage(current), about, () => toast(say("recap.saved")));
   });
   setInterval(() => current?.stage === "playing" && typeof current.next_round_ms === "number" && draw(), TICK_MS);
+  if (tv) window.addEventListener("resize", fitTables);
   const wake = () => connection && !gateOpen() && connection.wake();
   document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
   window.addEventListener("online", wake);
