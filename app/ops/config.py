@@ -1,5 +1,6 @@
 """All settings, read once from the environment (prefix SLAPJACK_)."""
 
+import os
 import socket
 from functools import lru_cache
 from typing import Literal
@@ -21,6 +22,16 @@ class Settings(BaseSettings):
     host: str = Field(default="0.0.0.0", description="The address `python -m app` listens on.")
     port: int = Field(
         default=8000, ge=1, le=65535, description="The port `python -m app` listens on."
+    )
+    tls_cert: str = Field(
+        default="",
+        description="A certificate (a PEM file) for `python -m app` to serve HTTPS itself, "
+        "with `SLAPJACK_TLS_KEY`: on an https:// address phones keep their screens on with the "
+        "Wake Lock API and have the share sheet and the clipboard ([Serving HTTPS]"
+        "(operations.md#serving-https)). Empty: plain HTTP.",
+    )
+    tls_key: str = Field(
+        default="", description="The private key (a PEM file) of `SLAPJACK_TLS_CERT`."
     )
     log_level: str = Field(
         default="info",
@@ -344,6 +355,15 @@ class Settings(BaseSettings):
     def _known_store(cls, url: str) -> str:
         parse_store_url(url)  # ValueError naming the value
         return url.strip()
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "Settings":
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: set both or neither")
+        for path in (self.tls_cert, self.tls_key):
+            if path and not os.path.isfile(path):
+                raise ValueError(f"no such file: {path}")
+        return self
 
     @model_validator(mode="after")
     def _default_node_id(self) -> "Settings":

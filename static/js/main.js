@@ -10,7 +10,8 @@
 //   messages.js  every sentence, and the error texts by code
 //   input.js     pointerdown / Space slap (aimed by aim.js), F / Enter / tap flip
 //   arming.js    the game-over card's buttons wait a moment, so a slap never presses one
-//   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js
+//   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js,
+//   plainaddress.js (the LAN address's note to the host)
 // No rule of the game is decided here: the server's state says whose turn it is, whether
 // a trigger shows and how long a freeze lasts.
 
@@ -35,6 +36,7 @@ import { loadAvatar, loadName, loadToken, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
+import { createPlainAddressNote } from "./plainaddress.js";
 
 // After a table of an event has its winner, the page goes back to the event this long later.
 const HEAT_RETURN_MS = 8000;
@@ -62,6 +64,7 @@ function startRoomPage() {
   const wakeLock = createWakeLock();
   const scheduleRender = createRenderer(store);
   const share = setupShare({ url: document.body.dataset.shareUrl, room, alwaysShown: tv });
+  const plainAddress = createPlainAddressNote();
   let connection = null;
   let leaving = false;
 
@@ -70,6 +73,7 @@ function startRoomPage() {
     showGate(null);
     share.setPhase(state.phase);
     wakeLock.keepScreenOn(state.phase === "playing");
+    if (!tv) plainAddress.update(state);
   }
 
   store.subscribe((state, previous) => {
@@ -100,6 +104,7 @@ function startRoomPage() {
       watch: tv,
       on: {
         status: setStatus,
+        transport: (name) => (byId("conn").dataset.transport = name),
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),

@@ -36,7 +36,7 @@ export function draw(state, view) {
   }
   renderPile(view, state, byId("pile"), byId("pile-count"));
   renderControls(state);
-  renderFinish(state, stage);
+  if (renderFinish(state, stage)) fitNames(byId("finish"));
   if (state.phase === "lobby") renderLobby(state);
   if (renderGameOver(state, view.over)) fitNames(byId("over"));
   renderHeat(state, view.back);
