@@ -7,6 +7,7 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { buildAvatarPicker } from "./avatars.js";
+import { fitName } from "./fit.js";
 import { askName, closed, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { followBrowserLanguage } from "./language.js";
 import { countOf, errorText, say } from "./messages.js";
@@ -29,6 +30,11 @@ function nameOf(row) {
   const name = el("span", "event-name", row.name);
   if (row.you) name.append(el("span", "event-you-tag", say("you")));
   return name;
+}
+
+// Every name whole: set smaller where its box is too narrow for it (fit.js).
+function fitEventNames() {
+  for (const name of document.querySelectorAll(".event-name")) fitName(name);
 }
 
 function playerChip(row, organiser, stage) {
@@ -130,6 +136,7 @@ function startEventPage() {
       byId("places").replaceChildren(...podiumPlaces(state).map(placeRow));
       byId("event-recap").replaceChildren(...recapLines(state).map((text) => el("li", "", text)));
     }
+    fitEventNames();
   }
 
   function drawRounds(state, organiser) {
@@ -256,7 +263,10 @@ function startEventPage() {
     await sharePicture(await eventRecapImage(current), about, () => toast(say("recap.saved")));
   });
   setInterval(() => current?.stage === "playing" && typeof current.next_round_ms === "number" && draw(), TICK_MS);
-  if (tv) window.addEventListener("resize", fitTables);
+  window.addEventListener("resize", () => {
+    if (tv) fitTables();
+    fitEventNames();
+  });
   const wake = () => connection && !gateOpen() && connection.wake();
   document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
   window.addEventListener("online", wake);
