@@ -42,6 +42,7 @@ from app.wire.protocol import (
     EventBot,
     EventPause,
     EventRemove,
+    Lock,
     Message,
     ack,
 )
@@ -135,14 +136,25 @@ class TournamentRoom:
         avatar: str | None = None,
         *,
         watch: bool = False,
+        address: str | None = None,
+        invite: str | None = None,
     ) -> tuple[str | None, str | None]:
-        """Connection `sid` is the organiser, a player or a guest; returns who, and the sid
-        of an older connection of theirs this one replaces (for the caller to close)."""
+        """Connection `sid` (from client `address`, holding the organiser's `invite` if
+        any) is the organiser, a player or a guest; returns who, and the sid of an older
+        connection of theirs this one replaces (for the caller to close)."""
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this event has closed")
             now = self.clock.now()
-            joined = self.event.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
+            joined = self.event.join(
+                name,
+                token,
+                now,
+                avatar=clean_avatar(avatar),
+                watch=watch,
+                address=address,
+                invite=invite,
+            )
             replaced = None
             if joined.who is not None:
                 replaced = self._sid_of.get(joined.who)
@@ -208,6 +220,11 @@ class TournamentRoom:
         if name == "event_remove":
             assert isinstance(message, EventRemove)
             return event.remove(who, message.player, now)
+        if name == "event_lock":
+            assert isinstance(message, Lock)
+            return event.lock(who, message.locked, now)
+        if name == "event_invite":
+            return event.invite(who, now)
         if name == "event_pause":
             assert isinstance(message, EventPause)
             done = event.pause(who, message.paused, now)

@@ -30,10 +30,11 @@ from app.tables.values import (
     Level,
     Person,
     TableBot,
+    address_hash,
     token_hash,
 )
 from app.wire.errors import ErrorCode, ProtocolError
-from app.wire.names import clean_avatar, skeletons
+from app.wire.names import clean_avatar, looks_alike
 from engine import Rules, bracket
 
 Stage = Literal["lobby", "playing", "over"]
@@ -60,6 +61,9 @@ class Entrant:
     bot: Level | None = None
     out_in: int | None = None  # the round they went out in; None while still in
     removed: bool = False  # by the organiser: they play no further part
+    # Their connection's client address (`address_hash`), for a removal to refuse: in memory
+    # only, set again at every connection.
+    address: str | None = None
 
 
 @dataclass(eq=False)
@@ -108,12 +112,6 @@ class Joined(NamedTuple):
     events: list[EventDict]
 
 
-def _reads_alike(name: str, other: str) -> bool:
-    """Two names that share a skeleton (Unicode's confusables), spaces aside."""
-    ours = {key.replace(" ", "") for key in skeletons(name)}
-    return not ours.isdisjoint(key.replace(" ", "") for key in skeletons(other))
-
-
 class Tournament:
     def __init__(
         self,
@@ -148,7 +146,12 @@ class Tournament:
         # Across the event, by player id: games won, takes, wrong slaps, fastest winning slap.
         self.totals: dict[str, dict[str, int | None]] = {}
         self.next_bot = 1
-        self.barred: set[str] = set()  # removed players' token hashes: never back as new
+        # The organiser's door, as a table's host's: locked, nobody new joins but with the
+        # invite (its hash); removed players' tokens and client addresses, as hashes.
+        self.locked = False
+        self.invite_hash: str | None = None
+        self.barred: set[str] = set()
+        self.barred_addresses: set[str] = set()
         self._by_token: dict[str, str] = {}  # token hash -> player id
 
     @classmethod
@@ -254,14 +257,19 @@ class Tournament:
         *,
         avatar: str | None = None,
         watch: bool = False,
+        address: str | None = None,
+        invite: str | None = None,
         new_id: str | None = None,
         new_token: str | None = None,
     ) -> Joined:
-        """The person holding `token`: the organiser, a player coming back, or, in the lobby,
-        a new player (unless they `watch`: a shared screen). Anyone else follows the event
-        as a guest, known by no token. A new player's name must not read like another
-        player's (name_taken)."""
+        """The person holding `token`, from client `address`: the organiser, a player coming
+        back, or, in the lobby, a new player (unless they `watch`: a shared screen). Anyone
+        else follows the event as a guest, known by no token. As at a table, a removed
+        player's token is refused (kicked), and so is a new player from a removed player's
+        address or while the event is locked, unless they hold the `invite`; a new player's
+        name must not read like anyone's in the event (name_taken)."""
         hashed = token_hash(token) if token else None
+        where = address_hash(self.code, address) if address is not None else None
         organiser = self.organiser
         if organiser is not None and hashed == organiser.token_hash:
             return Joined(organiser.id, token, "organiser", True, [])
@@ -270,9 +278,17 @@ class Tournament:
             entrant = self.entrants[known]
             if avatar is not None or entrant.avatar is not None:
                 entrant.avatar = clean_avatar(avatar)
+            entrant.address = where
             return Joined(entrant.id, token, "player", True, [])
-        if watch or self.stage != "lobby" or (hashed is not None and hashed in self.barred):
+        if hashed is not None and hashed in self.barred:
+            raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
+        if watch or self.stage != "lobby":
             return Joined(None, None, "guest", False, [])
+        invited = self._invited(invite)
+        if where in self.barred_addresses and not invited:
+            raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
+        if self.locked and not invited:
+            raise ProtocolError(ErrorCode.ROOM_LOCKED, "the event is locked: ask for an invite")
         if len(self.entrants) >= MAX_ENTRANTS:
             raise ProtocolError(ErrorCode.ROOM_FULL, "this event is full")
         self._check_name_free(name)
@@ -282,7 +298,7 @@ class Tournament:
             if new_id is not None:
                 raise ValueError(f"player id {new_id!r} is taken")
             player = "p" + secrets.token_hex(4)
-        self._admit(Entrant(player, name, token_hash(token), clean_avatar(avatar)))
+        self._admit(Entrant(player, name, token_hash(token), clean_avatar(avatar), address=where))
         return Joined(player, token, "player", False, [_event("join", player=player, name=name)])
 
     def _admit(self, entrant: Entrant) -> None:
@@ -291,9 +307,20 @@ class Tournament:
             self._by_token[entrant.token_hash] = entrant.id
 
     def _check_name_free(self, name: str) -> None:
-        for other in self.entrants.values():
-            if not other.removed and _reads_alike(name, other.name):
-                raise ProtocolError(ErrorCode.NAME_TAKEN, "someone here has a name like that")
+        """name_taken if `name` reads like any player's or bot's in the event (`looks_alike`),
+        or the organiser's: one name is one person on every screen of the event."""
+        taken = [e.name for e in self.entrants.values() if not e.removed]
+        if self.organiser is not None and self.organiser.name:
+            taken.append(self.organiser.name)
+        if any(looks_alike(name, other) for other in taken):
+            raise ProtocolError(ErrorCode.NAME_TAKEN, "someone here has a name like that")
+
+    def _invited(self, invite: str | None) -> bool:
+        return (
+            invite is not None
+            and self.invite_hash is not None
+            and secrets.compare_digest(token_hash(invite), self.invite_hash)
+        )
 
     # ---- the organiser --------------------------------------------------------------------
 
@@ -324,7 +351,7 @@ class Tournament:
         # The first that reads like nobody's name here; no person is ever called "Bot N".
         names = [base if lap == 1 else f"{base} {lap}", f"{base} {number}", f"Bot {number}"]
         taken = [e.name for e in self.entrants.values()]
-        name = next(n for n in names if not any(_reads_alike(n, t) for t in taken))
+        name = next(n for n in names if not any(looks_alike(n, t) for t in taken))
         bot = Entrant(f"b{number}", name, None, bot=level)
         self._admit(bot)
         return bot
@@ -339,6 +366,8 @@ class Tournament:
             raise ProtocolError(ErrorCode.BAD_REQUEST, "player: no such player in this event")
         if entrant.token_hash is not None:
             self.barred.add(entrant.token_hash)
+        if entrant.address is not None:
+            self.barred_addresses.add(entrant.address)
         if self.stage == "lobby":
             del self.entrants[player]
             if entrant.token_hash is not None:
@@ -346,6 +375,25 @@ class Tournament:
         else:
             entrant.removed = True
         return Outcome([_event("remove", player=player)])
+
+    def lock(self, who: str | None, locked: bool, now: float) -> Outcome:
+        """The organiser locks the event (nobody new joins without the invite) or opens it."""
+        self.check_organiser(who)
+        self._check_stage("lobby")
+        if locked == self.locked:
+            return Outcome([], {"locked": locked})
+        self.locked = locked
+        return Outcome([_event("lock", locked=locked)], {"locked": locked})
+
+    def invite(self, who: str | None, now: float, *, secret: str | None = None) -> Outcome:
+        """A fresh invite for the organiser to share: it lets whoever holds it join while
+        the event is locked, or from a removed player's address; the one before no longer
+        does. Only its hash is kept (drawn here unless given: tests give it)."""
+        self.check_organiser(who)
+        self._check_stage("lobby")
+        secret = secret or secrets.token_urlsafe(9)
+        self.invite_hash = token_hash(secret)
+        return Outcome([], {"invite": secret})
 
     def pause(self, who: str | None, paused: bool, now: float) -> Outcome:
         """The organiser pauses the event (its tables stop where they are, no round is
@@ -549,6 +597,9 @@ class Tournament:
             "totals": {p: dict(t) for p, t in self.totals.items()},
             "next_bot": self.next_bot,
             "barred": sorted(self.barred),
+            "barred_addresses": sorted(self.barred_addresses),
+            "locked": self.locked,
+            "invite_sha256": self.invite_hash,
         }
 
     @classmethod
@@ -620,6 +671,10 @@ class Tournament:
         }
         event.next_bot = int(data["next_bot"])
         event.barred = {str(h) for h in data["barred"]}
+        event.barred_addresses = {str(h) for h in data.get("barred_addresses", [])}
+        event.locked = bool(data.get("locked", False))
+        invite = data.get("invite_sha256")
+        event.invite_hash = None if invite is None else str(invite)
         return event
 
 

@@ -34,6 +34,7 @@ def event_view(
         "name": event.name,
         "stage": event.stage,
         "paused": event.paused,
+        "locked": event.locked,
         "ended": event.ended,
         "size": event.size,
         "first_to": event.first_to,

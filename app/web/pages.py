@@ -3,7 +3,7 @@
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from fastapi import APIRouter, FastAPI, Request, Response
@@ -18,9 +18,12 @@ from app.tables.registry import Rooms
 from app.tournaments.registry import Tournaments
 from app.web import i18n
 from app.web.assets import asset_url
+from app.web.lookups import CodeLookups
 from app.web.qr import qr_svg
 from app.wire import rules_schema
 from app.wire.errors import ProtocolError
+
+Found = TypeVar("Found")
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -58,12 +61,41 @@ router = APIRouter()
 
 async def room_exists(request: Request, code: str) -> bool:
     """A table with this code (any case) is open here, or, in a cluster, stored in Redis
-    for whichever process serves it."""
+    for whichever process serves it: a look-up that spends the client address's budget of
+    room codes (app/web/lookups.py; ProtocolError rate_limited past it)."""
+    return bool(await looked_up(request, lambda: table_here(request, code)))
+
+
+async def table_here(request: Request, code: str) -> bool | None:
+    """Whether a table has this code, here or in a cluster's Redis (None: no)."""
     cluster: ClusterNode | None = getattr(request.app.state, "cluster", None)
     if cluster is not None:
-        return await cluster.exists(code)
+        return await cluster.exists(code) or None
     rooms: Rooms = request.app.state.rooms
-    return rooms.get(code) is not None
+    return rooms.get(code) is not None or None
+
+
+async def looked_up(request: Request, look: Callable[[], Awaitable[Found | None]]) -> Found | None:
+    """What `look` finds for a code the client tests, spending its address's budget."""
+    lookups: CodeLookups = request.app.state.code_lookups
+    host = request.client.host if request.client is not None else "?"
+    return await lookups.find(host, look)
+
+
+def limited(request: Request) -> Response:
+    """The page for an address that tried too many wrong codes."""
+    return TEMPLATES.TemplateResponse(request, "404.html", {"limited": True}, status_code=429)
+
+
+async def room_or_refusal(request: Request, code: str) -> Response | None:
+    """None when the room exists; else the page that says why not: a 404, or a 429 for
+    an address that tried too many wrong codes."""
+    try:
+        if await room_exists(request, code):
+            return None
+    except ProtocolError:
+        return limited(request)
+    return not_found(request, room=True)
 
 
 def share_url(request: Request, code: str, page: str = "room_page") -> str:
@@ -88,11 +120,19 @@ async def home(request: Request) -> Response:
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
-    if not await room_exists(request, code):
-        event = await event_of(request, code)  # an event's code typed as a table's: its page
-        if event is not None:
-            return RedirectResponse(f"/e/{event['code']}", status_code=303)
+    async def table_or_event() -> dict[str, Any] | None:
+        if await table_here(request, code):
+            return {}
+        return await event_summary(request, code)  # an event's code typed as a table's
+
+    try:
+        found = await looked_up(request, table_or_event)
+    except ProtocolError:
+        return limited(request)
+    if found is None:
         return not_found(request, room=True)
+    if found:
+        return RedirectResponse(f"/e/{found['code']}", status_code=303)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
@@ -115,14 +155,15 @@ async def choose_language(request: Request, code: str, next: str = "/") -> Respo
 async def room_tv(request: Request, code: str) -> Response:
     """The table for a shared screen (a laptop or a TV): large, with the QR code to join,
     watching while the phones play."""
-    if not await room_exists(request, code):
-        return not_found(request, room=True)
+    refusal = await room_or_refusal(request, code)
+    if refusal is not None:
+        return refusal
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
 
 
-async def event_of(request: Request, code: str) -> dict[str, Any] | None:
+async def event_summary(request: Request, code: str) -> dict[str, Any] | None:
     """The event with this code (any case), open here or, in a cluster, stored for the
     process that runs it: its summary (`code`, `name`, ...), or None."""
     events: Tournaments | None = getattr(request.app.state, "events", None)
@@ -132,6 +173,16 @@ async def event_of(request: Request, code: str) -> dict[str, Any] | None:
         return await events.summary(code)
     except ProtocolError:
         return None
+
+
+async def event_of(request: Request, code: str) -> dict[str, Any] | Response:
+    """The event's summary, a look-up spending the address's budget of codes; else the
+    page that says why not (a 404, or a 429 past the budget)."""
+    try:
+        event = await looked_up(request, lambda: event_summary(request, code))
+    except ProtocolError:
+        return limited(request)
+    return not_found(request, room=True) if event is None else event
 
 
 @router.get("/e/{code}", include_in_schema=False)
@@ -150,8 +201,8 @@ async def event_tv(request: Request, code: str) -> Response:
 
 async def event_response(request: Request, code: str, *, tv: bool) -> Response:
     event = await event_of(request, code)
-    if event is None:
-        return not_found(request, room=True)
+    if isinstance(event, Response):
+        return event
     code = event["code"]
     context = {
         "code": code,
@@ -165,8 +216,8 @@ async def event_response(request: Request, code: str, *, tv: bool) -> Response:
 @router.get("/e/{code}/qr.svg", include_in_schema=False)
 async def event_qr(request: Request, code: str) -> Response:
     event = await event_of(request, code)
-    if event is None:
-        return Response(status_code=404)
+    if isinstance(event, Response):
+        return Response(status_code=event.status_code)
     svg = qr_svg(share_url(request, event["code"], "event_page"))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
@@ -204,8 +255,11 @@ async def manifest(request: Request, lang: str | None = None) -> Response:
 
 @router.get("/r/{code}/qr.svg", include_in_schema=False)
 async def room_qr(request: Request, code: str) -> Response:
-    if not await room_exists(request, code):
-        return Response(status_code=404)
+    try:
+        if not await room_exists(request, code):
+            return Response(status_code=404)
+    except ProtocolError:
+        return Response(status_code=429)
     svg = qr_svg(share_url(request, code.upper()))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 

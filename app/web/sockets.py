@@ -23,7 +23,7 @@ from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.cluster.node import ClusterNode
 from app.ops.config import Settings
-from app.ops.limits import AddressLimit, PerAddress
+from app.ops.limits import AddressLimit, PerAddress, address_key
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.guards import client_address
@@ -32,7 +32,8 @@ from app.tables.room import Room
 from app.tables.values import BOT_NAMES
 from app.tournaments.registry import Tournaments
 from app.tournaments.room import TournamentRoom
-from app.wire.names import clean_name
+from app.web.lookups import CodeLookups
+from app.wire.names import SCREEN_WORDS, YOU_WORDS, check_avatar, clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
@@ -60,6 +61,7 @@ def install(
     sio: socketio.AsyncServer,
     rooms: Rooms,
     settings: Settings,
+    lookups: CodeLookups,
     cluster: ClusterNode | None = None,
     events: Tournaments | None = None,
 ) -> None:
@@ -81,31 +83,59 @@ def install(
         if not task.cancelled() and task.exception() is not None:
             log_event("room_drop_failed", level=logging.ERROR, error=repr(task.exception()))
 
+    def hang_up(sid: str) -> None:
+        """A room closes a connection (a kicked person's; everyone's when it closes): after
+        what it queued there, and with no room to hear of it."""
+        connections.pop(sid, None)
+        sio.start_background_task(sio.disconnect, sid)
+
+    rooms.hang_up = hang_up
+
+    async def find_room(code: str) -> Room | TournamentRoom | None:
+        """A table's room or an event's (its page, its stage, its organiser)."""
+        room: Room | TournamentRoom | None = events.get(code) if events is not None else None
+        if room is None:
+            room = await cluster.room_for(code) if cluster else rooms.get(code)
+        if room is None and events is not None and cluster is not None:
+            room = events.get(code)  # an event the cluster just brought here
+        return room
+
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
             if rooms.draining:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
-            name = clean_name(wanted.name, reserved=BOT_NAMES)
-            room: Room | TournamentRoom | None = None
-            if events is not None:  # an event's code: its page, its stage, its organiser
-                room = events.get(wanted.room)
-            if room is None:
-                room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
-            if room is None and events is not None and cluster is not None:
-                room = events.get(wanted.room)  # an event the cluster just brought here
+            # The page's word for the shared screen is the screens' own.
+            words = YOU_WORDS if wanted.watch else YOU_WORDS + SCREEN_WORDS
+            name = clean_name(wanted.name, reserved=BOT_NAMES + words)
+            avatar = check_avatar(wanted.avatar)
+            # The real client address (after the trusted proxies), one budget each.
+            address = client_address(environ)
+            # A person coming back with their token to a table or event served here tests no
+            # code; anyone else spends the address's budget of room codes (app/web/lookups.py).
+            here: Room | TournamentRoom | None = events.get(wanted.room) if events else None
+            here = here or rooms.get(wanted.room)
+            returning = here is not None and not here.closed and knows(here, wanted.token)
+            if returning:
+                room = await find_room(wanted.room)
+            else:
+                room = await lookups.find(address, lambda: find_room(wanted.room))
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
-            # The real client address (after the trusted proxies), one bucket each. A person
-            # coming back with their token is no flood: after a blip every phone at once does.
-            address = client_address(environ)
-            known = room.knows if isinstance(room, TournamentRoom) else room.table.knows
-            returning = wanted.token is not None and known(wanted.token)
+            # A person coming back with their token is no flood: after a blip every phone
+            # at once does.
+            returning = knows(room, wanted.token)
             if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
             _, replaced = await room.join(
-                sid, name, wanted.token, wanted.avatar, watch=wanted.watch
+                sid,
+                name,
+                wanted.token,
+                avatar,
+                watch=wanted.watch,
+                address=address_key(address),
+                invite=wanted.invite,
             )
         except ProtocolError as error:
             connections.pop(sid, None)
@@ -167,6 +197,13 @@ def install(
 
 # Whether each client event ends its connection (a table's or an event's `leave`).
 CLIENT_ENDS = {name: c.ends_connection for name, c in (*COMMANDS.items(), *EVENT_COMMANDS.items())}
+
+
+def knows(room: Room | TournamentRoom, token: str | None) -> bool:
+    """Whether `token` is of someone this table or event knows."""
+    if token is None:
+        return False
+    return room.knows(token) if isinstance(room, TournamentRoom) else room.table.knows(token)
 
 
 def _parsed(event: str, args: tuple[Any, ...]) -> Message | Ack:

@@ -17,7 +17,7 @@
 
 import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
-import { askName, closed, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
+import { askName, closed, fatal, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { setupInput } from "./input.js";
 import { refitOnResize } from "./fit.js";
 import { eventHome, heatDecided } from "./heat.js";
@@ -37,6 +37,7 @@ import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
 import { createPlainAddressNote } from "./plainaddress.js";
+import { inviteOf, wireDoor } from "./door.js";
 
 // After a table of an event has its winner, the page goes back to the event this long later.
 const HEAT_RETURN_MS = 8000;
@@ -57,6 +58,8 @@ function startRoomPage() {
   // keeps no seat token and takes no keys: the phones play.
   const tv = document.body.dataset.tv === "1";
   const getName = tv ? () => say("tv.name") : loadName;
+  // The host's invite, if the link had one: it lets this page in while the table is locked.
+  const invite = inviteOf(window.location.search);
   const store = createStore();
   store.view.back = new URLSearchParams(location.search).get("back") || "";
   const sound = createSound();
@@ -101,6 +104,7 @@ function startRoomPage() {
       getName,
       getToken: () => (tv ? null : loadToken(room)),
       getAvatar: tv ? () => "" : loadAvatar,
+      getInvite: () => invite,
       watch: tv,
       on: {
         status: setStatus,
@@ -113,7 +117,17 @@ function startRoomPage() {
           if (!tv && data && data.token) saveToken(room, data.token);
         },
         state: receiveState,
-        event: (event) => feedback.event(event),
+        event: (event) => {
+          // Sent to you alone as the server closes the connection: the host removed you, or
+          // the room closed (no game, and nobody did anything, for a while).
+          if (event?.kind === "kick" && event.player === store.get()?.you?.player) {
+            leaving = true;
+            fatal(say("refused.kicked.title"), say("error.kicked"));
+          } else if (event?.kind === "closed") {
+            leaving = true;
+            fatal(say("closed.idle.title"), say("closed.idle.message"));
+          } else feedback.event(event);
+        },
       },
     });
     connection.connect();
@@ -170,6 +184,7 @@ function startRoomPage() {
   }
 
   wireLobby({ act, leave, getState: () => store.get(), shareRecap, over: store.view.over });
+  wireDoor({ act, getState: () => store.get(), shareUrl: document.body.dataset.shareUrl });
   refitOnResize(document.body);
   wirePreferences(sound);
   wireGates();

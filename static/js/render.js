@@ -10,6 +10,7 @@ import { renderControls, renderFinish, renderGameOver, renderLobby } from "./pan
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
 import { canFlip, mySeat } from "./state.js";
+import { renderDoor } from "./door.js";
 
 // What the table shouts when a trigger shows (the server names the trigger): "call.jack"...
 const call = (trigger) => say(hasMessage(`call.${trigger}`) ? `call.${trigger}` : "call.slap");
@@ -38,6 +39,7 @@ export function draw(state, view) {
   renderControls(state);
   if (renderFinish(state, stage)) fitNames(byId("finish"));
   if (state.phase === "lobby") renderLobby(state);
+  renderDoor(state); // the host's door: the lobby's only, hidden in every other phase
   if (renderGameOver(state, view.over)) fitNames(byId("over"));
   renderHeat(state, view.back);
   noteFreezes(view.freeze, state);

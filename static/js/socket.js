@@ -31,7 +31,7 @@ function refusalOf(error) {
   return { code: "refused", message: error && error.message };
 }
 
-export function openRoomSocket({ room, getName, getToken, getAvatar, watch = false, on }) {
+export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, watch = false, on }) {
   const socket = io({
     path: "/socket.io",
     transports: FIRST_TRANSPORTS,
@@ -48,6 +48,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
       if (token) auth.token = token;
       const avatar = getAvatar ? getAvatar() : "";
       if (avatar) auth.avatar = avatar;
+      const invite = getInvite ? getInvite() : "";
+      if (invite) auth.invite = invite;
       if (watch) auth.watch = true;
       send(auth);
     },

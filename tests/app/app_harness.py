@@ -55,6 +55,12 @@ FAST = {
     "open_rooms_per_address": 10_000,  # tests open many rooms from 127.0.0.1
     "connects_per_minute": 100_000.0,
     "opens_per_minute": 100_000.0,
+    # ...and test codes nobody opened (404s) far more often than people mistype one.
+    "wrong_codes_per_minute": 100_000.0,
+    "wrong_codes_burst": 100_000,
+    # Test players slap the instant a trigger reaches them: a script's reflexes, which the
+    # false-start tests judge with the deployed floor.
+    "false_start_ms": 0,
 }
 
 # A long-polling client's goodbye leaves its pending GET open until the ping interval and
@@ -159,9 +165,10 @@ class Client:
         self.sio.on("connect_error", self._on_refusal)
         self.sio.on("disconnect", lambda *args: self.disconnected.set())
         self.sio.on("ping", self._on_ping)  # answered as the page does (lag-fair judging)
+        self.auth_extra: dict[str, Any] = {}  # more for `auth`: an avatar, an invite
 
     async def connect(self, **options: Any) -> Client:
-        auth: dict[str, Any] = {"room": self.room, "name": self.name}
+        auth: dict[str, Any] = {"room": self.room, "name": self.name, **self.auth_extra}
         if self.token is not None:
             auth["token"] = self.token
         options.setdefault("transports", ["websocket"])

@@ -24,7 +24,7 @@ class EventClient(Client):
     """A connection to an event (a phone on /e/CODE, the organiser's screen, the stage)."""
 
     async def connect(self, **options: Any) -> EventClient:
-        auth: dict[str, Any] = {"room": self.room, "name": self.name}
+        auth: dict[str, Any] = {"room": self.room, "name": self.name, **self.auth_extra}
         if self.token is not None:
             auth["token"] = self.token
         if options.pop("watch", False):

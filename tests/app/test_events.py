@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+import socketio
 from app_harness import Client, close_all, serving, turn_until
 from event_steps import EventClient, open_event, to_table
 
@@ -137,6 +138,49 @@ async def test_the_organiser_removes_pauses_and_ends() -> None:
         ended = await phones[0].wait_event(lambda s: s["stage"] == "over")
         assert ended["ended"] and ended["podium"] == []
         await close_all([*tables, *phones, organiser])
+
+
+async def refusal(phone: EventClient) -> str:
+    """The code of the refusal `phone` gets connecting."""
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await phone.connect()
+    code: str = phone.refusal["data"]["code"]
+    await phone.close()
+    return code
+
+
+async def test_the_organisers_door_locks_invites_and_keeps_a_removed_phone_out() -> None:
+    async with serving(ManualClock()) as server:
+        code, token = await open_event(server, size=3)
+        organiser = await EventClient(server, code, "Ms Lee", token).connect()
+        ann, bo = await gather(server, code, ["Ann", "Bo"])
+        assert await refusal(EventClient(server, code, "ANN")) == "name_taken"
+        assert (await organiser.ok("event_lock", {"locked": True}))["locked"]
+        locked = await ann.wait_event(lambda s: s["locked"])
+        assert {k: v for k, v in locked["events"][0].items() if k != "version"} == {
+            "kind": "lock",
+            "locked": True,
+        }
+        assert await refusal(EventClient(server, code, "Cy")) == "room_locked"
+        back = await EventClient(server, code, "Ann", ann.token).connect()  # a reload
+        assert back.event["you"]["player"] == ann.event["you"]["player"]
+        refused = await bo.call("event_invite")
+        assert refused["error"]["code"] == "not_host"
+        invite = (await organiser.ok("event_invite"))["invite"]
+        cy = EventClient(server, code, "Cy")
+        cy.auth_extra = {"invite": invite}
+        await cy.connect()
+        assert cy.event["you"]["status"] == "waiting"
+        await organiser.ok("event_lock", {"locked": False})
+        await organiser.ok("event_remove", {"player": bo.event["you"]["player"]})
+        assert await refusal(EventClient(server, code, "Bo", bo.token)) == "kicked"
+        # Every phone here comes from one address (127.0.0.1): the removed one's.
+        assert await refusal(EventClient(server, code, "Di")) == "kicked"
+        di = EventClient(server, code, "Di")
+        di.auth_extra = {"invite": invite}
+        await di.connect()
+        assert di.event["you"]["status"] == "waiting"
+        await close_all([organiser, ann, back, bo, cy, di])
 
 
 async def test_an_event_and_its_tables_survive_a_restart(tmp_path: Any) -> None:

@@ -84,6 +84,12 @@ def test_a_stranger_with_the_link_watches_and_a_goodbye_keeps_the_seat() -> None
     assert table.seat_of("p0") == 0
 
 
+def test_a_player_keeps_the_events_name_at_its_table() -> None:
+    table = heat_table()
+    joined = table.join("Somebody Else", "token0", 1.0)  # the phone's name changed since
+    assert joined.returning and joined.person.name == "Player 0"
+
+
 def test_the_first_game_is_dealt_once_everyone_is_here() -> None:
     table = heat_table()
     arrive(table, 0)

@@ -259,7 +259,7 @@ async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
     after their own screen shows the Jack: how many each won, and the room."""
     clock, recorder = ManualClock(), Recorder()
     # A cap above the far player's round trip: compensated whole.
-    settings = Settings(store="memory", lag_ping_seconds=0.25, lag_cap_ms=150)
+    settings = Settings(store="memory", lag_ping_seconds=0.25, lag_cap_ms=150, false_start_ms=0)
     rooms = Rooms(settings, recorder, clock=clock)
     room = rooms.create(lag_fair=lag_fair)
     network = Network(room, clock, recorder)
@@ -372,7 +372,7 @@ async def test_through_a_real_slow_network_lag_fair_races_split_fairly() -> None
 
 async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most() -> None:
     clock, recorder = ManualClock(), Recorder()
-    settings = Settings(store="memory", lag_ping_seconds=0.5, lag_cap_ms=150)
+    settings = Settings(store="memory", lag_ping_seconds=0.5, lag_cap_ms=150, false_start_ms=0)
     room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
     network = Network(room, clock, recorder)
     await network.join("honest", "Honest", one_way=0.01)

@@ -71,6 +71,10 @@ def test_a_name_that_reads_like_another_players_is_taken() -> None:
     event = with_players(1)
     refused(event, ErrorCode.NAME_TAKEN, event.join, "PLAYER 0", None, 0.0)
     refused(event, ErrorCode.NAME_TAKEN, event.join, "Pl\u0430yer 0", None, 0.0)  # Cyrillic a
+    refused(event, ErrorCode.NAME_TAKEN, event.join, "MS LEE", None, 0.0)  # the organiser's
+    event.add_bot(organiser(event), "easy", 0.0)
+    bot = next(e.name for e in event.entrants.values() if e.bot is not None)
+    refused(event, ErrorCode.NAME_TAKEN, event.join, bot.upper(), None, 0.0)
 
 
 def test_only_the_organiser_starts_and_with_two_players_at_least() -> None:
@@ -153,7 +157,45 @@ def test_a_player_removed_in_the_lobby_cannot_join_again_with_that_phone() -> No
     event = with_players(2)
     event.remove(organiser(event), "p1", 0.0)
     assert "p1" not in event.entrants
-    assert event.join("Again", "token1", 1.0).role == "guest"
+    refused(event, ErrorCode.KICKED, event.join, "Again", "token1", 1.0)
+    refused(event, ErrorCode.KICKED, lambda: event.join("Again", "token1", 1.0, watch=True))
+
+
+def test_a_removed_players_address_needs_the_invite_and_others_join_from_theirs() -> None:
+    event = new_event()
+    event.join("Ann", None, 0.0, address="10.0.0.7", new_id="p0", new_token="t0")
+    event.join("Ben", None, 0.0, address="10.0.0.8", new_id="p1", new_token="t1")
+    event.remove(organiser(event), "p0", 1.0)
+    refused(event, ErrorCode.KICKED, lambda: event.join("Cat", None, 2.0, address="10.0.0.7"))
+    assert event.join("Cat", None, 2.0, address="10.0.0.9").role == "player"
+    invite = event.invite(organiser(event), 3.0, secret="come-in").reply["invite"]
+    assert invite == "come-in"
+    joined = event.join("Dan", None, 4.0, address="10.0.0.7", invite="come-in")
+    assert joined.role == "player"
+    assert event.join("Ben again", "t1", 5.0, address="10.0.0.7").who == "p1"  # here already
+
+
+def test_a_locked_event_takes_new_players_only_with_the_invite_and_keeps_its_door() -> None:
+    event = with_players(1)
+    refused(event, ErrorCode.NOT_HOST, event.lock, "p0", True, 0.0)
+    done = event.lock(organiser(event), True, 0.0)
+    assert done.events == [{"kind": "lock", "locked": True}]
+    refused(event, ErrorCode.ROOM_LOCKED, event.join, "Eve", None, 1.0)
+    assert event.join("Screen", None, 1.0, watch=True).role == "guest"  # a stage watches
+    assert event.join("Player 0", "token0", 1.0).who == "p0"  # a player comes back
+    refused(event, ErrorCode.NOT_HOST, event.invite, "p0", 1.0)
+    event.invite(organiser(event), 1.0, secret="door")
+    refused(event, ErrorCode.ROOM_LOCKED, lambda: event.join("Eve", None, 2.0, invite="nope"))
+    assert event.join("Eve", None, 2.0, invite="door").role == "player"
+    event.remove(organiser(event), "p0", 2.0)
+    kept = Tournament.from_dict(json.loads(json.dumps(event.to_dict(3.0))), 3.0)
+    assert kept.locked and kept.to_dict(3.0) == event.to_dict(3.0)
+    refused(kept, ErrorCode.ROOM_LOCKED, kept.join, "Fay", None, 4.0)
+    refused(kept, ErrorCode.KICKED, kept.join, "Again", "token0", 4.0)
+    assert kept.join("Fay", None, 4.0, invite="door").role == "player"
+    kept.lock(organiser(kept), False, 5.0)
+    kept.start(organiser(kept), 6.0, codes(kept.heats_needed(), 1), 1)
+    refused(kept, ErrorCode.WRONG_PHASE, kept.lock, organiser(kept), True, 7.0)
 
 
 def test_a_pause_holds_the_next_round_and_end_stops_the_event() -> None:
