@@ -1,6 +1,7 @@
 // An event's page (/e/CODE), for its three kinds of visitor: a player's phone (join with a
 // name; when the organiser starts, the page sends the phone to its own table, keeping its
-// token for that table too), the organiser's screen (Start, bots, remove, pause, end) and
+// token for that table too), the organiser's screen (Start, bots, lock and invite, remove,
+// pause, end) and
 // the stage (/e/CODE/tv: who is in with the QR code, the tables' progress, the final at
 // full size on the table's own big screen, the podium and the recap). What it shows comes
 // from the server's `event_state` (eventview.js says it); no rule is decided here.
@@ -8,7 +9,8 @@
 import { byId, el, setText, show } from "./dom.js";
 import { buildAvatarPicker } from "./avatars.js";
 import { fitName } from "./fit.js";
-import { askName, closed, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
+import { copyText, inviteOf, inviteUrl } from "./door.js";
+import { askName, closed, fatal, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { followBrowserLanguage } from "./language.js";
 import { countOf, errorText, say } from "./messages.js";
 import { heading, isOrganiser, nextLine, podiumPlaces, recapLines, rulesLine, tableCards, tableToGo, youLine } from "./eventview.js";
@@ -99,6 +101,7 @@ function startEventPage() {
   const code = body.dataset.event;
   const tv = body.dataset.tv === "1";
   const staying = new URLSearchParams(location.search).has("stay"); // back from a table by hand
+  const invite = inviteOf(location.search); // the organiser's invite this link carries, if any
   let current = null;
   let arrivedAt = 0; // when the current state came: the countdown counts from it
   let connection = null;
@@ -127,6 +130,7 @@ function startEventPage() {
     show(byId("lobby"), state.stage === "lobby");
     byId("players").replaceChildren(...state.players.map((row) => playerChip({ ...row, you: row.player === state.you?.player }, organiser, state.stage)));
     show(byId("lobby-controls"), organiser && state.stage === "lobby");
+    drawDoor(state, organiser);
     byId("event-start").disabled = state.players.length < (state.bots ? 1 : 2);
     show(byId("rounds"), state.stage === "playing");
     if (state.stage === "playing") drawRounds(state, organiser);
@@ -137,6 +141,18 @@ function startEventPage() {
       byId("event-recap").replaceChildren(...recapLines(state).map((text) => el("li", "", text)));
     }
     fitEventNames();
+  }
+
+  // The organiser's door (lock, invite link), and the note everyone in the lobby sees.
+  function drawDoor(state, organiser) {
+    const locked = Boolean(state.locked);
+    const lock = byId("lock");
+    setText(lock, say(locked ? "event.unlock" : "event.lock"));
+    lock.setAttribute("aria-pressed", String(locked));
+    show(byId("invite-new"), organiser && locked);
+    if (!locked) show(byId("invite-link"), false);
+    setText(byId("locked-note"), locked ? say(organiser ? "door.locked.host" : "event.locked") : "");
+    show(byId("locked-note"), locked && state.stage === "lobby");
   }
 
   function drawRounds(state, organiser) {
@@ -195,10 +211,11 @@ function startEventPage() {
       getName: tv ? () => say("tv.name") : () => loadName() || (loadToken(code) ? say("event.organiser") : ""),
       getToken: () => (tv ? null : loadToken(code)),
       getAvatar: tv ? () => "" : loadAvatar,
+      getInvite: () => invite,
       watch: tv,
       on: {
         status: setStatus,
-        refused: (reason) => (reason.code === "name_taken" ? askName(errorText(reason)) : refused(reason)),
+        refused: refusedHere,
         closed,
         welcome: (data) => {
           fresh = true;
@@ -212,9 +229,17 @@ function startEventPage() {
     connection.connect();
   }
 
+  // A refusal in the event's words (a table's are the room page's).
+  function refusedHere(reason) {
+    if (reason.code === "name_taken") askName(errorText(reason));
+    else if (reason.code === "room_locked") fatal(say("event.refused.locked.title"), say("event.refused.locked"));
+    else if (reason.code === "kicked") fatal(say("event.refused.kicked.title"), say("event.refused.kicked"));
+    else refused(reason);
+  }
+
   async function act(name, payload = {}) {
     show(byId("event-error"), false);
-    if (!connection) return;
+    if (!connection) return null;
     const ack = await connection.send(name, payload);
     if (ack && !ack.ok) {
       if (current?.stage === "lobby") {
@@ -222,6 +247,7 @@ function startEventPage() {
         show(byId("event-error"), true);
       } else toast(errorText(ack.error));
     }
+    return ack;
   }
 
   wireNameGate({
@@ -240,6 +266,18 @@ function startEventPage() {
   byId("play").addEventListener("click", (event) => {
     const remove = event.target.closest("[data-remove]");
     if (remove) act("event_remove", { player: remove.dataset.remove });
+  });
+  byId("lock").addEventListener("click", () => act("event_lock", { locked: !current?.locked }));
+  byId("invite-new").addEventListener("click", async () => {
+    const ack = await act("event_invite");
+    if (!ack || !ack.ok) return;
+    const input = byId("invite-url");
+    input.value = inviteUrl(body.dataset.shareUrl, ack.invite);
+    show(byId("invite-link"), true);
+    input.select();
+  });
+  byId("copy-invite").addEventListener("click", async () => {
+    setText(byId("invite-done"), say((await copyText(byId("invite-url"))) ? "share.copied" : "share.copy_by_hand"));
   });
   byId("event-pause").addEventListener("click", () => act("event_pause", { paused: !current?.paused }));
   for (const id of ["event-end", "event-end-lobby"]) {

@@ -36,7 +36,6 @@ const MESSAGES = {
   "error.too_large": "That was too much to send.",
   "error.collecting": "Wait: the pile is being collected",
   "error.paused": "The table is paused for a moment. Try again when it goes on.",
-  "error.name_taken": "Someone here has a name like that. Try another one.",
   // The page's own: no answer, or no code at all.
   "error.offline": "Not connected, retrying...",
   "error.timeout": "The server did not answer.",
@@ -353,6 +352,14 @@ const MESSAGES = {
   "event.pause": "Pause",
   "event.resume": "Go on",
   "event.end_confirm": "End the event for everyone?",
+  // The organiser's door on an event's page (event.js), as a table's host's.
+  "event.lock": "Lock the event",
+  "event.unlock": "Unlock the event",
+  "event.locked": "The organiser locked the event: nobody new can join.",
+  "event.refused.locked.title": "This event is locked",
+  "event.refused.locked": "The organiser locked this event. Ask them for an invite link.",
+  "event.refused.kicked.title": "You can't join this event",
+  "event.refused.kicked": "The organiser removed you from this event.",
   // At a table of an event (heat.js).
   "heat.gathering": "Waiting for everyone at this table: the game starts when all are here.",
   "heat.next_game.one": "Next game in a moment: the first to win {count} game goes through",

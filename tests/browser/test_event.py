@@ -15,6 +15,7 @@ import asyncio
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -281,5 +282,22 @@ async def test_more_than_eight_on_the_home_page_opens_an_event_run_by_its_opener
     async with httpx.AsyncClient(base_url=base_url) as http:
         summary = (await http.get(f"/api/events/{code}")).json()
     assert summary["name"] == "Aisyah's birthday" and summary["stage"] == "lobby"
+    # The organiser's door, as a table's host's: locked, a stranger is refused; the invite
+    # link lets its holder in.
+    await page.click("#lock")
+    await expect(page.locator("#locked-note")).to_be_visible(timeout=WAIT_MS)
+    await page.click("#invite-new")
+    invite = urlsplit(await page.locator("#invite-url").input_value())
+    assert invite.query.startswith("invite=")
+    stranger = await Person.open(browser, "stranger", PHONE)
+    await stranger.page.goto(f"{base_url}/e/{code}")
+    await stranger.page.fill("#name-input", "Eve")
+    await stranger.page.click("#name-form [type=submit]")
+    await expect(stranger.page.locator("#fatal-title")).to_have_text(
+        "This event is locked", timeout=WAIT_MS
+    )
+    await stranger.page.goto(f"{base_url}{invite.path}?{invite.query}")
+    await expect(stranger.page.locator("#you-text")).to_contain_text("Eve", timeout=WAIT_MS)
+    await expect(page.locator("#players li")).to_have_count(1, timeout=WAIT_MS)
     assert organiser.problems == []
     await asyncio.sleep(0)
