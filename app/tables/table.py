@@ -32,6 +32,7 @@ from app.tables.values import (
     Policy,
     TableBot,
     address_hash,
+    invite_holds,
     token_hash,
 )
 from app.wire.errors import ErrorCode, ProtocolError
@@ -323,11 +324,7 @@ class Table:
             raise ProtocolError(ErrorCode.NAME_TAKEN, "a bot here has a name like that")
 
     def _invited(self, invite: str | None) -> bool:
-        return (
-            invite is not None
-            and self.invite_hash is not None
-            and secrets.compare_digest(token_hash(invite), self.invite_hash)
-        )
+        return invite_holds(invite, self.invite_hash)
 
     def drop(self, person_id: str, now: float, *, left: bool) -> list[AppEvent]:
         """The person's connection is gone; `left` when they said goodbye (`leave`)."""

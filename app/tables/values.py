@@ -5,6 +5,7 @@ command returns (`Outcome`, `Joined`)."""
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -19,6 +20,15 @@ BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clan
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def invite_holds(invite: str | None, invite_hash: str | None) -> bool:
+    """Whether `invite` is the one whose hash a host (or an organiser) keeps."""
+    return (
+        invite is not None
+        and invite_hash is not None
+        and secrets.compare_digest(token_hash(invite), invite_hash)
+    )
 
 
 def address_hash(code: str, address: str) -> str:

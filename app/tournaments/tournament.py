@@ -31,6 +31,7 @@ from app.tables.values import (
     Person,
     TableBot,
     address_hash,
+    invite_holds,
     token_hash,
 )
 from app.wire.errors import ErrorCode, ProtocolError
@@ -284,7 +285,7 @@ class Tournament:
             raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
         if watch or self.stage != "lobby":
             return Joined(None, None, "guest", False, [])
-        invited = self._invited(invite)
+        invited = invite_holds(invite, self.invite_hash)
         if where in self.barred_addresses and not invited:
             raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
         if self.locked and not invited:
@@ -315,12 +316,6 @@ class Tournament:
         if any(looks_alike(name, other) for other in taken):
             raise ProtocolError(ErrorCode.NAME_TAKEN, "someone here has a name like that")
 
-    def _invited(self, invite: str | None) -> bool:
-        return (
-            invite is not None
-            and self.invite_hash is not None
-            and secrets.compare_digest(token_hash(invite), self.invite_hash)
-        )
 
     # ---- the organiser --------------------------------------------------------------------
 
