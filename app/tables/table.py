@@ -787,6 +787,7 @@ class Table:
         bots: Sequence[TableBot],
         *,
         lag_fair: bool = False,
+        false_starts: bool = True,
     ) -> Table:
         """A table of an event, its seats dealt: `people` (not here yet: each comes with the
         token the event knows them by) then `bots`, in seat order. Nobody is its host; its
@@ -794,7 +795,7 @@ class Table:
         if not MIN_PLAYERS <= len(people) + len(bots) <= MAX_SEATS:
             raise ValueError(f"a heat seats {MIN_PLAYERS} to {MAX_SEATS}")
         table = cls(code, rules, policy)
-        table.lag_fair, table.heat = lag_fair, heat
+        table.lag_fair, table.false_starts, table.heat = lag_fair, false_starts, heat
         for seat, person in enumerate(people):
             table.admit(person)
             table.seats[seat] = person.id

@@ -26,10 +26,17 @@ class ClusterHeats(LocalHeats):
         super().__init__(node.rooms)
         self.node = node
 
-    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool) -> None:
+    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> None:
         policy = Policy.of(self.rooms.settings)
         table = Table.for_heat(
-            dealt.code, rules, policy, dealt.heat, dealt.people, dealt.bots, lag_fair=lag_fair
+            dealt.code,
+            rules,
+            policy,
+            dealt.heat,
+            dealt.people,
+            dealt.bots,
+            lag_fair=lag_fair,
+            false_starts=false_starts,
         )
         room = await self.node.open_new(table)
         if room.saver is not None:

@@ -67,7 +67,7 @@ def read_heat(table: Table) -> HeatState:
 
 
 class HeatTables(Protocol):
-    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool) -> None:
+    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> None:
         """Opens the table of a heat just dealt (and writes it)."""
         ...
 
@@ -91,10 +91,17 @@ class LocalHeats:
     def __init__(self, rooms: Rooms) -> None:
         self.rooms = rooms
 
-    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool) -> None:
+    async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> None:
         policy = Policy.of(self.rooms.settings)
         table = Table.for_heat(
-            dealt.code, rules, policy, dealt.heat, dealt.people, dealt.bots, lag_fair=lag_fair
+            dealt.code,
+            rules,
+            policy,
+            dealt.heat,
+            dealt.people,
+            dealt.bots,
+            lag_fair=lag_fair,
+            false_starts=false_starts,
         )
         room = self.rooms.open_table(table)
         if room.saver is not None:

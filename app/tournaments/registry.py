@@ -85,6 +85,7 @@ class Tournaments:
         bots: bool,
         rules: Rules,
         lag_fair: bool = False,
+        false_starts: bool = True,
     ) -> tuple[TournamentRoom, str]:
         """A new event, written before its link is given out; returns it and the organiser's
         token (their key to the event: only its hash is kept)."""
@@ -106,6 +107,7 @@ class Tournaments:
             bots=bots,
             rules=rules,
             lag_fair=lag_fair,
+            false_starts=false_starts,
         )
         room = self._add(event)
         log_event("event_opened", code=code, size=size, first_to=first_to, bots=bots)

@@ -250,7 +250,7 @@ class TournamentRoom:
     async def _open(self, dealt: Sequence[Dealt]) -> None:
         event = self.event
         for heat in dealt:
-            await self.heats.open(heat, event.rules, event.lag_fair)
+            await self.heats.open(heat, event.rules, event.lag_fair, event.false_starts)
             self.heats.follow(heat.code, self._heat_changed)
         log_event("event_round", code=self.code, round=event.round, tables=len(dealt))
 

@@ -124,6 +124,7 @@ class Tournament:
         bots: bool = False,
         rules: Rules | None = None,
         lag_fair: bool = False,
+        false_starts: bool = True,
     ) -> None:
         bracket.check_size(size)
         if not bracket.MIN_FIRST_TO <= first_to <= bracket.MAX_FIRST_TO:
@@ -135,6 +136,7 @@ class Tournament:
         self.bots = bots  # bots fill the empty seats of a round's tables
         self.rules = rules or Rules()
         self.lag_fair = lag_fair
+        self.false_starts = false_starts  # the tables' own rule, as a table's host sets it
         self.organiser: Organiser | None = None
         self.version = 0
         self.stage: Stage = "lobby"
@@ -315,7 +317,6 @@ class Tournament:
             taken.append(self.organiser.name)
         if any(looks_alike(name, other) for other in taken):
             raise ProtocolError(ErrorCode.NAME_TAKEN, "someone here has a name like that")
-
 
     # ---- the organiser --------------------------------------------------------------------
 
@@ -556,6 +557,7 @@ class Tournament:
             "bots": self.bots,
             "rules": self.rules.to_dict(),
             "lag_fair": self.lag_fair,
+            "false_starts": self.false_starts,
             "organiser": None
             if organiser is None
             else {"id": organiser.id, "name": organiser.name, "token_sha256": organiser.token_hash},
@@ -610,6 +612,7 @@ class Tournament:
             bots=bool(data["bots"]),
             rules=Rules.from_dict(data["rules"]),
             lag_fair=bool(data["lag_fair"]),
+            false_starts=bool(data.get("false_starts", True)),
         )
         organiser = data["organiser"]
         if organiser is not None:

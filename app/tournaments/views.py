@@ -39,7 +39,11 @@ def event_view(
         "size": event.size,
         "first_to": event.first_to,
         "bots": event.bots,
-        "rules": {**event.rules.to_dict(), "lag_fair": event.lag_fair},
+        "rules": {
+            **event.rules.to_dict(),
+            "lag_fair": event.lag_fair,
+            "false_starts": event.false_starts,
+        },
         "organiser": None if organiser is None else organiser.name,
         "players": [
             {

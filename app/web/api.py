@@ -105,7 +105,9 @@ async def create_event(request: Request) -> Any:
         body = await read_body(request, rooms.settings.max_message_bytes)
         wanted = parse_model(CreateEvent, body, "{'name': ...}")
         changes = wanted.rules.changes() if wanted.rules else {}
-        lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
+        # The rooms' rules, not the engine's.
+        lag_fair = bool(changes.pop("lag_fair", False))
+        false_starts = bool(changes.pop("false_starts", True))
         rules = merged_rules(Rules(), changes)
         organiser = clean_name(wanted.organiser) if wanted.organiser else ""
         room, token = await events.open_event(
@@ -116,6 +118,7 @@ async def create_event(request: Request) -> Any:
             bots=wanted.bots,
             rules=rules,
             lag_fair=lag_fair,
+            false_starts=false_starts,
         )
     except ProtocolError as error:
         return error_response(error)

@@ -236,6 +236,23 @@ async def test_the_event_api_refuses_what_it_cannot_open() -> None:
         assert (await http.get("/api/events/ZZZZZZ")).status_code == 404
 
 
+async def test_an_events_tables_take_the_rooms_own_rules_from_its_form() -> None:
+    """The home page's form sends every rule a table's does, the room's own among them."""
+    clock = ManualClock()
+    async with serving(clock) as server:
+        rules = {**RULES, "false_starts": False, "lag_fair": True}
+        code, token = await open_event(server, size=3, rules=rules)
+        organiser = await EventClient(server, code, "Ms Lee", token).connect()
+        shown = organiser.event["rules"]
+        assert shown["false_starts"] is False and shown["lag_fair"] is True
+        phones = await gather(server, code, ["Ann", "Bo", "Cy"])
+        await organiser.ok("event_start")
+        tables = await everyone_at_their_tables(phones)
+        assert tables[0].state["rules"]["false_starts"] is False
+        assert tables[0].state["rules"]["lag_fair"] is True
+        await close_all([*tables, *phones, organiser])
+
+
 @pytest.mark.parametrize("command", ["sit", "flip"])
 async def test_a_tables_command_on_an_events_connection_is_unknown_there(command: str) -> None:
     async with serving() as server:
