@@ -263,7 +263,7 @@ async def test_the_stage_reads_in_malay_at_both_sizes(
 
 
 async def test_more_than_eight_on_the_home_page_opens_an_event_run_by_its_opener(
-    browser: Browser, base_url: str
+    browser: Browser, base_url: str, screenshots: Path
 ) -> None:
     organiser = await Person.open(browser, "organiser", DESKTOP)
     page = organiser.page
@@ -287,8 +287,8 @@ async def test_more_than_eight_on_the_home_page_opens_an_event_run_by_its_opener
     await page.click("#lock")
     await expect(page.locator("#locked-note")).to_be_visible(timeout=WAIT_MS)
     await page.click("#invite-new")
+    await expect(page.locator("#invite-url")).to_have_value(re.compile(r"\?invite="))
     invite = urlsplit(await page.locator("#invite-url").input_value())
-    assert invite.query.startswith("invite=")
     stranger = await Person.open(browser, "stranger", PHONE)
     await stranger.page.goto(f"{base_url}/e/{code}")
     await stranger.page.fill("#name-input", "Eve")
@@ -296,8 +296,11 @@ async def test_more_than_eight_on_the_home_page_opens_an_event_run_by_its_opener
     await expect(stranger.page.locator("#fatal-title")).to_have_text(
         "This event is locked", timeout=WAIT_MS
     )
+    await stranger.page.screenshot(path=screenshots / "event-phone-locked.png")
     await stranger.page.goto(f"{base_url}{invite.path}?{invite.query}")
     await expect(stranger.page.locator("#you-text")).to_contain_text("Eve", timeout=WAIT_MS)
     await expect(page.locator("#players li")).to_have_count(1, timeout=WAIT_MS)
+    await page.screenshot(path=screenshots / "event-organiser-locked.png")
+    await stranger.page.screenshot(path=screenshots / "event-phone-lobby.png")
     assert organiser.problems == []
     await asyncio.sleep(0)
