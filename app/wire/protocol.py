@@ -363,6 +363,7 @@ class SeatView(AtAnEvent):
     game: int
     first: int
     host: str | None
+    owner: str | None
     locked: bool
     seats: list[SeatState | None]
     spectators: list[Spectator]
