@@ -237,6 +237,18 @@ class Room:
         elif self.judge_gate is None or self.judge_gate():
             self.resume()
 
+    async def bar_from_event(self, person_id: str) -> None:
+        """The event this table is a heat of removed `person_id` (`Table.bar_from_heat`):
+        their connection is told (a `kick`) and closed, and they cannot come back."""
+        async with self.lock:
+            person = self.table.people.get(person_id)
+            if self.closed or person is None or person.token_hash in self.table.banned_tokens:
+                return
+            now = self.clock.now()
+            self._show_out(Kick(person_id, None))
+            happened = self.table.bar_from_heat(person_id, now)
+            self._apply(happened, now)
+
     def _notice(self, event: Paused | Resumed) -> None:
         """An `event` message of its own to everyone connected (no version: no change)."""
         message = Encoded.of(EVENT, event.to_dict())

@@ -248,6 +248,8 @@ class Table:
         person = self.people.get(known) if known is not None else None
         returning = person is not None
         where = address_hash(self.code, address) if address is not None else None
+        if person is not None and hashed in self.banned_tokens:  # barred from a heat
+            raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
         if person is None:
             # The host's invite is their word for whoever holds it: it lets a new person in
             # from a kicked address (a household behind one address), never a kicked token.
@@ -495,6 +497,16 @@ class Table:
         self.lag.forget(player)
         self._lag_shown.pop(player, None)
         return Outcome([events.Kick(player, seat)])
+
+    def bar_from_heat(self, person_id: str, now: float) -> list[AppEvent]:
+        """The event removed a player of this heat: their token is refused here from now on
+        (kicked) and they are away, so the autopilot plays their seat on; they stay in it,
+        for the heat's result. Nothing at any other table, or for anyone else."""
+        person = self.people.get(person_id)
+        if self.heat is None or person is None or person.token_hash in self.banned_tokens:
+            return []
+        self.banned_tokens.add(person.token_hash)
+        return self.drop(person_id, now, left=False) if person.connected else []
 
     def lock(self, person_id: str, locked: bool, now: float) -> Outcome:
         """The host locks the table (nobody new gets in without the invite) or opens it."""

@@ -84,6 +84,10 @@ class HeatTables(Protocol):
         """Pauses the table with its event (`held`), or lets it go on."""
         ...
 
+    async def bar(self, code: str, player: str) -> None:
+        """The event removed `player`: they are refused at their table from now on."""
+        ...
+
 
 class LocalHeats:
     """The heats of a process that holds every table: in its registry of rooms."""
@@ -124,6 +128,11 @@ class LocalHeats:
         room = self.rooms.get(code)
         if room is not None:
             room.on_phase_change = lambda _room: on_change()
+
+    async def bar(self, code: str, player: str) -> None:
+        room = self.rooms.get(code)
+        if room is not None:
+            await room.bar_from_event(player)
 
     async def hold(self, code: str, held: bool) -> None:
         room = self.rooms.get(code)

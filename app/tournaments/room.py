@@ -219,7 +219,11 @@ class TournamentRoom:
             return event.add_bot(who, message.level, now)
         if name == "event_remove":
             assert isinstance(message, EventRemove)
-            return event.remove(who, message.player, now)
+            done = event.remove(who, message.player, now)
+            heat = next((h for h in event.current() if message.player in h.players), None)
+            if event.stage == "playing" and heat is not None and not heat.decided:
+                await self.heats.bar(heat.code, message.player)  # no more play of theirs
+            return done
         if name == "event_lock":
             assert isinstance(message, Lock)
             return event.lock(who, message.locked, now)

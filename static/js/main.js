@@ -122,7 +122,9 @@ function startRoomPage() {
           // the room closed (no game, and nobody did anything, for a while).
           if (event?.kind === "kick" && event.player === store.get()?.you?.player) {
             leaving = true;
-            fatal(say("refused.kicked.title"), say("error.kicked"));
+            const home = eventHome(store.get(), store.view.back); // the organiser removed them
+            if (home) window.location.assign(`${home}?stay=1`);
+            else fatal(say("refused.kicked.title"), say("error.kicked"));
           } else if (event?.kind === "closed") {
             leaving = true;
             fatal(say("closed.idle.title"), say("closed.idle.message"));

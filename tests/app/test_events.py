@@ -183,6 +183,29 @@ async def test_the_organisers_door_locks_invites_and_keeps_a_removed_phone_out()
         await close_all([organiser, ann, back, bo, cy, di])
 
 
+async def test_a_player_removed_during_a_heat_is_sent_from_their_table_for_good() -> None:
+    clock = ManualClock()
+    async with serving(clock) as server:
+        code, token = await open_event(server, size=3, rules=RULES)
+        organiser = await EventClient(server, code, "Ms Lee", token).connect()
+        phones = await gather(server, code, ["Ann", "Bo", "Cy"])
+        await organiser.ok("event_start")
+        tables = await everyone_at_their_tables(phones)
+        gone = phones[2].event["you"]["player"]
+        await organiser.ok("event_remove", {"player": gone})
+        await asyncio.wait_for(tables[2].disconnected.wait(), 10)
+        assert any(e.get("kind") == "kick" and e["player"] == gone for e in tables[2].events)
+        seat = next(s for s in tables[0].state["seats"] if s and s["player"] == gone)
+        await tables[0].wait_state(lambda s: not s["seats"][seat["seat"]]["connected"])
+        again = Client(server, tables[2].room, "Cy", phones[2].token)
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await again.connect()
+        assert again.refusal["data"]["code"] == "kicked"
+        back = await EventClient(server, code, "Cy", phones[2].token).connect()
+        assert back.event["you"]["status"] == "removed"
+        await close_all([*tables, *phones, back, again, organiser])
+
+
 async def test_an_event_and_its_tables_survive_a_restart(tmp_path: Any) -> None:
     store = f"sqlite:///{tmp_path / 'events.db'}"
     clock = ManualClock()

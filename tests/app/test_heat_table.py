@@ -90,6 +90,25 @@ def test_a_player_keeps_the_events_name_at_its_table() -> None:
     assert joined.returning and joined.person.name == "Player 0"
 
 
+def test_a_player_the_event_removed_is_refused_and_the_autopilot_keeps_their_seat() -> None:
+    table = heat_table()
+    arrive(table, 0)
+    happened = table.bar_from_heat("p0", 2.0)
+    assert kinds(happened) == ["disconnect"] and not table.people["p0"].connected
+    assert table.seat_of("p0") == 0  # the heat's result still counts their seat
+    with pytest.raises(ProtocolError) as caught:
+        table.join("Player 0", "token0", 3.0)
+    assert caught.value.code == ErrorCode.KICKED
+    assert table.bar_from_heat("p0", 4.0) == []  # once
+    arrive(table, 1)  # nobody else is touched
+    kept = Table.from_dict(through_json(table.to_dict(5.0)), 5.0)
+    with pytest.raises(ProtocolError):
+        kept.join("Player 0", "token0", 6.0)
+    ordinary = Table("ROOM01", Rules(), Policy())
+    ordinary.join("Ann", "t", 1.0, new_id="a")
+    assert ordinary.bar_from_heat("a", 2.0) == [] and ordinary.people["a"].connected
+
+
 def test_the_first_game_is_dealt_once_everyone_is_here() -> None:
     table = heat_table()
     arrive(table, 0)
