@@ -174,20 +174,31 @@ function startEventPage() {
   }
 
   // Where the state sends this page: a phone to its table, the stage to the final's big screen.
+  // Once: a state that comes while the next page loads must not start its load again (a
+  // second assign aborts the first).
+  let leavingFor = null;
+  function go(url) {
+    if (leavingFor !== url) {
+      leavingFor = url;
+      window.location.assign(url);
+    }
+    return true;
+  }
+
   function follow(state) {
     const table = tv ? null : tableToGo(state);
     if (table && !staying) {
       saveToken(table, loadToken(code)); // the table knows the player by the event's token
-      window.location.assign(`/r/${table}`);
-      return true;
+      return go(`/r/${table}`);
     }
     const final = state.final && state.stage === "playing" ? tableCards(state)[0] : null;
-    if (tv && final && !final.decided) {
-      window.location.assign(`/r/${final.table}/tv?back=/e/${code}/tv`);
-      return true;
-    }
+    if (tv && final && !final.decided) return go(`/r/${final.table}/tv?back=/e/${code}/tv`);
     return false;
   }
+  // Back on this page from the browser's history: it may go again.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) leavingFor = null;
+  });
 
   let fresh = false; // the next state starts a new connection: taken whatever its version
   function receive(state) {
