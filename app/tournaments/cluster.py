@@ -12,7 +12,6 @@ old), and hears at once only of the tables in its own process; it pauses only th
 from __future__ import annotations
 
 from app.cluster.node import ClusterNode
-from app.tables.table import Policy, Table
 from app.tournaments.heats import LocalHeats
 from app.tournaments.registry import Tournaments
 from app.tournaments.tournament import Dealt
@@ -27,18 +26,7 @@ class ClusterHeats(LocalHeats):
         self.node = node
 
     async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> None:
-        policy = Policy.of(self.rooms.settings)
-        table = Table.for_heat(
-            dealt.code,
-            rules,
-            policy,
-            dealt.heat,
-            dealt.people,
-            dealt.bots,
-            lag_fair=lag_fair,
-            false_starts=false_starts,
-        )
-        room = await self.node.open_new(table)
+        room = await self.node.open_new(self.table(dealt, rules, lag_fair, false_starts))
         if room.saver is not None:
             room.saver.changed(urgent=True)
 

@@ -96,8 +96,14 @@ class LocalHeats:
         self.rooms = rooms
 
     async def open(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> None:
+        room = self.rooms.open_table(self.table(dealt, rules, lag_fair, false_starts))
+        if room.saver is not None:
+            room.saver.changed(urgent=True)
+
+    def table(self, dealt: Dealt, rules: Rules, lag_fair: bool, false_starts: bool) -> Table:
+        """The table a heat just dealt is opened as."""
         policy = Policy.of(self.rooms.settings)
-        table = Table.for_heat(
+        return Table.for_heat(
             dealt.code,
             rules,
             policy,
@@ -107,9 +113,6 @@ class LocalHeats:
             lag_fair=lag_fair,
             false_starts=false_starts,
         )
-        room = self.rooms.open_table(table)
-        if room.saver is not None:
-            room.saver.changed(urgent=True)
 
     async def read(self, code: str) -> HeatState | None:
         room = self.rooms.get(code)
