@@ -164,6 +164,7 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
     await expect(stage.page.locator(".event-cards").first).not_to_be_empty(timeout=WAIT_MS)
     await stage.page.screenshot(path=screenshots / "event-heats-1920x1080.png")
     problems += await axe(stage.page, "the stage's heats") + await axe(first, "a heat")
+    await first.screenshot(screenshots / "event-phone-heat.png")
     problems += await stage_problems(stage.page, "heats", "1920x1080")
     problems += await stage_problems(stage.page, "heats", "1280x720")
     await stage.page.screenshot(path=screenshots / "event-heats-1280x720.png")
