@@ -10,7 +10,7 @@ import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 const OUT = "build/assets";
-const ENTRIES = ["static/js/main.js", "static/js/home.js", "static/css/page.css"];
+const ENTRIES = ["static/js/main.js", "static/js/home.js", "static/js/event.js", "static/css/page.css"];
 
 // The page imports its vendored client by its URL (/static/vendor/...): the same file here.
 const staticUrls = {

@@ -25,6 +25,8 @@ from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
 from app.tables.notation import NEWEST_SCHEMA
 from app.tables.registry import Rooms
+from app.tournaments.cluster import serve_in_cluster
+from app.tournaments.registry import Tournaments
 from app.web import api as web
 from app.web import pages, sockets
 from app.web.assets import BUILD_DIR, URL_PREFIX, HashedFiles
@@ -65,6 +67,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     )
     if cluster is not None:
         cluster.serve(rooms)
+    events = Tournaments(rooms)  # events: heats at many tables, beside the rooms
+    if cluster is not None:
+        serve_in_cluster(events, cluster)  # an event's record held by lease, as a table's
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -73,6 +78,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 await cluster.start()  # free tables taken now, the others with their people
             else:
                 await rooms.start()  # every saved table, back before the first connection
+                await events.start()  # then every event, which reads its tables
         except StoreError as error:
             # Not starting is better than starting without the tables: a restart policy
             # tries again, and the tables are still there when the store is back.
@@ -94,6 +100,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         openapi_url="/openapi.json" if docs else None,
     )
     api.state.rooms = rooms
+    api.state.events = events
     api.state.settings = settings
     api.state.cluster = cluster
     api.state.room_limit = (
@@ -117,7 +124,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     api.mount(URL_PREFIX, HashedFiles(directory=BUILD_DIR, check_dir=False), name="assets")
     # Pages, scripts and styles compressed for phones on mobile data (a third of the bytes).
     api.add_middleware(GZipMiddleware, minimum_size=1024)
-    sockets.install(sio, rooms, settings, lookups, cluster)
+    sockets.install(sio, rooms, settings, lookups, cluster, events)
     return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
 
 

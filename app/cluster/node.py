@@ -39,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from app.cluster.ownership import Ownership
 from app.ops.clock import REAL_TIME, Clock
@@ -72,6 +72,32 @@ TELL_AGAIN_SECONDS = 1.0  # a room's use not told to Redis is told again this so
 MOVING = "the table is moving between servers: try again"
 PAUSED = "the table is paused while the server reaches its store: try again"
 UNREACHABLE = "the server cannot reach its tables: try again"
+
+
+class Beside(Protocol):
+    """Records of another kind held by lease beside the tables, in the same store (an
+    event's: app/tournaments/): each has one owner as a table has, and moves between
+    processes the same way."""
+
+    def holds(self, code: str) -> bool:
+        """Open here."""
+        ...
+
+    def opens(self, record: Snapshot) -> bool:
+        """A record of this kind (not a table's)."""
+        ...
+
+    async def take(self, code: str, record: Snapshot) -> bool:
+        """Opens the record here, its lease just taken; False if it cannot be read."""
+        ...
+
+    async def give(self, code: str) -> None:
+        """Another process takes it: stop, write it (fenced), forget it here."""
+        ...
+
+    def drop(self, code: str) -> None:
+        """Another process has it already: forget it here, unwritten."""
+        ...
 
 
 class ClusterStore:
@@ -140,6 +166,7 @@ class ClusterNode:
         self.ownership.on_hand_over = self._hand_over
         self.store = ClusterStore(redis, self.ownership)
         self._rooms: Rooms | None = None
+        self.beside: Beside | None = None  # the events (app/main.py sets it)
         self._moving: dict[str, asyncio.Lock] = {}  # code -> held while the table moves
         self._written: dict[str, int] = {}  # code -> the version last written to Redis
         self._saving: asyncio.Task[None] | None = None
@@ -276,7 +303,7 @@ class ClusterNode:
             for code in self.ownership.held():
                 room = self.rooms.get(code)
                 moving = self._moving.get(code)
-                if room is None and not (moving and moving.locked()):
+                if room is None and not (moving and moving.locked()) and not self._beside(code):
                     await self.ownership.release(code)  # closed for good here (it expired)
                 elif (
                     room is not None
@@ -341,7 +368,14 @@ class ClusterNode:
         return await self._open(code)
 
     async def _open(self, code: str) -> Room | None:
-        """The table whose lease this process just took, open here from its last save."""
+        """The table whose lease this process just took, open here from its last save (a
+        record of another kind goes to its own registry, `beside`: None here)."""
+        if self.beside is not None:
+            record = await self.store.load(code)
+            if record is not None and self.beside.opens(record):
+                if not await self.beside.take(code, record):
+                    await self.ownership.release(code)
+                return None
         try:
             room = await self.rooms.restore(code)
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
@@ -352,11 +386,29 @@ class ClusterNode:
             return None
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
+        self.serve_here(room)
+        await self._waits_for_players(room)  # after the gate: the room is served from here
+        return room
+
+    def serve_here(self, room: Room) -> None:
+        """The room judges only while this process holds its lease, and its saves stop once
+        another process has it."""
+        code = room.code
         room.judge_gate = lambda: self.ownership.holds(code)
         if room.saver is not None:  # its own writes, refused once the table is another's
             room.saver.on_lease_lost = lambda: self.ownership.lost(code, "fenced")
-        await self._waits_for_players(room)  # after the gate: the room is served from here
+
+    async def open_new(self, table: Table) -> Room:
+        """A table made here under a fresh code (an event's heat), served here under its
+        lease from its first write; the router moves it where its people connect."""
+        if not await self.ownership.take_if_free(table.code):
+            raise ProtocolError(ErrorCode.SHUTTING_DOWN, MOVING)
+        room = self.rooms.open_table(table)
+        self.serve_here(room)
         return room
+
+    def _beside(self, code: str) -> bool:
+        return self.beside is not None and self.beside.holds(code)
 
     def judges(self, room: Room) -> bool:
         """Whether the room's actions are this process's to judge: the table is still ours.
@@ -371,6 +423,10 @@ class ClusterNode:
         """Another process got this table's people from the router: stop, save, let go."""
         async with self._lock(code):
             room = self.rooms.get(code)
+            if room is None and self.beside is not None and self.beside.holds(code):
+                await self.beside.give(code)
+                self._send_away(code)
+                return
             if room is None:
                 return
             async with room.lock:
@@ -383,12 +439,20 @@ class ClusterNode:
         """The table is another process's now: whatever this one had is stale."""
         if self.rooms.get(code) is not None:
             self._let_go(code)
+        elif self.beside is not None and self.beside.holds(code):
+            self.beside.drop(code)
+            self._send_away(code)
 
     def _let_go(self, code: str) -> None:
         """Forgets the room here (its stored table stays) and closes its connections at the
         transport: their pages reconnect by themselves, through the router, to the owner."""
         self.rooms.let_go(code)
         self._written.pop(code, None)
+        self._send_away(code)
+
+    def _send_away(self, code: str) -> None:
+        """Closes the connections of a table (or an event) that went to another process:
+        their pages reconnect through the router, to its owner."""
         participants = list(self.sio.manager.get_participants("/", code))
         log_event("table_left", room=code, node=self.node, connections=len(participants))
         for _, eio_sid in participants:

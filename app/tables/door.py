@@ -14,6 +14,7 @@ from app.tables.values import (
     Outcome,
     Person,
     address_hash,
+    invite_holds,
     token_hash,
 )
 from app.wire.errors import ErrorCode, ProtocolError
@@ -58,6 +59,8 @@ class Door(TableState):
         person = self.people.get(known) if known is not None else None
         returning = person is not None
         where = address_hash(self.code, address) if address is not None else None
+        if person is not None and hashed in self.banned_tokens:  # barred from a heat
+            raise ProtocolError(ErrorCode.KICKED, "the organiser removed you from this event")
         if person is None:
             # The host's invite is their word for whoever holds it: it lets a new person in
             # from a kicked address (a household behind one address), never a kicked token.
@@ -82,7 +85,7 @@ class Door(TableState):
             self.acted_at = now
             happened: list[AppEvent] = [events.Join(person.id, name)]
             free = self._free_seat_or_none()
-            if self.phase == "lobby" and free is not None and not watch:
+            if self.phase == "lobby" and free is not None and not watch and self.heat is None:
                 self.seats[free] = person.id
                 happened.append(events.Sit(person.id, free, name))
         else:
@@ -97,7 +100,7 @@ class Door(TableState):
             person.away_flips, person.missed_deal = 0, False
         assert token is not None
         person.address = where
-        if self.host is None and not person.screen:
+        if self.host is None and not person.screen and self.heat is None:
             self.host = person.id
         if self.owner is None and self.host == person.id:
             self.owner = person.id
@@ -110,8 +113,9 @@ class Door(TableState):
     def _rename(self, person: Person, name: str, now: float) -> None:
         """A returning person connected with another name: it is theirs if no game is on,
         they took none in the last RENAME_SECONDS, and nobody else's reads like it; else
-        they keep the one they had (they are let in all the same)."""
-        if name == person.name or self.phase == "playing":
+        they keep the one they had (they are let in all the same). At an event's table a
+        player keeps the name the event knows them by (unique in the event, not just here)."""
+        if name == person.name or self.phase == "playing" or self.heat is not None:
             return
         if person.renamed_at is not None and now - person.renamed_at < RENAME_SECONDS:
             return
@@ -133,11 +137,7 @@ class Door(TableState):
             raise ProtocolError(ErrorCode.NAME_TAKEN, "a bot here has a name like that")
 
     def _invited(self, invite: str | None) -> bool:
-        return (
-            invite is not None
-            and self.invite_hash is not None
-            and secrets.compare_digest(token_hash(invite), self.invite_hash)
-        )
+        return invite_holds(invite, self.invite_hash)
 
     def drop(self, person_id: str, now: float, *, left: bool) -> list[AppEvent]:
         """The person's connection is gone; `left` when they said goodbye (`leave`)."""
@@ -145,7 +145,7 @@ class Door(TableState):
         seat = self.seat_of(person.id)
         person.disconnected_at = now
         happened: list[AppEvent] = []
-        if left and seat is not None and self.phase != "playing":
+        if left and seat is not None and self.phase != "playing" and self.heat is None:
             self._reopen()  # as `stand` does: the finished table is cleared
             self.seats[seat] = None
             happened.append(events.Stand(person.id, seat))
@@ -233,6 +233,16 @@ class Door(TableState):
         self.lag.forget(player)
         self._lag_shown.pop(player, None)
         return Outcome([events.Kick(player, seat)])
+
+    def bar_from_heat(self, person_id: str, now: float) -> list[AppEvent]:
+        """The event removed a player of this heat: their token is refused here from now on
+        (kicked) and they are away, so the autopilot plays their seat on; they stay in it,
+        for the heat's result. Nothing at any other table, or for anyone else."""
+        person = self.people.get(person_id)
+        if self.heat is None or person is None or person.token_hash in self.banned_tokens:
+            return []
+        self.banned_tokens.add(person.token_hash)
+        return self.drop(person_id, now, left=False) if person.connected else []
 
     def lock(self, person_id: str, locked: bool, now: float) -> Outcome:
         """The host locks the table (nobody new gets in without the invite) or opens it."""

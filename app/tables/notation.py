@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from app.tables.events import AppEvent
-from app.tables.values import Person, TableBot
+from app.tables.values import Heat, Person, TableBot
 from app.wire.errors import ProtocolError
 from app.wire.names import clean_avatar
 from app.wire.protocol import MAX_SEATS, PHASES, Phase
@@ -64,6 +64,7 @@ class Noted(Protocol):
     out_order: list[int]
     turn_started_at: float
     game: Game | None
+    heat: Heat | None
 
     def admit(self, person: Person) -> None: ...
 
@@ -87,7 +88,7 @@ T = TypeVar("T", bound=Noted)
 def to_dict(table: Noted, now: float) -> dict[str, Any]:
     """The table at `now` as JSON-able data: times in seconds relative to `now`,
     tokens only as hashes. Timers are not stored: they follow from this state."""
-    return {
+    written = {
         "schema": SCHEMA_VERSION,
         "code": table.code,
         "version": table.version,
@@ -130,6 +131,42 @@ def to_dict(table: Noted, now: float) -> dict[str, Any]:
         "turn_started_ago": now - table.turn_started_at,
         "game": None if table.game is None else _game_snapshot(table.game, now),
     }
+    if table.heat is not None:  # a table of an event's only: other snapshots are as they were
+        written["heat"] = _heat_snapshot(table.heat, now)
+    return written
+
+
+def _heat_snapshot(heat: Heat, now: float) -> dict[str, Any]:
+    return {
+        "event": heat.event,
+        "name": heat.name,
+        "round": heat.round,
+        "final": heat.final,
+        "first_to": heat.first_to,
+        "gather_in": heat.gather_until - now,
+        "over_ago": None if heat.over_at is None else now - heat.over_at,
+        "totals": {occupant: dict(total) for occupant, total in heat.totals.items()},
+        "places": list(heat.places),
+    }
+
+
+def _heat_from(data: dict[str, Any], now: float) -> Heat:
+    over = data["over_ago"]
+    totals = {
+        str(occupant): {str(k): None if v is None else int(v) for k, v in total.items()}
+        for occupant, total in data["totals"].items()
+    }
+    return Heat(
+        str(data["event"]),
+        str(data["name"]),
+        int(data["round"]),
+        bool(data["final"]),
+        int(data["first_to"]),
+        now + float(data["gather_in"]),
+        None if over is None else now - float(over),
+        totals,
+        [str(occupant) for occupant in data["places"]],
+    )
 
 
 def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) -> T:
@@ -199,6 +236,8 @@ def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) 
     table.wins = {str(k): int(v) for k, v in data.get("wins", {}).items()}
     table.out_order = [int(seat) for seat in data.get("out_order", [])]
     table.turn_started_at = now - float(data["turn_started_ago"])
+    heat = data.get("heat")  # a table of an event's
+    table.heat = None if heat is None else _heat_from(heat, now)
     game = data["game"]
     table.game = None if game is None else Game.from_dict(_game_times(game, now))
     if (table.game is None) != (phase == "lobby"):
@@ -323,6 +362,9 @@ def times_are_finite(snapshot: dict[str, Any]) -> bool:
     for person in snapshot["people"]:
         total += person["connected_for"] + (person["gone_for"] or 0.0)
         total += person.get("here_for", 0.0) + (person.get("renamed_ago") or 0.0)
+    heat = snapshot.get("heat")
+    if heat is not None:
+        total += heat["gather_in"] + (heat["over_ago"] or 0.0)
     game = snapshot["game"]
     if game is not None:
         for key in _GAME_TIMES:

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Callable
+from typing import Protocol
 
 from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
@@ -25,6 +26,7 @@ from app.stores.memory import MemoryStore
 from app.stores.saver import Saver
 from app.tables.events import Restart
 from app.tables.room import Room
+from app.tables.table import Table
 from app.wire.encoded import Transport
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import EVENT
@@ -44,6 +46,20 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
 # SLAPJACK_OPEN_ROOMS_PER_ADDRESS reached (here, or across a cluster: app/cluster/node.py).
 HOARDING = "your address holds as many open rooms as it may: play in one, or wait for one to close"
+# A stored record with this key is not a table's (an event's: app/tournaments/): `Rooms.start`
+# sets it aside for the registry of its kind.
+KIND_KEY = "kind"
+
+
+class Companion(Protocol):
+    """A registry beside the rooms on the same store and clock (the events'): it holds codes
+    of its own, and drains and shuts down with the rooms, before the store closes."""
+
+    def holds(self, code: str) -> bool: ...
+
+    async def drain(self) -> None: ...
+
+    async def shutdown(self, flush_seconds: float) -> None: ...
 
 
 class Rooms:
@@ -70,6 +86,9 @@ class Rooms:
         self._opened: dict[str, dict[str, None]] = {}
         self._opener: dict[str, str] = {}  # room code: the address that opened it
         self._deleting: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
+        # Records of another kind found at start (`KIND_KEY`), by code, for their registry.
+        self.set_aside: dict[str, Snapshot] = {}
+        self.companions: list[Companion] = []
         # Closes a connection at the transport, for a room (app/web/sockets.py sets it).
         self.hang_up: Callable[[str], None] = lambda sid: None
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
@@ -85,6 +104,9 @@ class Rooms:
         snapshots = await restore_all(self.store, self.settings.room_expiry_seconds)
         now = self.clock.now()
         for code, snapshot in snapshots.items():
+            if KIND_KEY in snapshot:  # not a table: its own registry opens it
+                self.set_aside[code] = snapshot
+                continue
             try:
                 if snapshot.get("code") != code:
                     raise ValueError(f"the snapshot saved as {code} is of another room")
@@ -106,7 +128,7 @@ class Rooms:
         await asyncio.gather(*(room.suspend() for room in rooms))
         notice = Restart("The server is restarting: back in a moment.")
         await self.transport.emit(EVENT, notice.to_dict())  # no `to`: every connection
-        await self.flush(rooms)
+        await asyncio.gather(self.flush(rooms), *(c.drain() for c in self.companions))
 
     async def flush(self, rooms: list[Room] | None = None) -> None:
         """Writes every table as it is now and returns when all have landed (a store that
@@ -126,6 +148,8 @@ class Rooms:
             await asyncio.wait_for(self.flush(), flush_seconds)
         except TimeoutError:
             log_event("tables_not_saved", level=logging.ERROR, rooms=len(self._rooms))
+        for companion in self.companions:  # their last writes, before the store closes
+            await companion.shutdown(flush_seconds)
         self.close_all()
         if self._deleting:
             await asyncio.wait(self._deleting, timeout=flush_seconds)
@@ -230,10 +254,36 @@ class Rooms:
         if len(self._rooms) >= self.settings.max_rooms:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open: try later")
 
+    async def unused_code(self) -> str:
+        """A code no open room, no companion's and no stored record has."""
+        return await self._unused_code()
+
+    def open_table(self, table: Table) -> Room:
+        """A room for a table made elsewhere (an event's heat, `Table.for_heat`), under a
+        code `unused_code` gave; its Saver writes it as soon as asked."""
+        self._check_room_for_one_more()
+        if table.code in self._rooms:
+            raise ValueError(f"room {table.code} is open already")
+        room = Room(
+            table.code,
+            table.rules,
+            self.settings,
+            self.transport,
+            self._closed,
+            self.metrics,
+            table=table,
+            clock=self.clock,
+            lock_watch=self.lock_watch,
+        )
+        self._add(room)
+        room.set_timers()
+        log_event("room_opened", room=table.code, rules=table.rules_shown())
+        return room
+
     async def _unused_code(self) -> str:
         while True:
             code = new_code()
-            if code in self._rooms:
+            if code in self._rooms or any(c.holds(code) for c in self.companions):
                 continue
             try:
                 if await self.store.exists(code):

@@ -96,6 +96,9 @@ class Room(TableReads):
         # When it may not, the room pauses: the table stays here, whole, judged by nobody.
         self.judge_gate: Callable[[], bool] | None = None
         self.paused = False
+        # The event this table is a heat of is paused: the table pauses with it, whatever
+        # the cluster says (app/tournaments/).
+        self.held_by_event = False
         self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
         # Through a weak reference: the room is freed by its reference count when it closes,
         # never kept for a full collection by a cycle through its timers.
@@ -105,6 +108,9 @@ class Room(TableReads):
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
         self.on_used: Callable[[], None] | None = None  # told once two people have been in it
+        # Told after each change of phase (a game dealt, a game over): a table of an event
+        # tells its event (app/tournaments/), which reads the table's result from it.
+        self.on_phase_change: Callable[[Room], None] | None = None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             now = clock.now()
@@ -209,7 +215,7 @@ class Room(TableReads):
     def resume(self) -> None:
         """Judging goes on (call it under the lock): the timers are set again from the
         table's state, and everyone is told."""
-        if not self.paused or self.closed:
+        if not self.paused or self.closed or self.held_by_event:
             return
         self.paused = False
         now = self.clock.now()
@@ -220,6 +226,28 @@ class Room(TableReads):
         self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
         log_event("room_resumed", room=self.code, version=self.table.version)
         self.connections.send_everyone(Encoded.of(EVENT, Resumed().to_dict()))
+
+    def hold_for_event(self, held: bool) -> None:
+        """The event this table is a heat of paused (`held`) or went on: the table pauses
+        with it, and goes on with it unless its judge gate still says no (call it under the
+        lock)."""
+        self.held_by_event = held
+        if held:
+            self.pause()
+        elif self.judge_gate is None or self.judge_gate():
+            self.resume()
+
+    async def bar_from_event(self, person_id: str) -> None:
+        """The event this table is a heat of removed `person_id` (`Table.bar_from_heat`):
+        their connection is told (a `kick`) and closed, and they cannot come back."""
+        async with self.lock:
+            person = self.table.people.get(person_id)
+            if self.closed or person is None or person.token_hash in self.table.banned_tokens:
+                return
+            now = self.clock.now()
+            self._show_out(Kick(person_id, None))
+            happened = self.table.bar_from_heat(person_id, now)
+            self._apply(happened, now)
 
     # ---- people come and go ------------------------------------------------------------
 
@@ -410,6 +438,15 @@ class Room(TableReads):
             return
         self._apply(self.table.tick(now), now)  # a fresh state even with no events
 
+    async def on_heat_deal(self, now: float) -> None:
+        """A table of an event deals its next game (app/tables/table.py `Table.deal_heat`)."""
+        if self.closed:
+            return
+        done = self.table.deal_heat(now)
+        if done.events:
+            self._new_game()
+            self._apply(done.events, now)
+
     async def on_abandon(self, now: float) -> None:
         if self.closed:
             return
@@ -471,7 +508,11 @@ class Room(TableReads):
         # shared part encoded once, every send queued before the next change's.
         self.connections.broadcast(views, connected, self.table.seat_by_id())
         self._schedule(now, views, anyone=bool(connected))
-        self._changed(urgent=self.table.phase != phase_before, anyone=bool(connected))
+        phase_changed = self.table.phase != phase_before
+        # An undecided heat is kept as if someone were here: the event waits for it.
+        self._changed(urgent=phase_changed, anyone=bool(connected) or self.table.keeps_open())
+        if phase_changed and self.on_phase_change is not None:
+            self.on_phase_change(self)
 
     def _changed(self, *, urgent: bool, anyone: bool) -> None:
         """Asks for the table to be written: after the change is judged and sent, never
@@ -506,8 +547,15 @@ class Room(TableReads):
             if self.on_used is not None:
                 self.on_used()
                 self.on_used = None
-        self.timetable.expiry(self, now, anyone=anyone, used=self.used)
+        kept = anyone or self.table.keeps_open()  # an undecided heat waits for its winner
+        self.timetable.expiry(self, now, anyone=kept, used=self.used)
         self.timetable.idle(self, self.table)
+
+    def set_timers(self) -> None:
+        """Sets every timer from the table as it is: a room made around a table it was
+        handed (an event's heat: app/tables/registry.py `Rooms.open_table`)."""
+        anyone = bool(self.table.connected())
+        self._schedule(self.clock.now(), Views(self.table), anyone=anyone)
 
     def waits_for_players(self, on_used: Callable[[], None]) -> None:
         """A restored table that only its opener has been at (a cluster knows it from Redis:

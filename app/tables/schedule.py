@@ -40,6 +40,8 @@ class Wakeups(Protocol):
 
     async def on_bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None: ...
 
+    async def on_heat_deal(self, now: float) -> None: ...
+
 
 class Timetable:
     """Sets a room's timers (on `timers`, read against `clock`) from its table's state."""
@@ -60,6 +62,7 @@ class Timetable:
         self.abandon(room, table, now)
         self.host(room, table)
         self.ping(room, table, now, anyone)
+        self.heat(room, table, now)
 
     def expiry(self, room: Wakeups, now: float, *, anyone: bool, used: bool) -> None:
         """A room nobody is in closes after a while: soon if only its opener was ever in it."""
@@ -73,8 +76,9 @@ class Timetable:
     def idle(self, room: Wakeups, table: Table) -> None:
         """A table no game was dealt at closes once nobody acted (came in, or sent a
         command) for SLAPJACK_UNUSED_ROOM_SECONDS, whoever sits in it: a room held open by
-        idle connections is no room anyone plays in."""
-        if table.games:
+        idle connections is no room anyone plays in. An event's heat deals its own games
+        (`heat`) and waits for its winner."""
+        if table.games or table.heat is not None:
             self.timers.cancel("idle")
         else:
             when = table.acted_at + self.settings.unused_room_seconds
@@ -90,6 +94,15 @@ class Timetable:
             self.timers.cancel("ping")
         elif not self.timers.pending("ping"):
             self.timers.at("ping", now, room.on_ping)
+
+    def heat(self, room: Wakeups, table: Table, now: float) -> None:
+        """A table of an event deals its next game when it is due (`Table.heat_due`): the
+        first once everyone is here, another after a game while nobody is through."""
+        when = table.heat_due()
+        if when is None:
+            self.timers.cancel("heat")
+        else:
+            self.timers.at("heat", max(when, now), room.on_heat_deal)
 
     def host(self, room: Wakeups, table: Table) -> None:
         """A disconnected host hands over when their grace runs out."""

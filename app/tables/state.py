@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.tables.lag import LagMeter
 from app.tables.notation import Move
 from app.tables.values import (
+    Heat,
     Person,
     Policy,
     TableBot,
@@ -68,6 +69,8 @@ class TableState:
         # snapshot taken before the first, it is the table (`journal`), saved for a fraction
         # of a whole snapshot's cost. Not in snapshots; the owner keeps it short.
         self.moves: list[Move] = []
+        # One of an event's tables (app/tournaments/): the event deals its seats and games.
+        self.heat: Heat | None = None
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -175,6 +178,10 @@ class TableState:
         self._connected_person(person_id)
         if person_id != self.host:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host can do that")
+
+    def _check_not_heat(self) -> None:
+        if self.heat is not None:
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "the event deals this table's seats")
 
     def _check_between_games(self) -> None:
         if self.phase == "playing":

@@ -21,9 +21,11 @@ from typing import Any, Literal
 from app.tables import events, notation
 from app.tables.door import HANDOVER_EARLY_SECONDS, RENAME_SECONDS, Door
 from app.tables.events import AppEvent, GameEvent
+from app.tables.heats import Heats
 from app.tables.reflexes import LAG_SHOWN_STEP_MS, Reflexes
 from app.tables.values import (
     BOT_NAMES,
+    Heat,
     Joined,
     Level,
     Outcome,
@@ -41,7 +43,7 @@ from engine.rules import MAX_PLAYERS, MIN_PLAYERS, check_players
 Action = Literal["flip", "slap"]
 
 
-class Table(Door, Reflexes):
+class Table(Door, Reflexes, Heats):
     """The room as a value: every rule of the room, with `now` given."""
 
     # ---- between games -----------------------------------------------------------------
@@ -53,6 +55,7 @@ class Table(Door, Reflexes):
             raise ProtocolError(
                 ErrorCode.BAD_REQUEST, "a shared screen only watches: it never sits"
             )
+        self._check_not_heat()
         self._check_between_games()
         current = self.seat_of(person.id)
         wanted = seat
@@ -74,6 +77,7 @@ class Table(Door, Reflexes):
 
     def stand(self, person_id: str, now: float) -> Outcome:
         person = self._connected_person(person_id)
+        self._check_not_heat()
         self._check_between_games()
         seat = self.seat_of(person.id)
         if seat is None:
@@ -163,6 +167,7 @@ class Table(Door, Reflexes):
             if occupant is not None
             and (person := self.people.get(occupant)) is not None
             and not person.connected
+            and self.heat is None  # a heat's seats are dealt: the autopilot plays for them
         ]
         gone = {person.id for _, person in absent}
         seated = [occupant for occupant in self.seats if occupant is not None]
@@ -249,7 +254,7 @@ class Table(Door, Reflexes):
         if any(e.kind != "late" for e in happened):
             self.turn_started_at = now
         self._note_outs(happened)
-        self._end_if_over()
+        self._end_if_over(now)
         return [GameEvent(e, now, auto) for e in happened]
 
     def tick(self, now: float) -> list[AppEvent]:
@@ -259,13 +264,13 @@ class Table(Door, Reflexes):
         happened = self.game.tick(now)
         self.moves.append(("tick", None, None, now, False))
         self._note_outs(happened)
-        self._end_if_over()
+        self._end_if_over(now)
         return [GameEvent(e, now) for e in happened]
 
     def abandon(self, now: float) -> list[AppEvent]:
         """Ends a game nobody at the table can play any more (every seat still in is a person
         who is gone); nothing if someone still can."""
-        if self.phase != "playing" or self.anyone_can_play():
+        if self.phase != "playing" or self.anyone_can_play() or self.heat is not None:
             return []
         self._reopen()
         return [events.Abandon(self.games)]
@@ -275,13 +280,23 @@ class Table(Door, Reflexes):
             if event.kind == "out" and event.seat not in self.out_order:
                 self.out_order.append(event.seat)
 
-    def _end_if_over(self) -> None:
+    def _end_if_over(self, now: float) -> None:
         if self.game is not None and self.game.over and self.phase == "playing":
             self.phase = "over"
             winner = self.game.winner
             occupant = self.seats[winner] if winner is not None else None
             if occupant is not None:
                 self.wins[occupant] = self.wins.get(occupant, 0) + 1
+            if self.heat is not None:
+                self._heat_game_over(self.heat, self.game, now)
+
+    def deal_heat(self, now: float, *, seed: int | None = None) -> Outcome:
+        """The heat's next game, when due (`heat_due`): the first one or, after a game, the
+        same seats again; nothing otherwise."""
+        due = self.heat_due()
+        if due is None or now < due:
+            return Outcome([])
+        return self._deal(now, seed, rematch=self.phase == "over")
 
     # ---- snapshots (app/tables/notation.py) --------------------------------------------
 
@@ -305,6 +320,7 @@ __all__ = [
     "MAX_SEATS",
     "PHASES",
     "RENAME_SECONDS",
+    "Heat",
     "Joined",
     "Outcome",
     "Person",

@@ -5,6 +5,7 @@ command returns (`Outcome`, `Joined`)."""
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -19,6 +20,15 @@ BOT_NAMES = ("Robo Rita", "Bleep", "Sprocket", "Pixel", "Gizmo", "Widget", "Clan
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def invite_holds(invite: str | None, invite_hash: str | None) -> bool:
+    """Whether `invite` is the one whose hash a host (or an organiser) keeps."""
+    return (
+        invite is not None
+        and invite_hash is not None
+        and secrets.compare_digest(token_hash(invite), invite_hash)
+    )
 
 
 def address_hash(code: str, address: str) -> str:
@@ -104,3 +114,30 @@ class Joined(NamedTuple):
     token: str  # the token to give back in `welcome`
     returning: bool  # an existing person: their older connection, if any, is replaced
     events: list[AppEvent]
+
+
+# A heat's first game is dealt once everyone dealt to it is here, or this long after the
+# table was opened (a phone that never comes is dealt in: the autopilot flips for it).
+HEAT_GATHER_SECONDS = 20.0
+# A heat that needs another game (first to N wins) deals it this long after a game ends:
+# time to see who won that one.
+HEAT_NEXT_GAME_SECONDS = 6.0
+
+
+@dataclass(eq=False)
+class Heat:
+    """What makes a table one of an event's (app/tournaments/): the event deals its seats and
+    its games, the table has no host, and its winner is the first of its players to win
+    `first_to` games (`Table.wins`). Its totals across its games (`totals`: takes, wrong
+    slaps, the fastest winning slap, by occupant id) and its last game's places (`places`)
+    are what the event's recap and standings read."""
+
+    event: str  # the event's code
+    name: str  # the event's name, shown at the table
+    round: int  # 1, 2, ...
+    final: bool
+    first_to: int
+    gather_until: float  # the first deal comes by then (on the table's clock)
+    over_at: float | None = None  # when its last game ended
+    totals: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    places: list[str] = field(default_factory=list)  # occupant ids, the last game's places

@@ -22,7 +22,7 @@ import orjson
 from app.tables.events import EventDict
 from app.tables.table import Person, Table
 from app.wire.encoded import Encoded, event_head, to_json
-from app.wire.protocol import STATE, SeatState, SeatView, State, You
+from app.wire.protocol import STATE, HeatView, SeatState, SeatView, State, You
 from engine.rules import Rules
 from engine.views import seat_rows, table_facts
 
@@ -185,7 +185,9 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         seats = _seats(table, seat_rows(game), range(game.players))
         facts = table_facts(game)
     else:
-        seats = _seats(table, None, range(len(table.seats)))
+        # A heat's seats are dealt (0, 1, ...): none free to offer.
+        shown = table.seated() if table.heat is not None else len(table.seats)
+        seats = _seats(table, None, range(shown))
         facts = _no_game()
     people = table.people
     return {
@@ -210,8 +212,26 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
             {"player": i if i in people else None, "name": name, "wins": wins}
             for i, name, wins in table.match_score()
         ],
+        **_heat_shown(table),
         "events": events,  # last but `you`: a reader of the first bytes finds `version` soon
     }
+
+
+def _heat_shown(table: Table) -> dict[str, Any]:
+    """`heat` at a table of an event, nothing at any other."""
+    heat = table.heat
+    if heat is None:
+        return {}
+    winner = table.heat_winner()
+    shown: HeatView = {
+        "event": heat.event,
+        "name": heat.name,
+        "round": heat.round,
+        "final": heat.final,
+        "first_to": heat.first_to,
+        "winner": None if winner is None else table.seat_of(winner),
+    }
+    return {"heat": shown}
 
 
 def _seats(

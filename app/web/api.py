@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+import unicodedata
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from app.cluster.node import ClusterNode
 from app.ops.limits import address_key
 from app.ops.metrics import CONTENT_TYPE
 from app.tables.registry import Rooms
+from app.tournaments.registry import Tournaments
 from app.web.lookups import CodeLookups
-from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
+from app.wire.names import NAME_FORBIDDEN, clean_name
+from app.wire.protocol import (
+    EVENT_NAME_MAX,
+    CreateEvent,
+    CreateRoom,
+    ErrorCode,
+    ProtocolError,
+    refusal,
+)
 from app.wire.rules_schema import merged_rules
 from engine import Rules
 
 router = APIRouter()
+M = TypeVar("M", bound=BaseModel)
 
 STATUS = {
     ErrorCode.NO_ROOM: 404,
@@ -83,6 +94,63 @@ async def room_summary(code: str, request: Request) -> Any:
     return summary
 
 
+@router.post("/api/events", status_code=201)
+async def create_event(request: Request) -> Any:
+    """An event: one link for more than eight players, heats at many tables and a final."""
+    rooms: Rooms = request.app.state.rooms
+    events: Tournaments = request.app.state.events
+    try:
+        if not await request.app.state.room_limit.admit(client_host(request), time.monotonic()):
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
+        body = await read_body(request, rooms.settings.max_message_bytes)
+        wanted = parse_model(CreateEvent, body, "{'name': ...}")
+        changes = wanted.rules.changes() if wanted.rules else {}
+        # The rooms' rules, not the engine's.
+        lag_fair = bool(changes.pop("lag_fair", False))
+        false_starts = bool(changes.pop("false_starts", True))
+        rules = merged_rules(Rules(), changes)
+        organiser = clean_name(wanted.organiser) if wanted.organiser else ""
+        room, token = await events.open_event(
+            clean_title(wanted.name),
+            organiser,
+            size=wanted.size,
+            first_to=wanted.first_to,
+            bots=wanted.bots,
+            rules=rules,
+            lag_fair=lag_fair,
+            false_starts=false_starts,
+        )
+    except ProtocolError as error:
+        return error_response(error)
+    opened = {"code": room.code, "url": f"/e/{room.code}", "token": token}
+    return JSONResponse(opened, status_code=201)
+
+
+@router.get("/api/events/{code}")
+async def event_summary(code: str, request: Request) -> Any:
+    events: Tournaments = request.app.state.events
+    # An event's code is a room code: testing one spends the same budget (app/web/lookups.py).
+    lookups: CodeLookups = request.app.state.code_lookups
+    try:
+        summary = await lookups.find(client_host(request), lambda: events.summary(code))
+    except ProtocolError as error:
+        return error_response(error)
+    if summary is None:
+        return error_response(ProtocolError(ErrorCode.NO_ROOM, "there is no event with that code"))
+    return summary
+
+
+def clean_title(name: str) -> str:
+    """An event's name as stored and shown: trimmed, 1 to EVENT_NAME_MAX characters, with
+    something visible in it and no control characters or line breaks."""
+    trimmed = " ".join(name.split())
+    if not 1 <= len(trimmed) <= EVENT_NAME_MAX:
+        raise ProtocolError(ErrorCode.BAD_NAME, f"an event's name is 1 to {EVENT_NAME_MAX} long")
+    if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "an event's name cannot hold control characters")
+    return trimmed
+
+
 @router.get("/healthz")
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
@@ -114,12 +182,16 @@ async def read_body(request: Request, limit: int) -> bytes:
 def parse_create(body: bytes) -> CreateRoom:
     if not body.strip():
         return CreateRoom()
+    return parse_model(CreateRoom, body, "{'rules': {...}}")
+
+
+def parse_model(model: type[M], body: bytes, expected: str) -> M:
     try:
-        return CreateRoom.model_validate(json.loads(body))
+        return model.model_validate(json.loads(body))
     # JSONDecodeError and UnicodeError are ValueErrors; a body nested thousands deep
     # overflows the decoder's recursion.
     except (ValueError, ValidationError, RecursionError) as exc:
-        message = f"expected {{'rules': {{...}}}}: {exc}"[:200]
+        message = f"expected {expected}: {exc}"[:200]
         raise ProtocolError(ErrorCode.BAD_REQUEST, message) from None
 
 

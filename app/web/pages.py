@@ -3,7 +3,7 @@
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from fastapi import APIRouter, FastAPI, Request, Response
@@ -15,12 +15,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.cluster.node import ClusterNode
 from app.ops.config import Settings, lan_address
 from app.tables.registry import Rooms
+from app.tournaments.registry import Tournaments
 from app.web import i18n
 from app.web.assets import asset_url
 from app.web.lookups import CodeLookups
 from app.web.qr import qr_svg
 from app.wire import rules_schema
 from app.wire.errors import ProtocolError
+
+Found = TypeVar("Found")
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -60,17 +63,28 @@ async def room_exists(request: Request, code: str) -> bool:
     """A table with this code (any case) is open here, or, in a cluster, stored in Redis
     for whichever process serves it: a look-up that spends the client address's budget of
     room codes (app/web/lookups.py; ProtocolError rate_limited past it)."""
+    return bool(await looked_up(request, lambda: table_here(request, code)))
+
+
+async def table_here(request: Request, code: str) -> bool | None:
+    """Whether a table has this code, here or in a cluster's Redis (None: no)."""
     cluster: ClusterNode | None = getattr(request.app.state, "cluster", None)
+    if cluster is not None:
+        return await cluster.exists(code) or None
     rooms: Rooms = request.app.state.rooms
+    return rooms.get(code) is not None or None
 
-    async def exists() -> bool | None:
-        if cluster is not None:
-            return await cluster.exists(code) or None
-        return rooms.get(code) is not None or None
 
+async def looked_up(request: Request, look: Callable[[], Awaitable[Found | None]]) -> Found | None:
+    """What `look` finds for a code the client tests, spending its address's budget."""
     lookups: CodeLookups = request.app.state.code_lookups
     host = request.client.host if request.client is not None else "?"
-    return bool(await lookups.find(host, exists))
+    return await lookups.find(host, look)
+
+
+def limited(request: Request) -> Response:
+    """The page for an address that tried too many wrong codes."""
+    return TEMPLATES.TemplateResponse(request, "404.html", {"limited": True}, status_code=429)
 
 
 async def room_or_refusal(request: Request, code: str) -> Response | None:
@@ -80,14 +94,15 @@ async def room_or_refusal(request: Request, code: str) -> Response | None:
         if await room_exists(request, code):
             return None
     except ProtocolError:
-        return TEMPLATES.TemplateResponse(request, "404.html", {"limited": True}, status_code=429)
+        return limited(request)
     return not_found(request, room=True)
 
 
-def share_url(request: Request, code: str) -> str:
-    """The room's link for friends. A page opened on loopback of a server listening on
-    every interface shares the LAN address instead: a phone cannot open "localhost"."""
-    url = request.url_for("room_page", code=code)
+def share_url(request: Request, code: str, page: str = "room_page") -> str:
+    """The room's (or an event's: `page`) link for friends. A page opened on loopback of a
+    server listening on every interface shares the LAN address instead: a phone cannot open
+    "localhost"."""
+    url = request.url_for(page, code=code)
     settings: Settings = request.app.state.settings
     if url.hostname in LOOPBACK_HOSTS and settings.host in ("0.0.0.0", "::"):
         url = url.replace(hostname=lan_address())
@@ -105,9 +120,19 @@ async def home(request: Request) -> Response:
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
-    refusal = await room_or_refusal(request, code)
-    if refusal is not None:
-        return refusal
+    async def table_or_event() -> dict[str, Any] | None:
+        if await table_here(request, code):
+            return {}
+        return await event_summary(request, code)  # an event's code typed as a table's
+
+    try:
+        found = await looked_up(request, table_or_event)
+    except ProtocolError:
+        return limited(request)
+    if found is None:
+        return not_found(request, room=True)
+    if found:
+        return RedirectResponse(f"/e/{found['code']}", status_code=303)
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
@@ -136,6 +161,65 @@ async def room_tv(request: Request, code: str) -> Response:
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
+
+
+async def event_summary(request: Request, code: str) -> dict[str, Any] | None:
+    """The event with this code (any case), open here or, in a cluster, stored for the
+    process that runs it: its summary (`code`, `name`, ...), or None."""
+    events: Tournaments | None = getattr(request.app.state, "events", None)
+    if events is None:
+        return None
+    try:
+        return await events.summary(code)
+    except ProtocolError:
+        return None
+
+
+async def event_of(request: Request, code: str) -> dict[str, Any] | Response:
+    """The event's summary, a look-up spending the address's budget of codes; else the
+    page that says why not (a 404, or a 429 past the budget)."""
+    try:
+        event = await looked_up(request, lambda: event_summary(request, code))
+    except ProtocolError:
+        return limited(request)
+    return not_found(request, room=True) if event is None else event
+
+
+@router.get("/e/{code}", include_in_schema=False)
+async def event_page(request: Request, code: str) -> Response:
+    """An event: its players join here from the link or the QR code, its organiser runs it
+    from here, and a player between tables follows it here."""
+    return await event_response(request, code, tv=False)
+
+
+@router.get("/e/{code}/tv", include_in_schema=False)
+async def event_tv(request: Request, code: str) -> Response:
+    """An event's stage for a shared screen: who is in with the QR code, the tables' progress,
+    the final and the podium."""
+    return await event_response(request, code, tv=True)
+
+
+async def event_response(request: Request, code: str, *, tv: bool) -> Response:
+    event = await event_of(request, code)
+    if isinstance(event, Response):
+        return event
+    code = event["code"]
+    context = {
+        "code": code,
+        "name": event["name"],
+        "share_url": share_url(request, code, "event_page"),
+        "tv": tv,
+    }
+    return TEMPLATES.TemplateResponse(request, "event.html", context)
+
+
+@router.get("/e/{code}/qr.svg", include_in_schema=False)
+async def event_qr(request: Request, code: str) -> Response:
+    event = await event_of(request, code)
+    if isinstance(event, Response):
+        return Response(status_code=event.status_code)
+    svg = qr_svg(share_url(request, event["code"], "event_page"))
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 
 
 # The manifest's description is the pages' own (templates/base.html's meta description):

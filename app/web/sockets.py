@@ -30,11 +30,14 @@ from app.realtime.guards import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.values import BOT_NAMES
+from app.tournaments.registry import Tournaments
+from app.tournaments.room import TournamentRoom
 from app.web.lookups import CodeLookups
 from app.wire.names import SCREEN_WORDS, YOU_WORDS, check_avatar, clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
+    EVENT_COMMANDS,
     Ack,
     ErrorCode,
     Message,
@@ -48,7 +51,9 @@ from app.wire.protocol import (
 
 @dataclass(eq=False)
 class Connection:
-    room: Room
+    room: (
+        Room | TournamentRoom
+    )  # a table, or an event (its organiser, stage, players between tables)
     address: str
 
 
@@ -58,6 +63,7 @@ def install(
     settings: Settings,
     lookups: CodeLookups,
     cluster: ClusterNode | None = None,
+    events: Tournaments | None = None,
 ) -> None:
     connections: dict[str, Connection] = {}
     # In a cluster the limit counts across processes, and a room may live in another one.
@@ -85,8 +91,14 @@ def install(
 
     rooms.hang_up = hang_up
 
-    async def find_room(code: str) -> Room | None:
-        return await cluster.room_for(code) if cluster else rooms.get(code)
+    async def find_room(code: str) -> Room | TournamentRoom | None:
+        """A table's room or an event's (its page, its stage, its organiser)."""
+        room: Room | TournamentRoom | None = events.get(code) if events is not None else None
+        if room is None:
+            room = await cluster.room_for(code) if cluster else rooms.get(code)
+        if room is None and events is not None and cluster is not None:
+            room = events.get(code)  # an event the cluster just brought here
+        return room
 
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
@@ -99,15 +111,11 @@ def install(
             avatar = check_avatar(wanted.avatar)
             # The real client address (after the trusted proxies), one budget each.
             address = client_address(environ)
-            # A person coming back with their token to a table served here tests no code;
-            # anyone else spends the address's budget of room codes (app/web/lookups.py).
-            here = rooms.get(wanted.room)
-            returning = (
-                here is not None
-                and not here.closed
-                and wanted.token is not None
-                and here.table.knows(wanted.token)
-            )
+            # A person coming back with their token to a table or event served here tests no
+            # code; anyone else spends the address's budget of room codes (app/web/lookups.py).
+            here: Room | TournamentRoom | None = events.get(wanted.room) if events else None
+            here = here or rooms.get(wanted.room)
+            returning = here is not None and not here.closed and knows(here, wanted.token)
             if returning:
                 room = await find_room(wanted.room)
             else:
@@ -116,7 +124,7 @@ def install(
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
             # A person coming back with their token is no flood: after a blip every phone
             # at once does.
-            returning = wanted.token is not None and room.table.knows(wanted.token)
+            returning = knows(room, wanted.token)
             if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
@@ -151,16 +159,23 @@ def install(
         elif not isinstance(message := _parsed(event, args), Message):
             answer = message  # refused, with its reason
         else:
+            room = connection.room
             try:
-                if COMMANDS[event].ends_connection:
+                if event not in (EVENT_COMMANDS if isinstance(room, TournamentRoom) else COMMANDS):
+                    # A table's command on an event's connection, or an event's at a table.
+                    refused = ProtocolError(ErrorCode.UNKNOWN_EVENT, "not here: a table or event")
+                    answer = ack(refused)
+                elif CLIENT_ENDS[event]:
                     answer = await _leave(sid, connection)
-                elif cluster is not None and not cluster.judges(connection.room):
+                elif isinstance(room, TournamentRoom):
+                    answer = await room.act(sid, event, message, now)
+                elif cluster is not None and not cluster.judges(room):
                     # Not surely this process's table any more: never judged here.
                     answer = ack(
                         ProtocolError(ErrorCode.SHUTTING_DOWN, "the table moved: try again")
                     )
                 else:
-                    answer = await connection.room.act(sid, event, message, now)
+                    answer = await room.act(sid, event, message, now)
             except Exception:  # a bug of ours: the client still gets its answer
                 log_event("event_failed", level=logging.ERROR, exc_info=True, name=event, sid=sid)
                 answer = ack(ProtocolError(ErrorCode.INTERNAL, "the server failed: try again"))
@@ -178,6 +193,17 @@ def install(
     sio.on("connect", connect)
     sio.on("disconnect", disconnect)
     sio.on("*", client_event)  # every client event; protocol.CLIENT_EVENTS says which exist
+
+
+# Whether each client event ends its connection (a table's or an event's `leave`).
+CLIENT_ENDS = {name: c.ends_connection for name, c in (*COMMANDS.items(), *EVENT_COMMANDS.items())}
+
+
+def knows(room: Room | TournamentRoom, token: str | None) -> bool:
+    """Whether `token` is of someone this table or event knows."""
+    if token is None:
+        return False
+    return room.knows(token) if isinstance(room, TournamentRoom) else room.table.knows(token)
 
 
 def _parsed(event: str, args: tuple[Any, ...]) -> Message | Ack:

@@ -20,6 +20,7 @@ from pydantic import (
 from app.wire import rules_schema
 from app.wire.errors import ErrorCode as ErrorCode  # re-exported: the protocol names its codes
 from app.wire.errors import ProtocolError as ProtocolError
+from engine import bracket
 from engine.rules import MAX_PLAYERS
 
 MAX_SEATS = MAX_PLAYERS  # a room seats as many as a game can have
@@ -57,6 +58,10 @@ class Flip(Empty):
 
 
 class Leave(Empty):
+    pass
+
+
+class EventEnd(Empty):
     pass
 
 
@@ -120,6 +125,35 @@ class CreateRoom(Message):
     rules: RulesUpdate | None = None
 
 
+# ---- events: more than eight, heats at many tables and a final (app/tournaments/) ------------
+
+EVENT_NAME_MAX = 40  # an event's name, as the stage shows it
+MIN_TABLE, MAX_TABLE = bracket.MIN_SIZE, bracket.MAX_SIZE
+
+
+class CreateEvent(Message):
+    """POST /api/events: the event's name, who organises it, its tables and house rules."""
+
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    organiser: Annotated[str, Field(max_length=200)] | None = None
+    size: Annotated[StrictInt, Field(ge=MIN_TABLE, le=MAX_TABLE)] = bracket.DEFAULT_SIZE
+    first_to: Annotated[StrictInt, Field(ge=bracket.MIN_FIRST_TO, le=bracket.MAX_FIRST_TO)] = 1
+    bots: bool = False
+    rules: RulesUpdate | None = None
+
+
+class EventBot(Message):
+    level: Literal["easy", "normal", "hard"]
+
+
+class EventRemove(Message):
+    player: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class EventPause(Message):
+    paused: bool
+
+
 # ---- the command registry ----------------------------------------------------------------
 
 
@@ -154,8 +188,23 @@ COMMANDS: dict[str, Command] = {
     "leave": Command(Leave, "anyone", PHASES, ends_connection=True),
 }
 
+# An event's commands (a connection to an event, not a table), declared as a table's are; the
+# organiser is its host. Their handlers are app/tournaments/room.py's.
+EVENT_COMMANDS: dict[str, Command] = {
+    "event_start": Command(Start, "host", frozenset({"lobby"})),
+    "event_bot": Command(EventBot, "host", frozenset({"lobby"})),
+    "event_remove": Command(EventRemove, "host", frozenset({"lobby", "playing"})),
+    "event_lock": Command(Lock, "host", frozenset({"lobby"})),
+    "event_invite": Command(Invite, "host", frozenset({"lobby"})),
+    "event_pause": Command(EventPause, "host", frozenset({"playing"})),
+    "event_end": Command(EventEnd, "host", frozenset({"lobby", "playing"})),
+    "leave": COMMANDS["leave"],
+}
+
 # The events a client may send, and the model each payload must fit.
-CLIENT_EVENTS: dict[str, type[Message]] = {name: c.model for name, c in COMMANDS.items()}
+CLIENT_EVENTS: dict[str, type[Message]] = {
+    name: c.model for name, c in (*COMMANDS.items(), *EVENT_COMMANDS.items())
+}
 
 
 def parse(event: str, args: tuple[Any, ...]) -> Message:
@@ -288,7 +337,24 @@ class SeatStats(BaseModel):
     )
 
 
-class SeatView(TypedDict):
+class HeatView(TypedDict):
+    """`state.heat`: the table is one of an event's (docs/protocol.md, Events)."""
+
+    event: str
+    name: str
+    round: int
+    final: bool
+    first_to: int
+    winner: int | None  # the seat that won the heat
+
+
+class AtAnEvent(TypedDict, total=False):
+    """The fields of a `state` sent only at a table of an event."""
+
+    heat: HeatView
+
+
+class SeatView(AtAnEvent):
     """A `state` without `you`: the same for everyone who sees from the same seat."""
 
     room: str
@@ -338,5 +404,6 @@ def refusal(error: ProtocolError) -> dict[str, str]:
 # Server event names.
 WELCOME = "welcome"
 STATE = "state"
+EVENT_STATE = "event_state"  # a connection to an event: its state (docs/protocol.md, Events)
 EVENT = "event"
 PING = "ping"

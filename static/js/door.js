@@ -51,7 +51,8 @@ export function renderDoor(state) {
   show(byId("door-people-box"), host && others.length > 0);
 }
 
-async function copy(input) {
+// Copies an input's text: true when it was copied.
+export async function copyText(input) {
   try {
     await navigator.clipboard.writeText(input.value);
     return true;
@@ -73,7 +74,7 @@ export function wireDoor({ act, getState, shareUrl }) {
     input.select();
   });
   byId("copy-invite").addEventListener("click", async () => {
-    setText(byId("invite-done"), say((await copy(byId("invite-url"))) ? "share.copied" : "share.copy_by_hand"));
+    setText(byId("invite-done"), say((await copyText(byId("invite-url"))) ? "share.copied" : "share.copy_by_hand"));
   });
   byId("door-people").addEventListener("click", (event) => {
     const kick = event.target.closest("[data-kick]");

@@ -3,7 +3,7 @@
 
 import { byId, setText, show } from "./dom.js";
 import { hasMessage, say } from "./messages.js";
-import { loadName } from "./storage.js";
+import { loadName, saveName } from "./storage.js";
 
 export function setStatus(status) {
   const words = hasMessage(`status.${status}`) ? say(`status.${status}`) : status;
@@ -63,4 +63,24 @@ export function refused(reason) {
 export function closed() {
   setStatus("disconnected");
   fatal(say("closed.title"), say("closed.message"));
+}
+
+// The name form (a name is kept on this device, then `named()`) and the refusal's Reconnect
+// button (`retry()`).
+export function wireNameGate({ named, retry }) {
+  byId("name-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = byId("name-input").value.trim();
+    if (!name) {
+      askName(say("name.missing"));
+      return;
+    }
+    saveName(name);
+    showGate(null);
+    named();
+  });
+  byId("fatal-retry").addEventListener("click", () => {
+    showGate(null);
+    retry();
+  });
 }

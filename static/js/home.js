@@ -6,7 +6,7 @@ import { followBrowserLanguage } from "./language.js";
 import { errorText, say } from "./messages.js";
 import { readRules } from "./rules.js";
 import { buildAvatarPicker } from "./avatars.js";
-import { loadName, saveName } from "./storage.js";
+import { loadName, saveName, saveToken } from "./storage.js";
 
 function fail(id, message) {
   setText(byId(id), message);
@@ -52,6 +52,50 @@ async function createRoom(event) {
   setText(button, say("home.create"));
 }
 
+// "More than eight?": an event, whose organiser this page becomes (its token is kept as a
+// seat's is), then its page.
+async function openEvent(event) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const name = byId("event-name").value.trim();
+  if (!name) {
+    fail("event-error", say("home.event_name_missing"));
+    byId("event-name").focus();
+    return;
+  }
+  const organiser = byId("event-organiser").value.trim();
+  if (organiser) saveName(organiser);
+  fail("event-error", "");
+  const button = byId("event-button");
+  button.disabled = true;
+  setText(button, say("home.opening"));
+  try {
+    const response = await fetch("/api/events", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        name,
+        organiser: organiser || null,
+        size: Number(byId("event-size").value),
+        first_to: Number(byId("event-first-to").value),
+        bots: byId("event-bots").checked,
+        rules: readRules(form),
+      }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (response.ok && body.url) {
+      saveToken(body.code, body.token);
+      window.location.assign(body.url);
+      return;
+    }
+    fail("event-error", body.error?.code ? errorText(body.error) : say("home.event_failed"));
+  } catch {
+    fail("event-error", say("home.no_server"));
+  }
+  button.disabled = false;
+  setText(button, say("home.open_event"));
+}
+
 function joinRoom(event) {
   event.preventDefault();
   const code = roomCodeFrom(byId("join-code").value);
@@ -68,4 +112,14 @@ if (!followBrowserLanguage()) {
   buildAvatarPicker(byId("create-avatar"));
   byId("create-form").addEventListener("submit", createRoom);
   byId("join-form").addEventListener("submit", joinRoom);
+  byId("event-organiser").value = loadName();
+  byId("event-form").addEventListener("submit", openEvent);
+  // The event's house rules, made when its panel first opens (the table's form holds the
+  // page's only set of rule fields until then).
+  byId("event-panel").addEventListener("toggle", () => {
+    const holder = byId("event-rules");
+    if (byId("event-panel").open && !holder.children.length) {
+      holder.append(byId("event-rules-template").content.cloneNode(true));
+    }
+  });
 }

@@ -17,26 +17,30 @@
 
 import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
-import { askName, closed, fatal, gateOpen, refused, setStatus, showGate } from "./gates.js";
+import { askName, closed, fatal, gateOpen, refused, setStatus, showGate, wireNameGate } from "./gates.js";
 import { setupInput } from "./input.js";
 import { refitOnResize } from "./fit.js";
+import { eventHome, heatDecided } from "./heat.js";
 import { followBrowserLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { errorText, say } from "./messages.js";
 import { winnerTitle } from "./podium.js";
 import { wirePreferences } from "./preferences.js";
-import { recapImage } from "./recap.js";
+import { recapImage, sharePicture } from "./recap.js";
 import { createRenderer } from "./render.js";
 import { setupShare } from "./share.js";
 import { openRoomSocket } from "./socket.js";
 import { createSound } from "./sound.js";
 import { buildAvatarPicker } from "./avatars.js";
-import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.js";
+import { loadAvatar, loadName, loadToken, saveToken } from "./storage.js";
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
 import { createPlainAddressNote } from "./plainaddress.js";
 import { inviteOf, wireDoor } from "./door.js";
+
+// After a table of an event has its winner, the page goes back to the event this long later.
+const HEAT_RETURN_MS = 8000;
 
 function lobbyNote(error, action) {
   for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
@@ -57,6 +61,7 @@ function startRoomPage() {
   // The host's invite, if the link had one: it lets this page in while the table is locked.
   const invite = inviteOf(window.location.search);
   const store = createStore();
+  store.view.back = new URLSearchParams(location.search).get("back") || "";
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
@@ -77,7 +82,16 @@ function startRoomPage() {
   store.subscribe((state, previous) => {
     feedback.stateChanged(state, previous);
     scheduleRender();
+    backToTheEvent(state);
   });
+
+  // At a table of an event: once the table has its winner, everyone goes back to the event
+  // (the winner to be sent to the next round's table, the others to follow it).
+  function backToTheEvent(state) {
+    if (!heatDecided(state) || store.view.heatReturn) return;
+    const home = eventHome(state, store.view.back);
+    store.view.heatReturn = setTimeout(() => window.location.assign(home), HEAT_RETURN_MS);
+  }
 
   function connect() {
     if (connection) {
@@ -108,7 +122,9 @@ function startRoomPage() {
           // the room closed (no game, and nobody did anything, for a while).
           if (event?.kind === "kick" && event.player === store.get()?.you?.player) {
             leaving = true;
-            fatal(say("refused.kicked.title"), say("error.kicked"));
+            const home = eventHome(store.get(), store.view.back); // the organiser removed them
+            if (home) window.location.assign(`${home}?stay=1`);
+            else fatal(say("refused.kicked.title"), say("error.kicked"));
           } else if (event?.kind === "closed") {
             leaving = true;
             fatal(say("closed.idle.title"), say("closed.idle.message"));
@@ -139,26 +155,18 @@ function startRoomPage() {
   async function leave() {
     leaving = true;
     await send("leave", {});
-    window.location.assign("/");
+    const home = eventHome(store.get(), store.view.back);
+    window.location.assign(home ? `${home}?stay=1` : "/");
   }
 
   function wireGates() {
-    byId("name-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      const name = byId("name-input").value.trim();
-      if (!name) {
-        askName(say("name.missing"));
-        return;
-      }
-      saveName(name);
-      showGate(null);
-      if (connection) connection.socket.disconnect();
-      connection = null; // a new name needs a new connection (auth is read on connect)
-      connect();
-    });
-    byId("fatal-retry").addEventListener("click", () => {
-      showGate(null);
-      connect();
+    wireNameGate({
+      named: () => {
+        if (connection) connection.socket.disconnect();
+        connection = null; // a new name needs a new connection (auth is read on connect)
+        connect();
+      },
+      retry: connect,
     });
   }
 
@@ -173,20 +181,8 @@ function startRoomPage() {
   async function shareRecap() {
     const state = store.get();
     if (!state || state.phase !== "over") return;
-    const blob = await recapImage(state, room);
-    if (!blob) return;
-    const file = new File([blob], say("recap.file"), { type: "image/png" });
-    const data = { files: [file], title: say("share.title"), text: winnerTitle(state) };
-    if (navigator.canShare && navigator.canShare(data)) {
-      await navigator.share(data).catch(() => {});
-      return;
-    }
-    const link = document.createElement("a");
-    link.href = URL.createObjectURL(blob);
-    link.download = file.name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-    toast(say("recap.saved"));
+    const about = { file: say("recap.file"), title: say("share.title"), text: winnerTitle(state) };
+    await sharePicture(await recapImage(state, room), about, () => toast(say("recap.saved")));
   }
 
   wireLobby({ act, leave, getState: () => store.get(), shareRecap, over: store.view.over });

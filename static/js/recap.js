@@ -56,8 +56,9 @@ function wrap(context, text, width) {
   return lines;
 }
 
-// The recap as a PNG file (a Blob), for navigator.share({ files }).
-export function recapImage(state, room) {
+// A square picture in the recap's frame: `write` puts wrapped lines down it (`gap` px
+// apart), `skip` leaves space, `png` gives it as a PNG file (a Blob).
+export function pictureCard(top = 120) {
   const canvas = document.createElement("canvas");
   canvas.width = canvas.height = SIZE;
   const context = canvas.getContext("2d");
@@ -68,7 +69,7 @@ export function recapImage(state, room) {
   context.strokeStyle = GOLD;
   context.lineWidth = 12;
   context.strokeRect(24, 24, SIZE - 48, SIZE - 48);
-  let y = 120;
+  let y = top;
   const write = (text, font, colour, gap) => {
     context.font = font;
     context.fillStyle = colour;
@@ -77,14 +78,40 @@ export function recapImage(state, room) {
       y += gap;
     }
   };
+  const skip = (px) => (y += px);
+  const png = () => new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  return { write, skip, png };
+}
+
+// The recap as a PNG file (a Blob), for navigator.share({ files }).
+export function recapImage(state, room) {
+  const { write, skip, png } = pictureCard();
   write(`Slapjack · ${say("recap.table", { room })}`, "700 40px sans-serif", GOLD, 60);
   write(winnerTitle(state, { isolate: true }), "800 64px sans-serif", "#ffffff", 80);
   const { lines, medians } = recapLines(state, { isolate: true });
   for (const line of lines) write(line, "600 40px sans-serif", "#ffffff", 56);
-  y += 12;
+  skip(12);
   write(say("recap.medians"), "700 36px sans-serif", GOLD, 52);
   for (const line of medians.slice(0, 8)) write(line, "500 34px sans-serif", "#ffffff", 46);
   const played = (state.stats || []).length;
   if (played) write(countOf("recap.players", played), "500 28px sans-serif", "#cfe3d8", 40);
-  return new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  return png();
+}
+
+// A picture through the system's share sheet; where a browser cannot share files, it is
+// saved instead (and `saved` is told).
+export async function sharePicture(blob, { file: name, title, text }, saved) {
+  if (!blob) return;
+  const file = new File([blob], name, { type: "image/png" });
+  const data = { files: [file], title, text };
+  if (navigator.canShare && navigator.canShare(data)) {
+    await navigator.share(data).catch(() => {});
+    return;
+  }
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = file.name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  saved();
 }

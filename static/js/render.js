@@ -5,6 +5,7 @@ import { byId, setText, show } from "./dom.js";
 import { fitName, fitNames } from "./fit.js";
 import { noteFreezes } from "./freeze.js";
 import { hasMessage, say } from "./messages.js";
+import { renderHeat } from "./heat.js";
 import { renderControls, renderFinish, renderGameOver, renderLobby } from "./panels.js";
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
@@ -40,6 +41,7 @@ export function draw(state, view) {
   if (state.phase === "lobby") renderLobby(state);
   renderDoor(state); // the host's door: the lobby's only, hidden in every other phase
   if (renderGameOver(state, view.over)) fitNames(byId("over"));
+  renderHeat(state, view.back);
   noteFreezes(view.freeze, state);
 }
 

@@ -111,6 +111,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
   socket.on("welcome", (data) => on.welcome(data));
   // A state carries the events of the change that made it (`events`): the store takes both.
   socket.on("state", (data) => on.state(data));
+  // An event's page (/e/CODE) gets the event's state instead.
+  socket.on("event_state", (data) => on.eventState && on.eventState(data));
   // The server's notices outside any change: `restart`, `paused`, `resumed`.
   socket.on("event", (data) => {
     if (data && data.kind === "restart") {

@@ -26,6 +26,10 @@ export function createViewState() {
     // The game-over card (arming.js): performance.now() when it opened and when the last
     // press on it began, and the timer that makes its buttons live.
     over: { openedAt: -Infinity, pressedAt: -Infinity, timer: 0 },
+    // At a table of an event (heat.js): where "Back to the event" goes on the big screen
+    // (its `back`), and the timer that goes back by itself once the table has a winner.
+    back: "",
+    heatReturn: 0,
   };
 }
 

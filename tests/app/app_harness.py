@@ -154,6 +154,7 @@ class Client:
         self.sio.on("welcome", self._on_welcome)
         self.sio.on("state", lambda data: self._record("state", data))
         self.sio.on("event", lambda data: self._record("event", data))
+        self.sio.on("event_state", lambda data: self._record("event_state", data))  # an event's
         self.sio.on("connect_error", self._on_refusal)
         self.sio.on("disconnect", lambda *args: self.disconnected.set())
         self.sio.on("ping", self._on_ping)  # answered as the page does (lag-fair judging)

@@ -102,6 +102,18 @@ class BotSnapshot(Shape):
     name: str
 
 
+class HeatSnapshot(Shape):
+    event: str
+    name: str
+    round: Annotated[int, Field(ge=1)]
+    final: bool
+    first_to: Annotated[int, Field(ge=1)]
+    gather_in: float
+    over_ago: float | None
+    totals: dict[str, dict[str, int | None]]  # occupant id -> takes, false_slaps, best_ms
+    places: list[str]  # occupant ids, the last game's places
+
+
 SHA256 = r"^[0-9a-f]{64}$"
 
 
@@ -136,6 +148,7 @@ class TableSnapshot(Shape):
     out_order: list[int]  # seats, in the order they went out
     turn_started_ago: float
     game: GameSnapshot | None
+    heat: HeatSnapshot | None = None  # a table of an event's only
 
     _rules = field_validator("rules")(_rules_round_trip)
 
@@ -145,7 +158,11 @@ def _model_of(shape: Any) -> Any:
     (pydantic reads typing.TypedDict only from Python 3.12)."""
     if is_typeddict(shape):
         hints = get_type_hints(shape)
-        fields: dict[str, Any] = {name: (_model_of(kind), ...) for name, kind in hints.items()}
+        optional = shape.__optional_keys__  # NotRequired: absent, or present with its type
+        fields: dict[str, Any] = {
+            name: (_model_of(kind), None if name in optional else ...)
+            for name, kind in hints.items()
+        }
         return create_model(shape.__name__, __base__=Shape, **fields)
     origin, args = get_origin(shape), get_args(shape)
     if origin in (UnionType, Union):

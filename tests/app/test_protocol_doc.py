@@ -99,3 +99,78 @@ def test_the_wire_stats_are_the_engines_and_their_table_is_the_built_one() -> No
     assert list(SeatStats.model_fields) == ["seat", *EngineStats().summary()]
     assert docs_tables.stats_table() in DOC, "run `python -m tools.docs_tables`"
     assert "winning" in (SeatStats.model_fields["best_ms"].description or "")
+
+
+# How the events' table says when each event command may be sent.
+EVENT_PHASE_WORDS = {
+    frozenset({"lobby"}): "lobby",
+    frozenset({"playing"}): "playing",
+    frozenset({"lobby", "playing"}): "lobby or playing",
+    frozenset({"lobby", "playing", "over"}): "anyone",
+}
+
+
+def test_every_event_command_is_documented_with_who_and_when() -> None:
+    events_part = DOC.split("## Events: more than eight")[1].split("\n## ")[0]
+    for name, command in protocol.EVENT_COMMANDS.items():
+        row = re.search(rf"^\| `{name}` \|.*$", events_part, re.MULTILINE)
+        assert row is not None, name
+        who_when = re.split(r"(?<!\\)\|", row.group(0))[3]
+        assert WHO_WORDS[command.who] in who_when, (name, who_when)
+        assert EVENT_PHASE_WORDS[command.phases] in who_when, (name, who_when)
+    assert "### `event_state`" in DOC
+
+
+def test_every_event_state_field_and_kind_is_documented() -> None:
+    """An event played to its podium: every field of its `event_state` (its players', its
+    tables' progress, its recap's, `you`'s) and every kind of its events is in the docs, as
+    is every field of a table's `heat`."""
+    from app.tables.table import Heat, Policy, Table
+    from app.tables.views import build_state
+    from app.tournaments.heats import read_heat
+    from app.tournaments.tournament import Tournament
+    from app.tournaments.views import event_view, you
+
+    event = Tournament.opened("EVT001", "Class", "Lee", "secret", size=3)
+    kinds: set[str] = set()
+    for i in range(4):
+        kinds |= {e["kind"] for e in event.join(f"P{i}", None, 0.0).events}
+    organiser = event.organiser.id if event.organiser else None
+    kinds |= {e["kind"] for e in event.add_bot(organiser, "easy", 0.0).events}
+    kinds |= {e["kind"] for e in event.remove(organiser, "b1", 0.0).events}
+    done = event.start(organiser, 0.0, ["T1", "T2"], 1)
+    kinds |= {e["kind"] for e in done.events}
+    kinds |= {e["kind"] for e in event.pause(organiser, True, 0.0).events}
+    kinds |= {e["kind"] for e in event.pause(organiser, False, 0.0).events}
+    progress = {}
+    for dealt in done.dealt:
+        table = Table.for_heat(dealt.code, event.rules, Policy(), dealt.heat, dealt.people, [])
+        progress[dealt.code] = read_heat(table)
+        winner = dealt.people[0].id
+        kinds |= {
+            e["kind"]
+            for e in event.heat_decided(
+                dealt.code, {winner: 1}, [winner], {winner: {"takes": 1, "best_ms": 9}}, 1.0
+            ).events
+        }
+    again = event.advance(99.0, ["T3"], 2)
+    kinds |= {e["kind"] for e in again.events}
+    (final,) = again.dealt
+    champion = final.people[0].id
+    kinds |= {e["kind"] for e in event.heat_decided("T3", {champion: 1}, [champion], {}, 99).events}
+    view = event_view(event, progress, [], None)
+    names = set(view) | set(view["players"][0]) | set(view["rounds"][0][0])
+    names |= set(view["rounds"][0][0]["progress"]) | set(
+        view["rounds"][0][0]["progress"]["seats"][0]
+    )
+    names |= set(view["recap"]) | set(view["recap"]["fastest"]) | set(view["recap"]["most_piles"])
+    names |= set(you(event, champion, "player"))
+    kinds.add("end")
+    events_part = DOC.split("## Events: more than eight")[1].split("\n## ")[0]
+    assert names - set(re.findall(r"`([a-z_]+)`", events_part)) == set()
+    kinds_row = next(line for line in events_part.splitlines() if line.startswith("| `events`"))
+    assert kinds - set(re.findall(r"`([a-z_]+)`", kinds_row)) == set()
+    heat = Heat("EVT001", "Class", 1, True, 1, 0.0)
+    table = Table.for_heat("T9", event.rules, Policy(), heat, final.people, [])
+    heat_fields = set(build_state(table, None, 0)["heat"])
+    assert heat_fields - set(re.findall(r"`([a-z_]+)`", events_part)) == set()

@@ -16,8 +16,9 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ALWAYS = {"page-has-heading-one", "landmark-one-main"}
 
 
-async def axe(page: Page, state: str) -> list[str]:
-    """The violations that fail this state, one line each."""
+async def axe(page: Any, state: str) -> list[str]:
+    """The violations that fail this state, one line each. `page`: Playwright's, or one of
+    engines.py's (any engine)."""
     assert AXE.exists(), "run `make test` (npm ci installs axe-core)"
     # Colours are judged as they settle: a card still fading in would measure half-faded.
     await page.evaluate(
@@ -26,7 +27,10 @@ async def axe(page: Page, state: str) -> list[str]:
               .map((a) => a.finished.catch(() => null)))"""
     )
     if not await page.evaluate("() => typeof window.axe === 'object'"):
-        await page.add_script_tag(path=str(AXE))
+        if isinstance(page, Page):
+            await page.add_script_tag(path=str(AXE))
+        else:  # a page of engines.py's seam: its source, run as the page's own
+            await page.evaluate(f"() => {{ {AXE.read_text()}\n; window.axe = axe; }}")
     result: dict[str, Any] = await page.evaluate(
         "() => axe.run(document, {resultTypes: ['violations']})"
     )

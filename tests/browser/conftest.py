@@ -8,6 +8,7 @@ connection lives in."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import subprocess
@@ -41,6 +42,7 @@ from pytest_asyncio import is_async_test
 
 HERE = Path(__file__).resolve().parent
 SCREENSHOTS = HERE / "screenshots"
+PAGE_CLOSE_SECONDS = 30.0  # a page of the engine seam closes within this after a test
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -226,5 +228,8 @@ async def open_page(engines: Engines) -> AsyncIterator[OpenPage]:
         yield open_one
     finally:
         for page in opened:
+            # A deadline: a page stuck after a failed test must not hold its worker (seen: a
+            # worker held 15 minutes after a failed test, pytest-timeout never ending it).
             with contextlib.suppress(Exception):
-                await page.close()
+                async with asyncio.timeout(PAGE_CLOSE_SECONDS):
+                    await page.close()

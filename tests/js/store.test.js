@@ -55,7 +55,7 @@ test("each store has its own view state", () => {
   one.view.names.set("p1", "Sam");
   assert.equal(two.view.lastTaker, null);
   assert.equal(two.view.names.size, 0);
-  assert.deepEqual(Object.keys(createViewState()).sort(), ["banner", "freeze", "lastTaker", "motion", "names", "nudge", "over", "pile", "seats"]);
+  assert.deepEqual(Object.keys(createViewState()).sort(), ["back", "banner", "freeze", "heatReturn", "lastTaker", "motion", "names", "nudge", "over", "pile", "seats"]);
 });
 
 test("remembers names, keeping those who have left", () => {
