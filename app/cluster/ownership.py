@@ -253,9 +253,12 @@ class Ownership:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
                 released.clear()
-                # Redis is asked again every POLL_SECONDS of real time (an I/O poll).
+                # Redis is asked again every POLL_SECONDS of real time (an I/O poll). Not
+                # `asyncio.wait_for`: on Python 3.11 it swallows a cancellation that comes
+                # as the note arrives, and the claim would go on for its caller gone.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(released.wait(), min(POLL_SECONDS, left))
+                    async with asyncio.timeout(min(POLL_SECONDS, left)):
+                        await released.wait()
         finally:
             self._claiming.discard(code)
             if code not in self._claiming:

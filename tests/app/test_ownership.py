@@ -148,7 +148,7 @@ async def hand_over_to_an_asker_that_never_takes_it(one: Node, two: Node) -> Non
 
     async def silent(code: str, node: str, over: Lease | None = None) -> Lease:
         if asked.is_set():
-            await asyncio.Event().wait()  # gone: never takes it
+            await asyncio.sleep(WAIT_SECONDS)  # gone: never takes it (till cancelled)
         asked.set()
         return await take_lease(code, node, over)
 
@@ -156,8 +156,46 @@ async def hand_over_to_an_asker_that_never_takes_it(one: Node, two: Node) -> Non
     asking = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=30))
     await handed_over_and_free(one)
     asking.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await asking
+    async with asyncio.timeout(WAIT_SECONDS):
+        with contextlib.suppress(asyncio.CancelledError):
+            await asking
+
+
+class HeldElsewhere:
+    """A lease store (no Redis) where node-1 holds every table and never lets go."""
+
+    url = "redis://127.0.0.1:1/0"  # never reached: nothing here talks to Redis
+
+    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease:
+        return Lease("node-1", 1, 0)
+
+    async def lease(self, code: str) -> Lease | None:
+        return Lease("node-1", 1, 0)
+
+    async def fence(self, code: str) -> int:
+        return 1
+
+
+async def test_a_claim_stops_when_cancelled_as_its_released_note_arrives() -> None:
+    """The caller of a claim goes away (its connection closed) at the moment the holder's
+    `released` note wakes the claim: the claim ends there, and does not go on asking Redis
+    for a table nobody waits for any more."""
+    ownership = Ownership(HeldElsewhere(), "node-2", 3.0, Metrics())  # type: ignore[arg-type]
+
+    async def published(node: str, note: object) -> None:
+        return None
+
+    ownership._publish = published  # type: ignore[method-assign]
+    claiming = asyncio.create_task(ownership.claim("ABCD", wait_seconds=2))
+    async with asyncio.timeout(WAIT_SECONDS):
+        while "ABCD" not in ownership._released:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # now waiting for the note
+        ownership._released["ABCD"].set()  # the note, and in the same turn the cancel
+        claiming.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await claiming
+    await ownership._redis.aclose()
 
 
 async def test_a_table_handed_to_an_asker_that_never_takes_it_comes_back_a_lease_later(
