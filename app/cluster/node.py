@@ -47,7 +47,7 @@ from app.ops.limits import SharedPerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
-from app.stores.redis import RedisStore, connect
+from app.stores.redis import NotHeld, RedisStore, connect
 from app.tables.journal import table_from_snapshot
 from app.tables.registry import HOARDING, Rooms, new_code
 from app.tables.room import Room
@@ -101,6 +101,35 @@ class ClusterStore:
                 raise
             await self.redis.save_fenced(code, self.node, token, snapshot, seen_at)
 
+    async def save_many(
+        self, items: list[tuple[str, Savable, float | None]]
+    ) -> list[BaseException | None]:
+        """A beat's tables in one round trip (app/stores/saver.py): each fenced as `save`;
+        one refused for want of a lease goes through `save` again (a lease Redis lost is
+        taken back there, if nobody wrote the table since)."""
+        outcomes: list[BaseException | None] = []
+        ours: list[int] = []  # the items held here, by their place in `items`
+        fenced: list[tuple[str, int, Savable, float | None]] = []
+        for index, (code, snapshot, seen) in enumerate(items):
+            token = self.ownership.token(code)
+            if token is None:
+                outcomes.append(LeaseLost(f"table {code}: not held by {self.node}"))
+                continue
+            outcomes.append(None)
+            ours.append(index)
+            fenced.append((code, token, snapshot, seen))
+        written = await self.redis.save_fenced_many(self.node, fenced)
+        for index, outcome in zip(ours, written, strict=True):
+            if isinstance(outcome, NotHeld):
+                code, snapshot, seen = items[index]
+                try:
+                    await self.save(code, snapshot, seen)
+                    outcome = None
+                except StoreError as error:
+                    outcome = error
+            outcomes[index] = outcome
+        return outcomes
+
     async def load(self, code: str) -> Snapshot | None:
         return await self.redis.load(code)
 
@@ -145,7 +174,7 @@ class ClusterNode:
         self._watching: asyncio.Task[None] | None = None
         self._closing_unopened: asyncio.Task[None] | None = None
         self._telling: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
-        limits = connect(redis.url, socket_timeout=1)
+        limits = connect(redis.url, socket_timeout=1, connections=redis.connections)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
         self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
         self._limits = limits

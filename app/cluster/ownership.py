@@ -131,7 +131,10 @@ class Ownership:
         # code -> until when a lease we handed over is left for the asker to take, and the
         # fencing token it had (a greater one since: the asker has taken it)
         self._promised: dict[str, tuple[float, int]] = {}
-        self._redis: Any = connect(store.url, socket_timeout=2)
+        # Renewals (one pipelined round), hand-over notes and the channel's own connection.
+        self._redis: Any = connect(
+            store.url, socket_timeout=2, connections=getattr(store, "connections", 32)
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
         self._failing_since: float | None = None  # renewals have failed since then

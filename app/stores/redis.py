@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
@@ -61,6 +62,15 @@ WRITING_SECONDS = 10
 # A command waits this long for Redis before the save is counted as failed (and retried by
 # the Saver): a game never waits on it, but a shutdown's last save should not hang.
 SOCKET_SECONDS = 2.0
+
+# Each client's connections (SLAPJACK_REDIS_CONNECTIONS sets them for the app): a command
+# finding every one busy waits for the next free one, up to POOL_WAIT_SECONDS, rather than
+# failing at once as redis-py's default pool does past its hundredth ("Too many
+# connections"). Hundreds of tables saved, restored or handed over at once queue: Redis
+# answers each in well under a millisecond, and the beat's saves and the renewals go in
+# one pipelined round each.
+CONNECTIONS = 32
+POOL_WAIT_SECONDS = 5.0
 
 # The lease of a table (`NS:lease:CODE`, a hash with no expiry): {node, token, beat, at}.
 # `token` is the fencing token, from INCR on `NS:fence:CODE`: it only grows, and each taker
@@ -220,12 +230,25 @@ return closed
 """
 
 
-def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any) -> Any:
+class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """Sentinel's pool (each new connection asks the sentinels for the primary), waiting
+    for a free connection as BlockingConnectionPool does."""
+
+
+def connect(
+    url: str,
+    *,
+    socket_timeout: float = SOCKET_SECONDS,
+    connections: int = CONNECTIONS,
+    **options: Any,
+) -> Any:
     """A redis.asyncio client for a store URL (strings decoded, every wait bounded: no
     retry unless `retry` says so, where redis-py's default would try a hung Redis four
-    times over)."""
+    times over), with at most `connections` connections: a command beyond them waits,
+    up to POOL_WAIT_SECONDS, for one to come free."""
     options.setdefault("retry", Retry(NoBackoff(), 0))
     where = parse_store_url(url)
+    pooled = {"max_connections": connections, "timeout": POOL_WAIT_SECONDS}
     if where.sentinels:
         # redis-py's own Sentinel support: each new connection asks the sentinels which
         # server is the primary now, so a failover is followed by reconnecting.
@@ -240,20 +263,24 @@ def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any)
         return sentinel.master_for(
             where.service,
             redis_class=aioredis.Redis,
+            connection_pool_class=BlockingSentinelPool,
             db=where.db,
             password=where.password,
             decode_responses=True,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
+            **pooled,
             **options,
         )
-    return aioredis.Redis.from_url(
+    pool = BlockingConnectionPool.from_url(
         url,
         decode_responses=True,
         socket_timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
+        **pooled,
         **options,
     )
+    return aioredis.Redis.from_pool(pool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,9 +294,15 @@ class Lease:
 
 class RedisStore:
     def __init__(
-        self, url: str, *, newest_schema: int = NEWEST_SCHEMA, namespace: str = "slapjack"
+        self,
+        url: str,
+        *,
+        newest_schema: int = NEWEST_SCHEMA,
+        namespace: str = "slapjack",
+        connections: int = CONNECTIONS,
     ) -> None:
         self.url = url
+        self.connections = connections  # per client: this store's, and its cluster node's
         self.newest_schema = newest_schema
         self._table_prefix = f"{namespace}:table:"
         self._lease_prefix = f"{namespace}:lease:"
@@ -280,7 +313,7 @@ class RedisStore:
         self._opener = f"{namespace}:opener"
         # One quick retry covers a pooled connection that a Redis restart left dead; longer
         # outages are the Saver's to retry, with backoff.
-        self._redis: Any = connect(url, retry=Retry(NoBackoff(), 1))
+        self._redis: Any = connect(url, connections=connections, retry=Retry(NoBackoff(), 1))
         self._scripts = {
             name: self._redis.register_script(source)
             for name, source in (
@@ -407,6 +440,40 @@ class RedisStore:
     ) -> None:
         """`save`, only while `node` holds the table's lease under `token`, and never over a
         newer version of the table: LeaseLost (nothing written) if not."""
+        call = self._fenced_save(code, node, token, snapshot, seen_at)
+        async with self._errors():
+            written = await self._scripts["fenced_save"](keys=call["keys"], args=call["args"])
+        _raise_unless_written(written, code, node, token, call["version"])
+
+    async def save_fenced_many(
+        self, node: str, items: list[tuple[str, int, Savable, float | None]]
+    ) -> list[BaseException | None]:
+        """`save_fenced` of many tables (code, token, snapshot, seen_at) in one round trip
+        (a pipeline of the fenced script: each table's write is atomic on its own): what
+        each came to, None if written, else LeaseLost or StoreError."""
+        calls = [self._fenced_save(code, node, token, snap, at) for code, token, snap, at in items]
+        script = self._scripts["fenced_save"]
+        try:
+            async with self._errors(), self._redis.pipeline(transaction=False) as pipe:
+                for call in calls:
+                    await script(keys=call["keys"], args=call["args"], client=pipe)
+                answers = await pipe.execute(raise_on_error=False)
+        except StoreError as error:
+            return [error] * len(items)
+        outcomes: list[BaseException | None] = []
+        for (code, token, _, _), call, written in zip(items, calls, answers, strict=True):
+            try:
+                if isinstance(written, Exception):
+                    raise StoreError(f"redis store {self._where()}: {written}")
+                _raise_unless_written(written, code, node, token, call["version"])
+                outcomes.append(None)
+            except StoreError as error:
+                outcomes.append(error)
+        return outcomes
+
+    def _fenced_save(
+        self, code: str, node: str, token: int, snapshot: Savable, seen_at: float | None
+    ) -> dict[str, Any]:
         fields, seen = self._fields(code, snapshot, seen_at)
         version = snapshot_version(snapshot)
         keys = [self._table_prefix + code, self._index, self._lease_prefix + code]
@@ -420,12 +487,7 @@ class RedisStore:
             code,
             version if isinstance(version, int) else "",
         ]
-        async with self._errors():
-            written = await self._scripts["fenced_save"](keys=keys, args=args)
-        if written == -1:
-            raise LeaseLost(f"table {code}: the stored table is newer than version {version}")
-        if not written:
-            raise LeaseLost(f"table {code}: node {node} does not hold its lease ({token})")
+        return {"keys": keys, "args": args, "version": version}
 
     async def delete_fenced(self, code: str, node: str, token: int) -> None:
         """The table, its lease and its fence go, only while `node` holds it under `token`."""
@@ -508,6 +570,17 @@ class RedisStore:
 
     def _where(self) -> str:
         return shown(self.url)  # without its password: it goes into logs
+
+
+def _raise_unless_written(written: Any, code: str, node: str, token: int, version: Any) -> None:
+    if written == -1:
+        raise LeaseLost(f"table {code}: the stored table is newer than version {version}")
+    if not written:
+        raise NotHeld(f"table {code}: node {node} does not hold its lease ({token})")
+
+
+class NotHeld(LeaseLost):
+    """A fenced write refused: the caller does not hold the table's lease (under its token)."""
 
 
 class _WrongType(StoreError):
