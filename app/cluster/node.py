@@ -68,6 +68,17 @@ WATCH_SECONDS = 0.1
 # SLAPJACK_UNUSED_ROOM_SECONDS when that is shorter): one Redis call.
 UNOPENED_SECONDS = 5.0
 TELL_AGAIN_SECONDS = 1.0  # a room's use not told to Redis is told again this soon
+START_AT_ONCE = 32  # at start, tables nobody serves are taken and restored this many at once
+# A process back after a stop or a crash gets the tables that came here from it meanwhile:
+# their people are sent back through the router SEND_HOME_BATCH tables at a time, every
+# SEND_HOME_SECONDS, starting SEND_HOME_DELAY_SECONDS after its start was seen (it listens
+# by then), each table once.
+SEND_HOME_DELAY_SECONDS = 2.0
+SEND_HOME_BATCH = 10
+SEND_HOME_SECONDS = 1.0
+# Taken this much before the returning process's last renewal (as seen here) still counts as
+# taken while it was away: it let its tables go as it stopped, after its last renewals.
+AWAY_SLACK_SECONDS = 2.0
 MOVING = "the table is moving between servers: try again"
 PAUSED = "the table is paused while the server reaches its store: try again"
 UNREACHABLE = "the server cannot reach its tables: try again"
@@ -145,7 +156,7 @@ class ClusterStore:
         return await self.redis.codes()
 
     async def exists(self, code: str) -> bool:
-        return await self.redis.load(code) is not None
+        return await self.redis.exists(code)
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         return await self.redis.purge_expired(older_than_seconds)
@@ -166,6 +177,8 @@ class ClusterNode:
         self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics, clock=clock)
         self.ownership.on_lost = self._lost
         self.ownership.on_hand_over = self._hand_over
+        self.ownership.on_node_back = self._node_back
+        self.ownership.leaving = lambda: self._rooms is not None and self._rooms.draining
         self.store = ClusterStore(redis, self.ownership)
         self._rooms: Rooms | None = None
         self._moving: dict[str, asyncio.Lock] = {}  # code -> held while the table moves
@@ -202,11 +215,16 @@ class ClusterNode:
         self._saving = loop.create_task(self._save_changed())
         self._watching = loop.create_task(self._watch())
         self._closing_unopened = loop.create_task(self._close_unopened())
-        opened = 0
-        for code in await self.store.codes():
-            async with self._lock(code):
+        gate = asyncio.Semaphore(START_AT_ONCE)
+
+        async def open_if_free(code: str) -> bool:
+            async with gate, self._lock(code):
                 if self.rooms.get(code) is None and await self.ownership.take_if_free(code):
-                    opened += await self._open(code) is not None
+                    return await self._open(code) is not None
+            return False
+
+        codes = await self.store.codes()
+        opened = sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
         log_event("cluster_node_started", node=self.node, tables=opened)
 
     async def close(self) -> None:
@@ -405,6 +423,41 @@ class ClusterNode:
         """The table is another process's now: whatever this one had is stale."""
         if self.rooms.get(code) is not None:
             self._let_go(code)
+
+    async def _node_back(self, node: str, away_since: float) -> None:
+        """`node` started again: the tables taken from it since it went away (as this process
+        saw it) go back, their people sent through the router a batch at a time."""
+        await self.clock.sleep(SEND_HOME_DELAY_SECONDS)
+        sent = 0
+        while self.ownership.alive(node):
+            homeward = []
+            for code in self.ownership.held():
+                origin = self.ownership.came_from(code)
+                if origin is not None and origin[0] == node:
+                    if origin[1] >= away_since - AWAY_SLACK_SECONDS:
+                        homeward.append(code)
+                    else:
+                        self.ownership.settled(code)  # from an earlier absence: it stays
+            if not homeward:
+                break
+            for code in homeward[:SEND_HOME_BATCH]:
+                self.ownership.settled(code)
+                sent += self._send_home(code)
+            await self.clock.sleep(SEND_HOME_SECONDS)
+        if sent:
+            log_event("tables_sent_home", node=self.node, to=node, tables=sent)
+
+    def _send_home(self, code: str) -> bool:
+        """Closes the table's connections (it stays here, lease and all): its pages reconnect
+        through the router, which sends them to the table's own process, and that process
+        asks for it. If the router sends them here again, the table simply stays."""
+        room = self.rooms.get(code)
+        if room is None or room.closed or self.ownership.giving(code):
+            return False
+        participants = list(self.sio.manager.get_participants("/", code))
+        for _, eio_sid in participants:
+            self.sio.start_background_task(self.sio.eio.disconnect, eio_sid)
+        return bool(participants)
 
     def _let_go(self, code: str) -> None:
         """Forgets the room here (its stored table stays) and closes its connections at the

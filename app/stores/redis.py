@@ -9,6 +9,11 @@ Keys (under a namespace, `slapjack` by default):
   expiry;
 - `slapjack:lease:CODE`: the process judging the table: a hash {node, token, beat, at} with
   no expiry (see TAKE below); `slapjack:fence:CODE`: the counter its fencing tokens come from;
+- `slapjack:nodes`: a hash, each process's renewal counter (node -> count), moved on by every
+  lease it takes or renews and by each round of renewals; `slapjack:lives`: a hash, how many
+  times each process started (node -> count): app/cluster/ownership.py watches both;
+  `slapjack:left:CODE`: the process that let the table's lease go as it stopped (for ten
+  minutes, or until the lease is taken): the table goes back to it when it returns;
 - rooms waiting for their second person (a cluster's POST /api/rooms, `open_waiting`):
   `slapjack:opener`, a hash code -> the address that opened it; `slapjack:opened:ADDRESS`,
   a sorted set of that address's waiting codes; `slapjack:waiting`, a sorted set of the
@@ -90,7 +95,7 @@ if ARGV[8] ~= '' then
   if stored and stored > tonumber(ARGV[8]) then return -1 end
 end
 redis.call('HSET', KEYS[1], 'snapshot', ARGV[3], 'schema', ARGV[4], 'saved_at', ARGV[5],
-           'seen_at', ARGV[6], 'token', ARGV[2], 'version', ARGV[8])
+           'seen_at', ARGV[6], 'token', ARGV[2], 'version', ARGV[8], 'node', ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
 return 1
 """
@@ -113,29 +118,39 @@ return 1
 
 # Taking: a new token, if nobody holds the lease, or its holder is this node's own name (a
 # process started again under it: what the old one held in memory is gone), or the lease is
-# still exactly the one the caller watched stand still (ARGV[2] token, ARGV[3] beat).
-# Else the lease as it is: {0, node, token, beat}.
+# still exactly the one the caller watched stand still (ARGV[2] token, ARGV[3] beat), or its
+# holder is the node ARGV[4] whose renewal counter (KEYS[4], `nodes`) is still ARGV[5]: the
+# caller watched that node's every renewal stand still for a whole lease. The taker's own
+# counter moves on (a lease confirmed now). {token, the process that let the lease go as it
+# stopped, KEYS[3], or ''} if taken, else the lease as it is: {0, node, token, beat}.
 TAKE = """
 local lease = redis.call('HMGET', KEYS[1], 'node', 'token', 'beat')
 if lease[1] and lease[1] ~= ARGV[1] and (lease[2] ~= ARGV[2] or lease[3] ~= ARGV[3]) then
-  return {0, lease[1], lease[2], lease[3]}
+  local still = ARGV[4] ~= '' and lease[1] == ARGV[4]
+    and redis.call('HGET', KEYS[4], ARGV[4]) == ARGV[5]
+  if not still then return {0, lease[1], lease[2], lease[3]} end
 end
 local token = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', token, 'beat', 0,
            'at', redis.call('TIME')[1])
-return {token}
+redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
+local left = redis.call('GET', KEYS[3]) or ''
+redis.call('DEL', KEYS[3])
+return {token, left}
 """
 
-# Renewing: the beat moves on while the lease is still the caller's (node and token). A
-# lease that is gone (a Redis that restarted empty, or lost its last second of writes) is
-# taken back under the same token if nobody wrote the table since: it is absent, or its
-# last writer holds this token. 1 if the lease is the caller's now, 0 if it is another's.
+# Renewing: the beat moves on while the lease is still the caller's (node and token), and so
+# does the caller's renewal counter (KEYS[4], `nodes`). A lease that is gone (a Redis that
+# restarted empty, or lost its last second of writes) is taken back under the same token if
+# nobody wrote the table since: it is absent, or its last writer holds this token. 1 if the
+# lease is the caller's now, 0 if it is another's.
 RENEW = """
 local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
 if lease[1] then
   if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
   redis.call('HINCRBY', KEYS[1], 'beat', 1)
   redis.call('HSET', KEYS[1], 'at', redis.call('TIME')[1])
+  redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
   return 1
 end
 local writer = redis.call('HGET', KEYS[2], 'token')
@@ -144,15 +159,21 @@ local fence = tonumber(redis.call('GET', KEYS[3]) or '0')
 if fence < tonumber(ARGV[2]) then redis.call('SET', KEYS[3], ARGV[2]) end
 redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', ARGV[2], 'beat', 0,
            'at', redis.call('TIME')[1])
+redis.call('HINCRBY', KEYS[4], ARGV[1], 1)
 return 1
 """
 
+# Releasing (ARGV[3] '1': as the process stops, noted in KEYS[2] for ARGV[4] seconds).
 RELEASE = """
 local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
 if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
+if ARGV[3] == '1' then redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[4]) end
 return 1
 """
+
+# How long a table let go by a stopping process is remembered as that process's.
+LEFT_SECONDS = 600
 
 # Tables nobody was connected to since the cutoff, unless a live process holds their lease
 # (renewed within ARGV[5] seconds by Redis's clock: an idle lobby whose people are still
@@ -285,11 +306,21 @@ def connect(
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A table's lease as Redis holds it: who, under which fencing token, renewed how often."""
+    """A table's lease as Redis holds it: who, under which fencing token, renewed how often;
+    for a lease just taken, `left_by`: the process that let it go as it stopped ("": none)."""
 
     node: str
     token: int
     beat: int
+    left_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeCounts:
+    """Every process's renewal counter and how many times it started, as Redis has them."""
+
+    beats: dict[str, int]
+    lives: dict[str, int]
 
 
 class RedisStore:
@@ -306,11 +337,14 @@ class RedisStore:
         self.newest_schema = newest_schema
         self._table_prefix = f"{namespace}:table:"
         self._lease_prefix = f"{namespace}:lease:"
+        self._left_prefix = f"{namespace}:left:"
         self._fence_prefix = f"{namespace}:fence:"
         self._index = f"{namespace}:tables"
         self._opened_prefix = f"{namespace}:opened:"
         self._waiting = f"{namespace}:waiting"
         self._opener = f"{namespace}:opener"
+        self._nodes = f"{namespace}:nodes"
+        self._lives = f"{namespace}:lives"
         # One quick retry covers a pooled connection that a Redis restart left dead; longer
         # outages are the Saver's to retry, with backoff.
         self._redis: Any = connect(url, connections=connections, retry=Retry(NoBackoff(), 1))
@@ -380,18 +414,55 @@ class RedisStore:
 
     # ---- leases and fenced writes (one owner per table in a cluster) -----------------------
 
-    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease:
+    async def take_lease(
+        self,
+        code: str,
+        node: str,
+        over: Lease | None = None,
+        still: tuple[str, int] | None = None,
+    ) -> Lease:
         """Takes the table's lease with a new fencing token if nobody holds it, its holder
-        is `node` itself (a process started again under the same name), or it is still
-        exactly `over` (a lease the caller watched stand still). The lease as it is after:
-        `node`'s (taken) or another's."""
-        keys = [self._lease_prefix + code, self._fence_prefix + code]
-        args = [node, over.token, over.beat] if over is not None else [node, "", ""]
+        is `node` itself (a process started again under the same name), it is still
+        exactly `over` (a lease the caller watched stand still), or its holder is the node
+        `still` names whose renewal counter is still the count `still` gives (a process the
+        caller watched renew nothing for a whole lease). The lease as it is after: `node`'s
+        (taken, with the process that let it go as it stopped) or another's."""
+        keys = [
+            self._lease_prefix + code,
+            self._fence_prefix + code,
+            self._left_prefix + code,
+            self._nodes,
+        ]
+        args: list[Any] = [node, over.token, over.beat] if over is not None else [node, "", ""]
+        args += list(still) if still is not None else ["", ""]
         async with self._errors():
             answer = await self._scripts["take"](keys=keys, args=args)
         if int(answer[0]) > 0:
-            return Lease(node, int(answer[0]), 0)
+            return Lease(node, int(answer[0]), 0, str(answer[1]))
         return Lease(str(answer[1]), int(answer[2]), int(answer[3]))
+
+    async def node_counts(self) -> NodeCounts:
+        """Every process's renewal counter and start count (one round trip)."""
+        async with self._errors(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(self._nodes)
+            pipe.hgetall(self._lives)
+            beats, lives = await pipe.execute()
+        return NodeCounts(
+            {node: int(count) for node, count in beats.items()},
+            {node: int(count) for node, count in lives.items()},
+        )
+
+    async def node_started(self, node: str) -> int:
+        """A process starts under `node`: its start count, one more than before."""
+        async with self._errors(), self._redis.pipeline(transaction=True) as multi:
+            multi.hincrby(self._lives, node, 1)
+            multi.hincrby(self._nodes, node, 1)
+            life, _ = await multi.execute()
+        return int(life)
+
+    def heartbeat(self, node: str) -> tuple[str, str, int]:
+        """The HINCRBY arguments of `node`'s renewal counter, for a round of renewals."""
+        return self._nodes, node, 1
 
     async def renew_lease(self, code: str, node: str, token: int) -> bool:
         """True if the lease is still (or again, nobody having written the table since it
@@ -401,18 +472,26 @@ class RedisStore:
 
     def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]:
         """The keys and arguments of a renewal, for a caller that pipelines many."""
-        keys = [self._lease_prefix + code, self._table_prefix + code, self._fence_prefix + code]
+        keys = [
+            self._lease_prefix + code,
+            self._table_prefix + code,
+            self._fence_prefix + code,
+            self._nodes,
+        ]
         return {"keys": keys, "args": [node, token]}
 
     def renew_script(self) -> Any:
         return self._scripts["renew"]
 
-    async def release_lease(self, code: str, node: str, token: int) -> bool:
-        """Gives the lease up if `node` holds it under `token` (never someone else's)."""
+    async def release_lease(
+        self, code: str, node: str, token: int, *, leaving: bool = False
+    ) -> bool:
+        """Gives the lease up if `node` holds it under `token` (never someone else's);
+        `leaving`: as `node` stops (whoever takes the table next gives it back later)."""
+        keys = [self._lease_prefix + code, self._left_prefix + code]
+        args = [node, token, "1" if leaving else "", LEFT_SECONDS]
         async with self._errors():
-            done = await self._scripts["release"](
-                keys=[self._lease_prefix + code], args=[node, token]
-            )
+            done = await self._scripts["release"](keys=keys, args=args)
         return bool(done)
 
     async def lease(self, code: str) -> Lease | None:
