@@ -49,7 +49,7 @@ from app.ops.metrics import Metrics
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
 from app.stores.redis import NotHeld, RedisStore, connect
 from app.tables.journal import table_from_snapshot
-from app.tables.registry import HOARDING, Rooms, new_code
+from app.tables.registry import HOARDING, NOT_WRITTEN, Rooms, new_code
 from app.tables.room import Room
 from app.tables.table import Policy, Table
 from app.wire.errors import ErrorCode, ProtocolError
@@ -514,8 +514,9 @@ class ClusterNode:
                 log_event("room_opened", room=code, rules=table.rules_shown(), node=self.node)
                 return code
         except StoreError as error:
-            log_event("table_unreachable", level=logging.WARNING, reason=str(error))
-            raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
+            log_event("room_not_written", level=logging.ERROR, reason=str(error)[:200])
+            self.metrics.saves_failed.inc()
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, NOT_WRITTEN) from None
 
     async def exists(self, code: str) -> bool:
         try:
