@@ -10,6 +10,11 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 const ACK_TIMEOUT_MS = 5000;
 // Between tries while the server restarts: soon at first, then every few seconds.
 const RESTART_RETRY_MS = [300, 600, 1200, 2500];
+// Socket.IO's own reconnections back off to DELAY_MAX_MS; once the server said it restarts,
+// to RESTART_DELAY_MAX_MS: a deploy's new process answers within seconds, and every page
+// should be back within a second of it (a page merely offline keeps the longer backoff).
+const DELAY_MAX_MS = 3000;
+const RESTART_DELAY_MAX_MS = 1000;
 const RETRY_FIRST_MS = 1000; // after a rate_limited refusal; doubles each time
 const RETRY_MAX_MS = 30000;
 
@@ -24,7 +29,7 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     path: "/socket.io",
     transports: ["websocket", "polling"],
     reconnectionDelay: 400,
-    reconnectionDelayMax: 3000,
+    reconnectionDelayMax: DELAY_MAX_MS,
     autoConnect: false,
     // In a cluster the router (nginx `hash $arg_room consistent`) sends every request of a
     // room, long-polling included, to the one process that judges it.
@@ -44,9 +49,14 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   let tries = 0;
   let retryTimer = 0;
 
-  function retrySoon() {
+  function restartingNow() {
     restarting = true;
+    socket.io.reconnectionDelayMax(RESTART_DELAY_MAX_MS);
     on.status("restarting");
+  }
+
+  function retrySoon() {
+    restartingNow();
     clearTimeout(retryTimer);
     const delay = RESTART_RETRY_MS[Math.min(tries, RESTART_RETRY_MS.length - 1)];
     tries += 1;
@@ -57,6 +67,7 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
 
   socket.on("connect", () => {
     restarting = false;
+    socket.io.reconnectionDelayMax(DELAY_MAX_MS);
     tries = 0;
     clearTimeout(retryTimer);
     on.status("connected");
@@ -86,10 +97,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   socket.on("state", (data) => on.state(data));
   // The server's notices outside any change: `restart`, `paused`, `resumed`.
   socket.on("event", (data) => {
-    if (data && data.kind === "restart") {
-      restarting = true;
-      on.status("restarting");
-    } else if (data && data.kind === "paused") on.status("paused");
+    if (data && data.kind === "restart") restartingNow();
+    else if (data && data.kind === "paused") on.status("paused");
     else if (data && data.kind === "resumed") on.status("connected");
     on.event(data);
   });
