@@ -207,7 +207,6 @@ class Ownership:
         self._nodes: dict[str, Watched] = {}  # every other process, as watched
         self._nodes_read: float | None = None  # when the counters were last read (our clock)
         self._life = 0  # this process's start count
-        self._asked: set[str] = set()  # tables whose holder a claim asked for them
         # code -> (the process it was taken from while that one was away, when)
         self._came_from: dict[str, tuple[str, float]] = {}
         self._left_by: dict[str, str] = {}  # code -> the stopping process that handed it over
@@ -359,11 +358,13 @@ class Ownership:
         """Remembers where a table just taken came from, if that process was away: taken
         over from it, or let go by it as it stopped (found free, or handed over to us then).
         Any other table came here by the router's choice: it stays."""
-        left_by = self._left_by.pop(code, None)
-        if code in self._asked:
-            origin = left_by or ""  # handed over: ours, unless its holder was stopping
-        else:
-            origin = still[0] if still else over.node if over else lease.left_by
+        left_by = self._left_by.pop(code, None) or lease.left_by
+        if still is not None:  # taken over from a process that renewed nothing
+            origin = still[0]
+        elif over is not None:  # its lease stood still
+            origin = over.node
+        else:  # free: let go as its process stopped, or handed over by a live one (ours)
+            origin = left_by
         if not origin or origin == self.node:
             self._came_from.pop(code, None)
         else:
@@ -395,7 +396,6 @@ class Ownership:
                     and (quiet is None or quiet < QUIET_SECONDS)
                     and (asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS)
                 ):
-                    self._asked.add(code)
                     await self._publish(holder, {"kind": "hand_over", "room": code})
                     asked = (holder, now)
                 left = deadline - now
@@ -417,7 +417,6 @@ class Ownership:
             self._claiming.discard(code)
             if code not in self._claiming:
                 self._released.pop(code, None)
-                self._asked.discard(code)
                 self._left_by.pop(code, None)
 
     async def release(self, code: str, *, leaving: bool = False) -> None:

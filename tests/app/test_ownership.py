@@ -500,6 +500,22 @@ async def test_a_silent_process_loses_its_tables_at_the_first_ask_after_a_lease(
         await one.store.save_fenced("ABCD", "node-1", one.ownership.token("ABCD"), snapshot(3))
 
 
+async def test_a_table_whose_silent_holder_was_asked_first_still_goes_home_later(
+    watched: tuple[Watcher, Watcher],
+) -> None:
+    """Its people reached node-2 a moment after node-1 fell silent: node-2 asked node-1 for
+    the table (no answer) and took it once node-1 stood still a lease: it is node-1's to
+    have back."""
+    _, two = watched
+    await two.watch_for(1.0)
+    claiming = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=60))
+    async with asyncio.timeout(WAIT_SECONDS):
+        await two.watch_for(2.5, step=0.25)
+        assert await claiming
+    origin = two.ownership.came_from("ABCD")
+    assert origin is not None and origin[0] == "node-1"
+
+
 async def test_a_process_that_renews_anything_keeps_its_tables(
     watched: tuple[Watcher, Watcher],
 ) -> None:
