@@ -74,10 +74,10 @@ pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	lane "every other test" -n $(PYTEST_WORKERS) -m "not browser"; \
 	exit $$status
 
-# The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs
-# (the folders where they live: collecting the browser tests too costs seconds).
+# The tests marked `unit` (tests/conftest.py): the engine, tables, snapshots and views, docs,
+# the lock (every folder but tests/browser: collecting the browser tests too costs seconds).
 unit: $(STAMP) catalogs
-	$(BIN)/python -m pytest -m unit -q tests/engine tests/app tests/test_suite_layout.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m unit -q tests/engine tests/app tests/deploy tests/bench tests/test_*.py $(PYTEST_ARGS)
 
 # The page's scripts and styles (eslint.config.js, stylelint.config.js).
 jslint: $(NODE_STAMP)
@@ -107,7 +107,8 @@ messages: $(POT)
 	$(BIN)/python -m tools.catalogs update $(POT)
 
 # The golden copies of snapshots and views (tests/fixtures/, tests/app/golden.py), written
-# again after a deliberate change to either: review `git diff tests/fixtures` before committing.
+# again after a deliberate change to either or a new case of house rules (tests/app/played.py
+# RULE_SETS): review `git diff tests/fixtures` before committing (docs/development.md).
 golden: $(STAMP)
 	PYTHONPATH=.:tests/app $(BIN)/python -m golden
 

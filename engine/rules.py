@@ -6,14 +6,40 @@ table rule books."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Literal
 
 from engine.cards import FACE_RANKS, Card
 
-TRIGGERS = ("jack", "face", "double", "sandwich")  # also the order a showing trigger is named
+
+# What makes each trigger show on a pile (top last, never empty).
+def _jack(pile: Sequence[Card]) -> bool:
+    return pile[-1].rank == "J"
+
+
+def _face(pile: Sequence[Card]) -> bool:
+    return pile[-1].rank in FACE_RANKS
+
+
+def _double(pile: Sequence[Card]) -> bool:
+    return len(pile) >= 2 and pile[-2].rank == pile[-1].rank
+
+
+def _sandwich(pile: Sequence[Card]) -> bool:
+    return len(pile) >= 3 and pile[-3].rank == pile[-1].rank
+
+
+# Every trigger, in the order a pile showing several is named by: a new trigger is a test
+# above, a line here and its words in RULES_SCHEMA below.
+SHOWS: dict[str, Callable[[Sequence[Card]], bool]] = {
+    "jack": _jack,
+    "face": _face,
+    "double": _double,
+    "sandwich": _sandwich,
+}
+TRIGGERS = tuple(SHOWS)
 PENALTIES = ("burn", "give")
 EMPTY_DECK = ("out", "last_chance")
 AFTER_TAKE = ("winner", "left_of_winner")
@@ -88,16 +114,15 @@ class Rules:
         """The name of the slap trigger showing on `pile` (top last), or None."""
         if not pile:
             return None
-        top, triggers = pile[-1], self.triggers
-        if "jack" in triggers and top.rank == "J":
-            return "jack"
-        if "face" in triggers and top.rank in FACE_RANKS:
-            return "face"
-        if "double" in triggers and len(pile) >= 2 and pile[-2].rank == top.rank:
-            return "double"
-        if "sandwich" in triggers and len(pile) >= 3 and pile[-3].rank == top.rank:
-            return "sandwich"
+        for name, shows in self._shows:
+            if shows(pile):
+                return name
         return None
+
+    @cached_property
+    def _shows(self) -> tuple[tuple[str, Callable[[Sequence[Card]], bool]], ...]:
+        """This table's triggers with their tests, in the order they are named."""
+        return tuple((name, shows) for name, shows in SHOWS.items() if name in self.triggers)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, field by field (`asdict` deep-copies each value: slower, and every
@@ -159,8 +184,8 @@ def _check_triggers(triggers: object) -> frozenset[str]:
 # Every house rule described once: its kind, the values a client may send and what it does;
 # the type and the default come from `Rules`. The app adds the words its form and rules
 # summary show (app/wire/rule_words.py) and builds from both the protocol's RulesUpdate, the
-# house-rules form, the page's rules summary and docs/protocol.md's rules table
-# (app/wire/rules_schema.py).
+# house-rules form and the page's rules summary (app/wire/rules_schema.py); the rules tables
+# of docs/engine.md and docs/protocol.md are built from it (tools/docs_tables.py).
 
 RuleKind = Literal["set", "flag", "choice", "number"]
 
@@ -169,7 +194,9 @@ RuleKind = Literal["set", "flag", "choice", "number"]
 class RuleSpec:
     name: str
     kind: RuleKind
-    doc: str  # what it does, one line for docs/protocol.md (for developers, in English)
+    # What it does, for developers, in English: the row of the rules tables of docs/engine.md
+    # and docs/protocol.md (tools/docs_tables.py), naming each of its choices.
+    doc: str
     choices: tuple[Any, ...] = ()  # the values of a set or a choice
     minimum: float | None = None  # a number's bounds as a client may send it
     maximum: float | None = None
@@ -182,31 +209,47 @@ class RuleSpec:
 
 
 RULES_SCHEMA: tuple[RuleSpec, ...] = (
-    RuleSpec("triggers", "set", "what makes a slap correct", choices=TRIGGERS),
-    RuleSpec("last_card_jack", "flag", "a seat whose last card flipped is a Jack takes the pile"),
+    RuleSpec(
+        "triggers",
+        "set",
+        'what makes a slap correct, one or more of: `"jack"`; `"face"` (J, Q, K on top); '
+        '`"double"` (the top two cards of the same rank); `"sandwich"` (the top card and the '
+        "card two below it of the same rank)",
+        choices=TRIGGERS,
+    ),
+    RuleSpec(
+        "last_card_jack",
+        "flag",
+        "a seat whose final card, flipped, is a Jack takes the pile at once",
+    ),
     RuleSpec(
         "penalty",
         "choice",
-        "a false slapper's card goes face-up under the pile, or face-down to the last flipper",
+        '`"burn"`: a false slapper\'s top card goes face-up under the pile. `"give"`: it goes '
+        "face-down under the deck of the seat that most recently flipped (burned instead when "
+        "that is the slapper itself, nobody has flipped yet, or that seat is out)",
         choices=PENALTIES,
     ),
     RuleSpec(
         "freeze_seconds",
         "number",
-        "how long a false slapper may not flip or slap",
+        "how long a false slapper may not flip or slap; `0` turns it off",
         minimum=0,
         maximum=10,
     ),
     RuleSpec(
         "empty_deck",
         "choice",
-        "out at once with no cards, or one last chance to slap back in",
+        '`"out"`: a seat with no cards is out at once. `"last_chance"`: it stays in with no '
+        "cards and may still slap; a correct slap brings it back with the pile; it is out when "
+        "another seat takes a pile, when its turn to flip comes round with no trigger showing, "
+        "or when it slaps falsely",
         choices=EMPTY_DECK,
     ),
     RuleSpec(
         "decks",
         "number",
-        "one deck of 52 cards, or two shuffled together",
+        "one deck of 52 cards, or two shuffled together (104)",
         minimum=1,
         maximum=2,
         integer=True,
@@ -214,7 +257,9 @@ RULES_SCHEMA: tuple[RuleSpec, ...] = (
     RuleSpec(
         "time_limit",
         "number",
-        "seconds; then the first seat holding more cards than every other wins",
+        "seconds from the deal; from then on the game ends at the first moment one seat holds "
+        "more cards than every other (the pile is not counted), checked by every action and "
+        "every `tick`. None (`null`): no limit",
         minimum=10,
         maximum=3600,
         nullable=True,
@@ -246,8 +291,8 @@ RULES_SCHEMA: tuple[RuleSpec, ...] = (
     RuleSpec(
         "after_take",
         "choice",
-        "who flips first after a take: the winner, or the seat on the winner's left (the next "
-        "seat still in; seed 003)",
+        'who flips first after a take: `"winner"` (seeds 000, 001), or `"left_of_winner"`: '
+        "the next seat up from the winner that is still in (seed 003)",
         choices=AFTER_TAKE,
     ),
     RuleSpec(
@@ -255,8 +300,9 @@ RULES_SCHEMA: tuple[RuleSpec, ...] = (
         "number",
         f"`0` to {MAX_TIE_WINDOW_MS} ms: slaps reaching the server within this long of the first "
         "slap at a trigger are a genuine tie, and the seat next to flip among them (else the "
-        "tied slapper nearest after it) takes the pile (seed 000); the room holds the first "
-        "slap this long. `0`: off, the first slap wins",
+        "tied slapper nearest after it) takes the pile (seed 000); the caller judges the tie "
+        "([Ties too close to call](#ties-too-close-to-call)), a room by holding the first slap "
+        "this long. `0`: off, the first slap wins",
         minimum=0,
         maximum=MAX_TIE_WINDOW_MS,
         integer=True,

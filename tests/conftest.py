@@ -8,13 +8,17 @@ everything, spread over pytest-xdist workers.
 - realtime: the app served over real sockets (the `server` fixture, `serving`, a Client, a
             raw client or a server process), waiting on real time
 - unit:     none of these: no server, no subprocess, no browser
+
+Every async test fails at a deadline of its own inside its time limit (tests/deadline.py).
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
+from deadline import DEADLINE_SHARE, within_deadline
 
 TESTS = Path(__file__).resolve().parent
 # What a test module imports when it serves the app over real sockets.
@@ -63,9 +67,18 @@ def pytest_configure(config: pytest.Config) -> None:
         print(f"compiled the stale message catalogs of: {', '.join(compiled)}")
 
 
+def limit(item: pytest.Item) -> float:
+    """The time limit of a test: its own mark, else the configured `timeout` (0: none)."""
+    configured = item.config.getoption("timeout", None) or item.config.getini("timeout")
+    return bound(item) or float(configured or 0)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank: dict[str, tuple[int, float]] = {}
     for item in items:
+        test = getattr(item, "obj", None)
+        if inspect.iscoroutinefunction(test) and limit(item) > 0:
+            item.obj = within_deadline(test, limit(item) * DEADLINE_SHARE)
         found = needs(item) or {"unit"}
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))

@@ -237,6 +237,40 @@ class Pile(TypedDict):
     burned: int  # how many of the pile's bottom cards were burned under it (face up)
 
 
+class SeatStats(BaseModel):
+    """One seat's figures in `state.stats` (the game-over podium reads them), as the engine's
+    `Game.stats_by_seat` gives them: the wire's contract for them, field by field.
+    docs/protocol.md's stats table is built from these descriptions (tools/docs_tables.py),
+    and every view the tests make is checked against this model."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    seat: int = Field(ge=0, description="the seat")
+    takes: int = Field(ge=0, description="piles the seat took")
+    false_slaps: int = Field(ge=0, description="slaps when no trigger showed")
+    best_ms: int | None = Field(
+        ge=0,
+        description="its fastest winning slap: ms from the trigger showing to the slap that "
+        "took the pile (a late slap, however quick, is not counted); null before its first "
+        "take by a slap",
+    )
+    median_ms: int | None = Field(
+        ge=0,
+        description="the median of its reactions over every correct slap, won or late, in ms "
+        "from the trigger showing; null before its first correct slap",
+    )
+    closest_win_ms: int | None = Field(
+        ge=0,
+        description="its smallest lead over the first runner-up of a pile it won, in ms; null "
+        "when no pile it won had a runner-up",
+    )
+    closest_loss_ms: int | None = Field(
+        ge=0,
+        description="the smallest `behind_ms` of its late slaps: how close it came to a pile "
+        "another seat took; null when it has none",
+    )
+
+
 class SeatView(TypedDict):
     """A `state` without `you`: the same for everyone who sees from the same seat."""
 
@@ -258,7 +292,7 @@ class SeatView(TypedDict):
     race: dict[str, Any] | None
     winner: int | None
     win_reason: str | None
-    stats: list[dict[str, Any]]
+    stats: list[SeatStats]  # as dicts: a game's record, in the shape this model checks
     rules: dict[str, Any]
     players_needed: int
     places: list[int]

@@ -2,7 +2,7 @@
 RULES_SCHEMA and the room's own ROOM_RULES, with their words): the form's fields
 (templates/_rules.html), the page's copy of the schema for its rules summary and form code
 (static/js/rules.js) and the protocol's RulesUpdate fields. docs/protocol.md's rules table is
-built from it too, by `python -m tools.rules_docs`."""
+built from it too, by `python -m tools.docs_tables`."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ class RuleSpec:
     kind: RuleKind
     doc: str
     default: Any
+    choices: tuple[Any, ...]  # a set's or a choice's values, in the engine's order
     label: str
     options: tuple[RuleOption, ...]
     minimum: float | None
@@ -54,6 +55,7 @@ class RuleSpec:
             rule.kind,
             rule.doc,
             default,
+            rule.choices,
             words.label,
             words.options,
             rule.minimum,
@@ -155,6 +157,7 @@ def page_schema() -> list[dict[str, Any]]:
             "name": spec.name,
             "kind": spec.kind,
             "default": spec.default,
+            "choices": list(spec.choices),
             "nullable": spec.nullable,
             "integer": spec.integer,
             "summary": spec.summary,

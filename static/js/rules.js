@@ -4,17 +4,17 @@
 
 import { hasMessage, say } from "./messages.js";
 
-// In the order the server names them (docs/protocol.md); their words are messages.js's
-// ("trigger.jack.many": plural for a list, "trigger.jack.one" for "when a ... shows").
-const TRIGGERS = ["jack", "face", "double", "sandwich"];
-
 // ["jack", "double"] -> "Jacks, doubles" (form "many", joined by ", ") or "a Jack or a
-// double" (form "one"). A trigger this page has no words for is shown by its name.
-export function triggerWords(triggers, form = "many") {
+// double" (form "one"), in the order the server names triggers (the schema's choices, the
+// engine's TRIGGERS); their words are messages.js's ("trigger.jack.many": plural for a list,
+// "trigger.jack.one" for "when a ... shows"). A trigger this page has no words for is shown
+// by its name.
+export function triggerWords(triggers, form = "many", schema = PAGE_SCHEMA) {
+  const order = schema.find((spec) => spec.name === "triggers")?.choices ?? [];
   const chosen = Array.isArray(triggers) ? triggers : [];
-  const known = TRIGGERS.filter((name) => chosen.includes(name));
+  const known = order.filter((name) => chosen.includes(name));
   const word = (name) => (hasMessage(`trigger.${name}.${form}`) ? say(`trigger.${name}.${form}`) : name);
-  const words = [...known, ...chosen.filter((name) => !TRIGGERS.includes(name))].map(word);
+  const words = [...known, ...chosen.filter((name) => !order.includes(name))].map(word);
   if (form === "many" || words.length < 2) return words.join(say("list.and"));
   return say("list.or", { first: words.slice(0, -1).join(say("list.and")), last: words.at(-1) });
 }
@@ -88,8 +88,8 @@ export function writeRules(form, rules, schema = PAGE_SCHEMA) {
 
 // One rule's words in the summary: its option's, else the rule's own for the value
 // ({seconds} or {number}, or {minutes} for whole minutes; a set's {triggers}; a flag when on).
-function summaryOf(spec, value) {
-  if (spec.kind === "set") return spec.summary ? say(spec.summary, { triggers: triggerWords(value) }) : "";
+function summaryOf(spec, value, schema) {
+  if (spec.kind === "set") return spec.summary ? say(spec.summary, { triggers: triggerWords(value, "many", schema) }) : "";
   if (spec.kind === "flag") return value && spec.summary ? say(spec.summary) : "";
   const option = spec.options.find((choice) => same(choice.value, value));
   if (option?.summary) return say(option.summary);
@@ -107,7 +107,7 @@ export function rulesSummary(rules, schema = PAGE_SCHEMA) {
   for (const spec of schema) {
     const value = rules[spec.name];
     if (value === undefined || (!spec.summary_default && same(value, spec.default))) continue;
-    const text = summaryOf(spec, value);
+    const text = summaryOf(spec, value, schema);
     if (text) parts.push(text);
   }
   return parts.join(say("summary.joiner"));

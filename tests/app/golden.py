@@ -1,13 +1,16 @@
 """Golden copies of what a table writes down: its snapshot (what a store keeps) and its view
-(what a person is sent), at every step of many games played at random (`played.py`).
+(what a person is sent), at every step of games played under a fixed list of house rules
+(`played.py` RULE_SETS), each game named by its case and number and seeded by its name.
 
-Each fixture in tests/fixtures/ holds, for every step, a short SHA-256 of the exact text
-(the snapshot as `encode_snapshot` writes it, the view as `to_json` writes it), and the whole
-text of a sample of steps chosen to cover what a game goes through (the lobby, flips, photo
-finishes with late slaps, freezes, burns, lapses, collect pauses, time limits, people gone,
-every way to win), so a difference is found at its step and can be read.
+Each fixture in tests/fixtures/ holds, game by game, a short SHA-256 of every step's exact
+text (the snapshot as `encode_snapshot` writes it, the view as `to_json` writes it), and the
+whole text of a sample of steps chosen, case by case, to cover what a game goes through (the
+lobby, flips, photo finishes with late slaps, freezes, burns, lapses, collect pauses, time
+limits, people gone, every way to win), so a difference is found at its step and can be read.
+A new case adds its games to the fixtures and changes no other game's entries.
 
-Regenerate after a deliberate change to a snapshot or a view, and read the diff:
+Written again after a deliberate change to a snapshot or a view, or a new case (review
+`git diff tests/fixtures`, then commit it):
 
     make golden          # PYTHONPATH=.:tests/app .venv/bin/python -m golden
 """
@@ -18,12 +21,12 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from played import played_tables
+from played import golden_games
 
 from app.stores import encode_snapshot
 from app.tables.events import EventDict
@@ -34,8 +37,13 @@ from app.wire.encoded import to_json
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SNAPSHOTS = FIXTURES / "snapshots.json"
 VIEWS = FIXTURES / "views.json"
-EACH_FEATURE = 2  # samples kept per feature: enough to read, few enough to review
+EACH_FEATURE = 1  # samples kept per feature and case: enough to read, few enough to review
 DIGESTS_A_LINE = 8
+# What a golden failure tells to do.
+REGENERATE = (
+    "if the change is meant, run `make golden` and review `git diff tests/fixtures` before"
+    " committing it (docs/development.md#golden-copies)"
+)
 
 
 def digest(text: str) -> str:
@@ -44,7 +52,7 @@ def digest(text: str) -> str:
 
 @dataclass
 class Step:
-    """One step of a sequence: the table, the clock, and the exact text to compare."""
+    """One step of a game: the table, the clock, and the exact text to compare."""
 
     table: Table
     now: float
@@ -52,21 +60,28 @@ class Step:
     events: list[EventDict] = field(default_factory=list)
 
 
-# ---- the sequences ---------------------------------------------------------------------
+Games = Iterator[tuple[str, Iterator[Step]]]  # each game's name and steps
+Recorded = tuple[list[str], list[tuple[int, Step]]]  # a game's digests and samples
 
 
-def snapshot_steps() -> Iterator[Step]:
-    """60 games (seed 16): each step's snapshot as a store is handed it."""
-    for table, now in played_tables(60, seed=16):
-        text, _ = encode_snapshot(table.code, table.to_dict(now))
-        yield Step(table, now, text)
+# ---- the sequences: each a game at a time, by name ----------------------------------------
 
 
-def seat_steps() -> Iterator[Step]:
-    """40 games (seed 21), with measured round trips and wins from earlier games (a person,
+def snapshot_games() -> Games:
+    """7 games of each case: each step's snapshot as a store is handed it."""
+    for name, steps in golden_games("snapshots", 7):
+        yield name, (Step(t, now, encode_snapshot(t.code, t.to_dict(now))[0]) for t, now in steps)
+
+
+def seat_games() -> Games:
+    """5 games of each case, with measured round trips and wins from earlier games (a person,
     a bot, someone gone): each step's view, its seats and match score the point."""
-    rng = random.Random(7)
-    for table, now in played_tables(40, seed=21):
+    for name, steps in golden_games("seats", 5):
+        yield name, _seat_steps(steps, random.Random(f"seats' lag: {name}"))
+
+
+def _seat_steps(steps: Iterator[tuple[Table, float]], rng: random.Random) -> Iterator[Step]:
+    for table, now in steps:
         for person in list(table.people.values())[:2]:  # a measured round trip or two
             if rng.random() < 0.2:
                 ping = table.lag.ping(person.id, now)
@@ -76,18 +91,27 @@ def seat_steps() -> Iterator[Step]:
         yield Step(table, now, to_json(_seen_from(table, [])))
 
 
-def event_steps() -> Iterator[Step]:
-    """30 games (seed 8), the lag-fair rule switched now and then and each change carrying
-    events: each step's whole view, rules and stats included."""
-    rng = random.Random(11)
-    for table, now in played_tables(30, seed=8):
+def event_games() -> Games:
+    """4 games of each case, the lag-fair rule switched now and then and each change
+    carrying events: each step's whole view, rules and stats included."""
+    for name, steps in golden_games("events", 4):
+        yield name, _event_steps(steps, random.Random(f"events' lag-fair: {name}"))
+
+
+def _event_steps(steps: Iterator[tuple[Table, float]], rng: random.Random) -> Iterator[Step]:
+    for table, now in steps:
         if rng.random() < 0.02:
             table.lag_fair = not table.lag_fair  # the room's own rule, shown with the rules
         events: list[EventDict] = [{"kind": "flip", "version": table.version}] * rng.randint(0, 2)
         yield Step(table, now, to_json(_seen_from(table, events)), events)
 
 
-SEQUENCES = {"seats": seat_steps, "events": event_steps}
+SEQUENCES: dict[str, Callable[[], Games]] = {"seats": seat_games, "events": event_games}
+
+
+def case_of(game: str) -> str:
+    """The case a game was played under: "defaults #3" -> "defaults"."""
+    return game.rpartition(" #")[0]
 
 
 # ---- what a step shows, for choosing samples ----------------------------------------------
@@ -119,21 +143,25 @@ def features(table: Table, now: float) -> set[str]:
     return shown
 
 
-def chosen(steps: Iterator[Step]) -> tuple[list[str], list[tuple[int, Step]], Counter[str]]:
-    """Every step's digest; the samples (a step showing something seen fewer than
-    EACH_FEATURE times so far); how often each feature showed."""
+def chosen(steps: Iterator[Step], kept: Counter[str]) -> Recorded:
+    """A game's digests, every step's, and its samples: each step showing something its case
+    (whose samples so far `kept` counts) has shown fewer than EACH_FEATURE times."""
     digests: list[str] = []
     samples: list[tuple[int, Step]] = []
-    seen: Counter[str] = Counter()
-    kept: Counter[str] = Counter()
     for index, step in enumerate(steps):
         digests.append(digest(step.text))
         shown = features(step.table, step.now)
-        seen.update(shown)
         if any(kept[f] < EACH_FEATURE for f in shown):
             kept.update(shown)
             samples.append((index, step))
-    return digests, samples, seen
+    return digests, samples
+
+
+def recorded(games: Games) -> dict[str, Recorded]:
+    """Each game's digests and samples, the samples chosen case by case: a case's samples
+    depend on its own games alone."""
+    kept: dict[str, Counter[str]] = {}
+    return {name: chosen(steps, kept.setdefault(case_of(name), Counter())) for name, steps in games}
 
 
 # ---- the fixtures --------------------------------------------------------------------------
@@ -144,61 +172,100 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
-def _written(about: str, sequences: dict[str, tuple[list[str], list[tuple[int, Step]]]]) -> str:
-    """One fixture: JSON with each sample's text on a line of its own, verbatim, so a
-    change reads as a diff of the steps that changed."""
+def _written(about: str, sequences: dict[str, dict[str, Recorded]]) -> str:
+    """One fixture: JSON with a line per game's name, its digests eight a line, and each
+    sample's text on a line of its own, verbatim, so a change reads as a diff of the games
+    and steps that changed."""
     lines = ["{", f'"about": {json.dumps(about)},', '"sequences": {']
-    for n, (name, (digests, samples)) in enumerate(sequences.items()):
-        lines.append(f'{json.dumps(name)}: {{"digests": [')
-        rows = [digests[i : i + DIGESTS_A_LINE] for i in range(0, len(digests), DIGESTS_A_LINE)]
-        lines += [
-            json.dumps(row)[1:-1] + ("," if r < len(rows) - 1 else "") for r, row in enumerate(rows)
-        ]
-        lines.append('], "samples": [')
-        for i, (index, step) in enumerate(samples):
-            comma = "," if i < len(samples) - 1 else ""
-            lines.append(f'{{"step": {index}, "now": {step.now!r}, "text": {step.text}}}{comma}')
-        lines.append("]}" + ("," if n < len(sequences) - 1 else ""))
+    for n, (sequence, games) in enumerate(sequences.items()):
+        lines.append(f"{json.dumps(sequence)}: {{")
+        for g, (name, (digests, samples)) in enumerate(games.items()):
+            comma = "," if g else ""  # before, not after: a game added changes no line
+            lines.append(f'{comma}{json.dumps(name)}: {{"digests": [')
+            rows = [digests[i : i + DIGESTS_A_LINE] for i in range(0, len(digests), DIGESTS_A_LINE)]
+            lines += [
+                json.dumps(row)[1:-1] + ("," if r < len(rows) - 1 else "")
+                for r, row in enumerate(rows)
+            ]
+            lines.append('], "samples": [')
+            for i, (index, step) in enumerate(samples):
+                comma = "," if i < len(samples) - 1 else ""
+                lines.append(
+                    f'{{"step": {index}, "now": {step.now!r}, "text": {step.text}}}{comma}'
+                )
+            lines.append("]}")
+        lines.append("}" + ("," if n < len(sequences) - 1 else ""))
     lines += ["}", "}", ""]
     return "\n".join(lines)
 
 
-def samples(path: Path) -> dict[str, dict[int, tuple[float, str]]]:
-    """A fixture's samples by sequence and step: (now, the exact text, read off its line)."""
-    found: dict[str, dict[int, tuple[float, str]]] = {}
-    current: dict[int, tuple[float, str]] = {}
+Samples = dict[str, dict[int, tuple[float, str]]]
+
+
+def samples(path: Path) -> dict[str, Samples]:
+    """A fixture's samples by sequence, game and step: (now, the exact text, read off its
+    line)."""
+    found: dict[str, Samples] = {}
+    sequence: Samples = {}
+    game: dict[int, tuple[float, str]] = {}
     for line in path.read_text().splitlines():
         if line.endswith('{"digests": ['):
-            current = found.setdefault(json.loads(line.partition(":")[0]), {})
+            game = sequence.setdefault(json.loads(line.lstrip(",").partition(": {")[0]), {})
+        elif line.endswith(": {"):
+            sequence = found.setdefault(json.loads(line.removesuffix(": {")), {})
         elif line.startswith('{"step": '):
             head, _, text = line.removesuffix(",").removesuffix("}").partition(', "text": ')
             place = json.loads(head + "}")
-            current[place["step"]] = (place["now"], text)
+            game[place["step"]] = (place["now"], text)
     return found
 
 
-def matching(path: Path, sequence: str, steps: Iterator[Step]) -> Iterator[Step]:
-    """Each step of `steps`, once its text is found to be its golden copy's (the digest of
-    every step; the whole text of a sampled one); AssertionError at the first that is not."""
-    digests: list[str] = load(path)["sequences"][sequence]["digests"]
+def sampled(path: Path, sequence: str, games: Games) -> Iterator[tuple[Step, str]]:
+    """Each step of `games` that the fixture samples, with the text it keeps."""
+    kept = samples(path)[sequence]
+    for name, steps in games:
+        texts = kept.get(name, {})
+        for index, step in enumerate(steps):
+            if index in texts:
+                yield step, texts[index][1]
+
+
+def matching(path: Path, sequence: str, games: Games) -> Iterator[Step]:
+    """Each step of every game of `games`, once its text is found to be its golden copy's
+    (the digest of every step; the whole text of a sampled one); AssertionError at the first
+    that is not, saying what to do."""
+    golden: dict[str, dict[str, Any]] = load(path)["sequences"][sequence]
     texts = samples(path)[sequence]
-    count = 0
-    for index, step in enumerate(steps):
-        where = f"{path.name} {sequence} step {index}"
-        if index in texts:
-            now, text = texts[index]
-            assert step.now == now, f"{where}: the games played differ (now {step.now} != {now})"
-            assert step.text == text, (
-                f"{where}: {first_difference(json.loads(step.text), json.loads(text))}"
+    played = []
+    for name, steps in games:
+        played.append(name)
+        assert name in golden, f"{path.name} {sequence}: no golden copy of {name!r}; {REGENERATE}"
+        digests: list[str] = golden[name]["digests"]
+        count = 0
+        for index, step in enumerate(steps):
+            where = f"{path.name} {sequence} {name!r} step {index}"
+            if index in texts[name]:
+                now, text = texts[name][index]
+                assert step.now == now, (
+                    f"{where}: the game played differs (now {step.now} != {now}); {REGENERATE}"
+                )
+                assert step.text == text, (
+                    f"{where}: {first_difference(json.loads(step.text), json.loads(text))};"
+                    f" {REGENERATE}"
+                )
+            assert index < len(digests), f"{where}: more steps than its golden copy; {REGENERATE}"
+            assert digest(step.text) == digests[index], (
+                f"{where} differs from its golden copy (a step not sampled); {REGENERATE}"
             )
-        assert index < len(digests), f"{where}: more steps than the golden copy has"
-        assert digest(step.text) == digests[index], (
-            f"{where} differs from its golden copy (a step not sampled: `make golden` and"
-            " `git diff` show it); if the change is meant, keep the regenerated fixture"
+            count += 1
+            yield step
+        assert count == len(digests), (
+            f"{path.name} {sequence} {name!r}: {count} steps, golden {len(digests)}; {REGENERATE}"
         )
-        count += 1
-        yield step
-    assert count == len(digests), f"{path.name} {sequence}: {count} steps, golden {len(digests)}"
+    gone = sorted(set(golden) - set(played))
+    assert not gone, (
+        f"{path.name} {sequence}: golden copies of games not played {gone}; {REGENERATE}"
+    )
 
 
 def first_difference(now: Any, then: Any, where: str = "") -> str:
@@ -218,17 +285,13 @@ def first_difference(now: Any, then: Any, where: str = "") -> str:
 
 def write() -> None:
     FIXTURES.mkdir(exist_ok=True)
-    digests, samples, _ = chosen(snapshot_steps())
     SNAPSHOTS.write_text(
         _written(
             "Table snapshots as encode_snapshot writes them (tests/app/golden.py).",
-            {"snapshots": (digests, samples)},
+            {"snapshots": recorded(snapshot_games())},
         )
     )
-    views = {}
-    for name, steps in SEQUENCES.items():
-        digests, samples, _ = chosen(steps())
-        views[name] = (digests, samples)
+    views = {name: recorded(games()) for name, games in SEQUENCES.items()}
     VIEWS.write_text(_written("Views as to_json writes them (tests/app/golden.py).", views))
     for path in (SNAPSHOTS, VIEWS):
         print(f"{path.relative_to(Path.cwd())}: {path.stat().st_size:,} bytes")

@@ -11,6 +11,9 @@ from app.tables.table import Person
 from app.tables.views import build_state
 from app.wire import protocol
 from app.wire.encoded import Encoded
+from app.wire.protocol import SeatStats
+from engine.game import SeatStats as EngineStats
+from tools import docs_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "protocol.md").read_text()
@@ -87,3 +90,11 @@ async def test_every_state_field_is_documented() -> None:
     names |= set(state["stats"][0]) | set(state["rules"])
     assert names - DOCUMENTED == set()
     rooms.close_all()
+
+
+def test_the_wire_stats_are_the_engines_and_their_table_is_the_built_one() -> None:
+    """A seat's stats: the wire's model has every figure the engine gives, in its order, and
+    docs/protocol.md's table of them is built from the model."""
+    assert list(SeatStats.model_fields) == ["seat", *EngineStats().summary()]
+    assert docs_tables.stats_table() in DOC, "run `python -m tools.docs_tables`"
+    assert "winning" in (SeatStats.model_fields["best_ms"].description or "")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from app_harness import Client, join, serving
+from app_harness import Client, join, serving, until
+
+from app.ops.clock import ManualClock
 
 HOARDERS = [f"203.0.113.{n}" for n in range(1, 11)]  # through the trusted proxy (loopback)
 HONEST = {"X-Forwarded-For": "198.51.100.7"}
@@ -34,15 +36,18 @@ async def test_hoarders_cannot_keep_an_honest_user_out() -> None:
 
 
 async def test_a_room_only_its_opener_came_to_closes_soon() -> None:
-    async with serving(unused_room_seconds=1.0, room_expiry_seconds=600.0) as server:
+    clock = ManualClock()
+    async with serving(clock, unused_room_seconds=1.0, room_expiry_seconds=600.0) as server:
         lonely, used = await server.new_room(), await server.new_room()
         (alone,) = await join(server, lonely, "Alone")
         pair = await join(server, used, "Ann", "Bob")
         await alone.close()
         for client in pair:
             await client.close()
-        await asyncio.sleep(2.0)
-        assert server.rooms.get(lonely) is None
+        rooms = [server.rooms.get(lonely), server.rooms.get(used)]
+        await until(lambda: not any(r is not None and r.table.connected() for r in rooms), "gone")
+        await clock.advance(2.0)
+        await until(lambda: server.rooms.get(lonely) is None, "the room only its opener came to")
         assert server.rooms.get(used) is not None
         back = Client(server, used, "Ann")
         await back.connect()

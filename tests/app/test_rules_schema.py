@@ -18,12 +18,13 @@ import pytest
 from app_harness import Server
 
 from app.tables.table import Table
+from app.web import i18n
 from app.wire import rules_schema
 from app.wire.protocol import CreateRoom, RulesUpdate
 from app.wire.rule_words import WORDS
 from engine.rules import RULES_SCHEMA as ENGINE_SCHEMA
-from engine.rules import Rules
-from tools import rules_docs
+from engine.rules import TRIGGERS, Rules
+from tools import docs_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_SCHEMA = rules_schema.SCHEMA
@@ -124,7 +125,7 @@ async def test_the_page_gets_the_schema_its_summary_reads(server: Server) -> Non
         assert has_words, spec["name"]
     # The JS unit tests read a copy of it: it must be this one.
     copy = json.loads((ROOT / "tests" / "js" / "rules-schema.json").read_text())
-    assert copy == schema, "run `python -m tools.rules_docs` (it rewrites the copy)"
+    assert copy == schema, "run `python -m tools.docs_tables` (it rewrites the copy)"
 
 
 def test_the_protocol_takes_exactly_the_rules() -> None:
@@ -141,17 +142,48 @@ def test_the_protocol_takes_exactly_the_rules() -> None:
     assert CreateRoom.model_validate({"rules": {"decks": 2}}).rules is not None
 
 
-def test_the_engine_docs_explain_every_rule() -> None:
-    doc = (ROOT / "docs" / "engine.md").read_text()
-    table = doc[doc.index("## Rules") : doc.index("## Game")]
-    assert {name for name in ENGINE_RULES if f"| `{name}` |" in table} == set(ENGINE_RULES)
+def page_words_wanted() -> set[str]:
+    """Every message id the rules need from messages.js: each rule's words (labels, hints,
+    choices, summaries) and each trigger's (in a list, as one of them, and the table's call
+    when it shows: static/js/rules.js, render.js)."""
+    wanted: set[str | None] = {
+        f"trigger.{name}.{form}" for name in TRIGGERS for form in ("many", "one")
+    }
+    wanted |= {f"call.{name}" for name in TRIGGERS}
+    for words in WORDS.values():
+        wanted |= {words.label, words.help, words.summary, words.summary_minutes}
+        wanted |= {word for o in words.options for word in (o.label, o.help, o.summary)}
+    return {word for word in wanted if word is not None}
 
 
-def test_the_docs_rules_table_is_the_built_one() -> None:
-    doc = (ROOT / "docs" / "protocol.md").read_text()
-    assert rules_docs.docs_table() in doc, "run `python -m tools.rules_docs`"
-    table = doc[doc.index(rules_docs.TABLE_START) : doc.index(rules_docs.TABLE_END)]
-    assert {name for name in RULE_NAMES if f"| `{name}` |" in table} == set(RULE_NAMES)
+def test_every_rule_and_trigger_has_the_pages_words_in_both_languages() -> None:
+    source = (ROOT / "static" / "js" / "messages.js").read_text()
+    ids = {key for _, key, _, _ in i18n.js_messages(source)}
+    wanted = page_words_wanted()
+    assert {f"trigger.{name}.one" for name in TRIGGERS} <= wanted
+    assert sorted(wanted - ids) == [], "add them to static/js/messages.js, then `make messages`"
+    for lang in ("en", "ms"):
+        missing = sorted(wanted - set(i18n.page_messages(lang)))
+        assert missing == [], f"`make messages`, then translate them in {lang}'s .po"
+
+
+def test_the_docs_rules_tables_are_the_built_ones() -> None:
+    for doc, table in (
+        ("protocol.md", docs_tables.docs_table()),
+        ("engine.md", docs_tables.engine_table()),
+    ):
+        text = (ROOT / "docs" / doc).read_text()
+        assert table in text, f"docs/{doc}: run `python -m tools.docs_tables`"
+    protocol = docs_tables.docs_table()
+    assert {name for name in RULE_NAMES if f"| `{name}` |" in protocol} == set(RULE_NAMES)
+    engine = docs_tables.engine_table()
+    assert {name for name in ENGINE_RULES if f"| `{name}` |" in engine} == set(ENGINE_RULES)
+
+
+@pytest.mark.parametrize("rule", ENGINE_SCHEMA, ids=lambda rule: rule.name)
+def test_each_rule_says_what_each_of_its_choices_does(rule: Any) -> None:
+    """The docs' tables say it from the schema: a new trigger or choice has its line."""
+    assert [c for c in rule.choices if f"`{json.dumps(c)}`" not in rule.doc] == []
 
 
 async def test_the_form_offers_who_flips_after_a_take_and_the_tie_window_in_both_languages(

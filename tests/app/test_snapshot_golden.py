@@ -1,7 +1,8 @@
 """A table's snapshot (what a store keeps) is its golden copy (tests/fixtures/snapshots.json)
-at every step of many games played at random, fits the snapshot's schema (schemas.py), and
-restores to the same table, also from a text stored earlier. Snapshots are built by hand and
-encoded by orjson; what JSON has no place for is refused, never written as null.
+at every step of many games played under each case of house rules (played.py RULE_SETS),
+fits the snapshot's schema (schemas.py), and restores to the same table, also from a text
+stored earlier. Snapshots are built by hand and encoded by orjson; what JSON has no place
+for is refused, never written as null.
 
 After a deliberate change to what a snapshot holds: `make golden`, and review the diff."""
 
@@ -17,17 +18,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
+import played
 import pytest
-from golden import SNAPSHOTS, features, matching, samples, snapshot_steps
-from played import played_tables
+from golden import SNAPSHOTS, features, matching, recorded, sampled, snapshot_games
+from played import RULE_SETS, played_tables
 from schemas import check_snapshot
 
 from app.stores import SnapshotText, decode_snapshot, encode_snapshot, vouched
 from app.tables.notation import _GAME_TIMES as GAME_TIMES
 from app.tables.notation import times_are_finite
 from app.tables.table import Table
-from engine import Game
+from engine import Game, Rules
 from engine.cards import Card
+from engine.rules import RULES_SCHEMA
 
 
 @dataclass
@@ -54,7 +57,7 @@ SAMPLED = {
 
 def test_every_snapshot_is_its_golden_copy_and_fits_the_schema() -> None:
     steps = 0
-    for step in matching(SNAPSHOTS, "snapshots", snapshot_steps()):
+    for step in matching(SNAPSHOTS, "snapshots", snapshot_games()):
         steps += 1
         table, now = step.table, step.now
         snapshot = table.to_dict(now)
@@ -69,15 +72,42 @@ def test_every_snapshot_is_its_golden_copy_and_fits_the_schema() -> None:
 
 
 def test_the_golden_samples_show_every_part_of_a_game_and_fit_the_schema() -> None:
-    sampled = samples(SNAPSHOTS)["snapshots"]
     shown: set[str] = set()
-    for index, step in enumerate(snapshot_steps()):
-        if index in sampled:
-            shown |= features(step.table, step.now)
+    for step, text in sampled(SNAPSHOTS, "snapshots", snapshot_games()):
+        shown |= features(step.table, step.now)
+        check_snapshot(json.loads(text))
     assert shown >= SAMPLED, SAMPLED - shown
     assert any(f.startswith("won:") for f in shown), "no finished game sampled"
-    for _, text in sampled.values():
-        check_snapshot(json.loads(text))
+
+
+def test_every_value_of_every_house_rule_is_played_in_a_golden_case() -> None:
+    """A new trigger, choice or rule needs a case of its own in RULE_SETS (then `make
+    golden`): its games are recorded, no other's."""
+    missing = []
+    for spec in RULES_SCHEMA:
+        played = [rules.to_dict()[spec.name] for rules in RULE_SETS.values()]
+        if spec.kind == "set":
+            wanted = [c for c in spec.choices if not any(c in value for value in played)]
+        elif spec.kind == "choice":
+            wanted = [c for c in spec.choices if c not in played]
+        elif spec.kind == "flag":
+            wanted = [v for v in (False, True) if v not in played]
+        else:  # a number: the default and another value (null too, if it may be)
+            wanted = [] if any(v != spec.default for v in played) else ["not the default"]
+            wanted += [None] if spec.nullable and None not in played else []
+        missing += [f"{spec.name}: {value!r}" for value in wanted]
+    assert not missing, f"no case in tests/app/played.py RULE_SETS plays {missing}"
+
+
+def test_a_new_case_changes_no_other_games_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each game is seeded by its own name: a case put first changes no other game's steps
+    nor which of them are sampled."""
+    before = {name: (d, [i for i, _ in s]) for name, (d, s) in recorded(snapshot_games()).items()}
+    new = Rules(triggers=frozenset({"jack", "face", "double"}), freeze_seconds=0.0)
+    monkeypatch.setattr(played, "RULE_SETS", {"a new case": new, **RULE_SETS})
+    after = {name: (d, [i for i, _ in s]) for name, (d, s) in recorded(snapshot_games()).items()}
+    assert set(after) - set(before) == {f"a new case #{n}" for n in range(1, 8)}
+    assert {name: after[name] for name in before} == before
 
 
 def test_every_snapshot_restores_and_a_text_stored_earlier_restores_the_same_table() -> None:
@@ -96,15 +126,12 @@ def test_every_snapshot_restores_and_a_text_stored_earlier_restores_the_same_tab
         if table.game is not None:
             game = table.game
             assert Game.from_dict(game.to_dict()).to_dict() == game.to_dict()
-    stored = samples(SNAPSHOTS)["snapshots"]  # texts written by the code of the day
-    for index, step in enumerate(snapshot_steps()):
-        if index in stored:
-            loaded = decode_snapshot(step.table.code, stored[index][1], 1)
-            assert loaded is not None
-            live = step.table.to_dict(step.now)
-            assert Table.from_dict(loaded, 0.0).to_dict(0.0) == Table.from_dict(live, 0.0).to_dict(
-                0.0
-            )
+    # Texts written by the code of the day the golden copy was made.
+    for step, stored in sampled(SNAPSHOTS, "snapshots", snapshot_games()):
+        loaded = decode_snapshot(step.table.code, stored, 1)
+        assert loaded is not None
+        live = step.table.to_dict(step.now)
+        assert Table.from_dict(loaded, 0.0).to_dict(0.0) == Table.from_dict(live, 0.0).to_dict(0.0)
 
 
 def _close(a: Any, b: Any) -> bool:

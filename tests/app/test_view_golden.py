@@ -1,7 +1,8 @@
 """A person's view is its golden copy (tests/fixtures/views.json) at every step of many
-games (with people gone, bots, wins and measured lag; with the lag-fair rule switched and
-events carried) and fits the wire's shape (schemas.py); each person's message, made with the
-stats and rules a ViewParts kept from earlier changes, is their state encoded whole.
+games under each case of house rules (played.py RULE_SETS), with people gone, bots, wins and
+measured lag, with the lag-fair rule switched and events carried, and fits the wire's shape
+(schemas.py); each person's message, made with the stats and rules a ViewParts kept from
+earlier changes, is their state encoded whole.
 
 After a deliberate change to what a view holds: `make golden`, and review the diff."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from golden import VIEWS, event_steps, matching, seat_steps
+from golden import VIEWS, event_games, matching, seat_games
 from played import played_tables
 from schemas import check_state
 
@@ -20,7 +21,7 @@ from engine.views import seat_rows
 
 def test_seats_and_match_score_are_their_golden_copies() -> None:
     steps = with_lag = with_wins = 0
-    for step in matching(VIEWS, "seats", seat_steps()):
+    for step in matching(VIEWS, "seats", seat_games()):
         steps += 1
         table = step.table
         game = table.game
@@ -77,7 +78,7 @@ def test_the_view_read_part_by_part_is_its_golden_copy_and_parts_kept_are_curren
     parts: dict[str, ViewParts] = {}
     steps = stats_changed = rules_changed = 0
     last: dict[str, tuple[str, str]] = {}
-    for step in matching(VIEWS, "events", event_steps()):
+    for step in matching(VIEWS, "events", event_games()):
         steps += 1
         table = step.table
         seen = _seen_from(table, step.events)

@@ -273,6 +273,22 @@ def test_stats_give_each_seat_its_median_reaction_and_closest_win_and_loss():
     )
 
 
+def test_best_ms_is_the_fastest_winning_slap_not_a_quicker_late_one():
+    g = new([["JS", "2C", "3C"], ["4D", "5D"], ["JH", "8H"]])
+    g.flip(0, 1.0)  # JS
+    g.slap(1, 1.4)  # seat 1 takes it in 400 ms
+    g.flip(1, 2.4)  # 4D
+    g.flip(2, 3.0)  # JH
+    g.slap(0, 3.25)  # seat 0 takes it in 250 ms
+    g.slap(1, 3.26, 1)  # seat 1 late by 10 ms, a 260 ms reaction: quicker, not won
+    stats = {s["seat"]: s for s in player_view(g, None)["stats"]}
+    assert (stats[1]["best_ms"], stats[1]["median_ms"], stats[1]["closest_loss_ms"]) == (
+        400,
+        330,
+        10,
+    )
+
+
 def test_stats_shown_in_every_view_follow_each_race_and_false_slap():
     """The summary is made once per record (every view of every change shows it): each
     view after a race or a false slap shows the figures as they are then."""

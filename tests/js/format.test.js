@@ -21,10 +21,10 @@ test("cards read as people say them", () => {
 });
 
 test("triggers in the server's order, as a list or as one of them", () => {
-  assert.equal(triggerWords(["double", "jack"]), "Jacks, doubles");
-  assert.equal(triggerWords(["double", "jack"], "one"), "a Jack or a double");
-  assert.equal(triggerWords(["jack", "face", "sandwich"], "one"), "a Jack, a face card or a sandwich");
-  assert.equal(triggerWords(["marriage"], "one"), "marriage"); // a trigger the page has no words for
+  assert.equal(triggerWords(["double", "jack"], "many", SCHEMA), "Jacks, doubles");
+  assert.equal(triggerWords(["double", "jack"], "one", SCHEMA), "a Jack or a double");
+  assert.equal(triggerWords(["sandwich", "face", "jack"], "one", SCHEMA), "a Jack, a face card or a sandwich");
+  assert.equal(triggerWords(["marriage"], "one", SCHEMA), "marriage"); // a trigger the page has no words for
   assert.equal(triggerWords(undefined), "");
 });
 
