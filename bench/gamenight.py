@@ -580,18 +580,13 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
             stored = redis_versions(cluster, codes)
             await restart_app(cluster, victim)
             answered = now()
-        elif name == "redis-stopped":
+        elif name.startswith("redis-"):
             touched = tables
-            await asyncio.to_thread(cluster.stop_redis)
+            stopped = name == "redis-stopped"
+            await asyncio.to_thread(cluster.stop_redis if stopped else cluster.hang_redis)
             await asyncio.sleep(args.outage)
-            await asyncio.to_thread(cluster.start_redis)
+            await asyncio.to_thread(cluster.start_redis if stopped else cluster.wake_redis)
             pin_cluster(cluster)
-            answered = now()
-        elif name == "redis-hung":
-            touched = tables
-            await asyncio.to_thread(cluster.hang_redis)
-            await asyncio.sleep(args.outage)
-            await asyncio.to_thread(cluster.wake_redis)
             answered = now()
         if name in ("kill", "deploy", "rolling"):
             extra["shares after the start (10/30/60 s)"] = await watch_shares(
