@@ -77,6 +77,9 @@ SETTINGS = {
     "SLAPJACK_ROOMS_PER_MINUTE": "1000000",
     "SLAPJACK_OPEN_ROOMS_PER_ADDRESS": "1000000",
     "SLAPJACK_MAX_ROOMS": "100000",
+    # Every player comes from 127.0.0.1: no per-address cap (nginx's limit_conn follows it).
+    "SLAPJACK_CONNECTIONS_PER_ADDRESS": "8000",  # nginx takes at most 65535
+    "SLAPJACK_WEBSOCKETS_PER_ADDRESS": "8000",
 }
 # Events in the processes' logs that mean a store command was refused or failed, or a table
 # was left unserved.
@@ -250,7 +253,8 @@ class Table:
         for index, page in enumerate(self.pages):
             answer = await page.call(b'["sit",{"seat":%d}]' % index)
             assert answer["ok"], answer
-        assert (await self.pages[0].call(b'["start",{}]'))["ok"]
+        answer = await self.pages[0].call(b'["start",{}]')
+        assert answer["ok"], answer
 
     def on_state(self, page: Page, state: dict[str, Any]) -> None:
         version = state["version"]
@@ -357,7 +361,10 @@ def cost(table: Table, fault: float, answered: float, stored: int | None) -> Cos
     Redis) answered; `stored`: the version the store held once the process was gone (None:
     not read). None if the table did not play again."""
     before = [(t, v) for t, v in table.accepted if t <= fault]
-    after = [t for t, _ in table.accepted if t > fault]
+    # After a process went away, a move counts once its pages are back (an ack the old
+    # process sent just before the fault may arrive just after it).
+    back = min((t for t, _, _ in table.comebacks if t > fault), default=fault)
+    after = [t for t, _ in table.accepted if t > back]
     if not after or not before:
         return None
     lost = [(t, v) for t, v in before if stored is not None and v > stored]
@@ -407,6 +414,28 @@ def row(name: str, costs: list[Cost], touched: int, extra: dict[str, Any]) -> st
 
 
 # ---- the servers ------------------------------------------------------------------------------
+
+
+class Lag:
+    """This script's own event-loop lag: a generator that falls behind makes pauses longer
+    than the server did."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            asked = now()
+            await asyncio.sleep(0.05)
+            self.worst = max(self.worst, now() - asked - 0.05)
+
+    def reset(self) -> float:
+        worst, self.worst = self.worst, 0.0
+        return worst
+
+    def stop(self) -> None:
+        self._task.cancel()
 
 
 def pin(pid: int, core: int) -> None:
@@ -561,6 +590,7 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
         tables = await open_tables(cluster.port, args.tables)
         codes = [t.code for t in tables]
         await asyncio.sleep(args.warmup)
+        lag = Lag()
         placed = shares(cluster, codes)
         victim_node = max(placed, key=lambda node: placed[node])
         victim = int(victim_node.removeprefix("node-")) - 1
@@ -618,6 +648,8 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
             )
         extra["refused or failed store commands"] = refusals(lines, wall) or "none"
         extra["drops"] = sum(t.drops for t in touched)
+        extra["this script's longest loop lag"] = f"{lag.reset():.2f} s"
+        lag.stop()
         for table in tables:
             table.close()
         return row(name, costs, len(touched), extra)
@@ -656,6 +688,7 @@ async def single_scenario(name: str, args: argparse.Namespace) -> str:
     try:
         tables = await open_tables(server.port, args.tables)
         await asyncio.sleep(args.warmup)
+        lag = Lag()
         wall, fault = time.time(), now()
         server.stop(signal.SIGKILL if name == "kill-one" else signal.SIGTERM)
         stopped = now()
@@ -671,7 +704,9 @@ async def single_scenario(name: str, args: argparse.Namespace) -> str:
             f"{answered - stopped:.2f} s",
             "refused or failed store commands": refusals(lines, wall) or "none",
             "drops": sum(t.drops for t in tables),
+            "this script's longest loop lag": f"{lag.reset():.2f} s",
         }
+        lag.stop()
         for table in tables:
             table.close()
         return row(name, costs, len(tables), extra)

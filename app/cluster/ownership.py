@@ -78,7 +78,10 @@ from app.stores.redis import Lease, NodeCounts, connect
 
 RENEW_SECONDS = 1.0  # how often each held lease is renewed
 RETRY_SECONDS = 0.25  # how soon a renewal is tried again while a lease is unconfirmed
-POLL_SECONDS = 0.1  # while waiting for a lease: how often to try it between `released` notes
+# While waiting for a lease: how often to try it again when no `released` note came (the note
+# wakes a claim at once; hundreds of claims at once each polling faster cost their process
+# more than the notes save).
+POLL_SECONDS = 0.5
 ASK_AGAIN_SECONDS = 1.0  # a hand-over request unanswered this long is published again
 LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): resubscribe after
 NODE_WATCH_SECONDS = 0.25  # how often every process's renewal counter is read
@@ -381,6 +384,7 @@ class Ownership:
         self._claiming.add(code)
         try:
             while True:
+                released.clear()  # before asking: a note that comes from now on counts
                 if await self.take_if_free(code):
                     return True
                 watched = self._watched.get(code)
@@ -407,7 +411,6 @@ class Ownership:
                 wait = POLL_SECONDS
                 if quiet is not None and quiet >= QUIET_SECONDS:
                     wait = max(POLL_SECONDS, self.lease_seconds - quiet)
-                released.clear()
                 # Not `asyncio.wait_for`: on Python 3.11 it swallows a cancellation that
                 # comes as the note arrives, and the claim would go on for its caller gone.
                 with contextlib.suppress(TimeoutError):

@@ -330,7 +330,7 @@ class Settings(BaseSettings):
         le=1000,
         description="A Redis store: the most connections each of the process's Redis clients "
         "opens (the tables' store; the leases, with the hand-over channel; the shared "
-        "limits). A command that finds them all busy waits up to 5 s for one rather than "
+        "limits). A command that finds them all busy waits up to 20 s for one rather than "
         "failing: hundreds of tables saved, restored or handed over at once queue.",
     )
 

@@ -73,9 +73,12 @@ SOCKET_SECONDS = 2.0
 # failing at once as redis-py's default pool does past its hundredth ("Too many
 # connections"). Hundreds of tables saved, restored or handed over at once queue: Redis
 # answers each in well under a millisecond, and the beat's saves and the renewals go in
-# one pipelined round each.
+# one pipelined round each. What holds a connection that long is this process's own loop,
+# too busy to read the answers (a takeover of 150 tables on a saturated core: 5 s was seen
+# to run out): a Redis that is down fails each command within SOCKET_SECONDS instead, so
+# the wait only has to outlast a busy loop (redis-py's own default).
 CONNECTIONS = 32
-POOL_WAIT_SECONDS = 5.0
+POOL_WAIT_SECONDS = 20.0
 
 # The lease of a table (`NS:lease:CODE`, a hash with no expiry): {node, token, beat, at}.
 # `token` is the fencing token, from INCR on `NS:fence:CODE`: it only grows, and each taker
