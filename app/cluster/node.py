@@ -76,6 +76,7 @@ START_AT_ONCE = 32  # at start, tables nobody serves are taken and restored this
 SEND_HOME_DELAY_SECONDS = 2.0
 SEND_HOME_BATCH = 10
 SEND_HOME_SECONDS = 1.0
+SEND_HOME_LONGEST_SECONDS = 300.0
 # Taken this much before the returning process's last renewal (as seen here) still counts as
 # taken while it was away: it let its tables go as it stopped, after its last renewals.
 AWAY_SLACK_SECONDS = 2.0
@@ -426,10 +427,12 @@ class ClusterNode:
 
     async def _node_back(self, node: str, away_since: float) -> None:
         """`node` started again: the tables taken from it since it went away (as this process
-        saw it) go back, their people sent through the router a batch at a time."""
+        saw it) go back, their people sent through the router a batch at a time. A turn
+        when `node` seems not to renew (a busy moment, here or there) waits; `node` silent
+        for a lease again, or SEND_HOME_LONGEST_SECONDS gone by, ends it."""
         await self.clock.sleep(SEND_HOME_DELAY_SECONDS)
-        sent = 0
-        while self.ownership.alive(node):
+        sent, ends = 0, self.clock.now() + SEND_HOME_LONGEST_SECONDS
+        while self.clock.now() < ends:
             homeward = []
             for code in self.ownership.held():
                 origin = self.ownership.came_from(code)
@@ -438,11 +441,13 @@ class ClusterNode:
                         homeward.append(code)
                     else:
                         self.ownership.settled(code)  # from an earlier absence: it stays
-            if not homeward:
+            quiet = self.ownership.quiet(node)
+            if not homeward or (quiet is not None and quiet >= self.settings.lease_seconds):
                 break
-            for code in homeward[:SEND_HOME_BATCH]:
-                self.ownership.settled(code)
-                sent += self._send_home(code)
+            if self.ownership.alive(node):
+                for code in homeward[:SEND_HOME_BATCH]:
+                    self.ownership.settled(code)
+                    sent += self._send_home(code)
             await self.clock.sleep(SEND_HOME_SECONDS)
         if sent:
             log_event("tables_sent_home", node=self.node, to=node, tables=sent)
