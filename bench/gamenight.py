@@ -545,16 +545,33 @@ def holder(cluster: Cluster, code: str) -> str | None:
         return node
 
 
+OPEN_SECONDS = 120.0  # a table not open and started by then is left out (said so)
+
+
 async def open_tables(port: int, count: int, at_once: int = 8) -> list[Table]:
+    """`count` tables opened and started, `at_once` at a time; those that could not be
+    within OPEN_SECONDS (a machine too busy) are closed and left out."""
     tables = [Table(port) for _ in range(count)]
     gate = asyncio.Semaphore(at_once)
 
-    async def one(table: Table) -> None:
+    async def one(table: Table) -> bool:
         async with gate:
-            await table.open()
+            try:
+                async with asyncio.timeout(OPEN_SECONDS):
+                    await table.open()
+                return True
+            except (TimeoutError, OSError, RuntimeError, AssertionError) as error:
+                progress(f"a table left out: {error!r}"[:200])
+                table.close()
+                return False
 
-    await asyncio.gather(*(one(table) for table in tables))
-    return tables
+    opened = await asyncio.gather(*(one(table) for table in tables))
+    progress(f"{sum(opened)} of {count} tables open")
+    return [table for table, ok in zip(tables, opened, strict=True) if ok]
+
+
+def progress(line: str) -> None:
+    print(f"  [{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
 
 
 def owner_changes(lines: list[dict[str, Any]], codes: set[str], since_wall: float) -> Counter[str]:
@@ -584,9 +601,10 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
     env = {**SETTINGS, "SLAPJACK_LEASE_SECONDS": str(args.lease)}
     workdir = Path(tempfile.mkdtemp(prefix=f"slapjack-{name}-"))
     cluster = Cluster(processes=2, env=env, workdir=workdir)
-    await asyncio.to_thread(cluster.start)
     try:
+        await asyncio.to_thread(cluster.start)
         pin_cluster(cluster)
+        progress(f"{name}: cluster up in {workdir}")
         tables = await open_tables(cluster.port, args.tables)
         codes = [t.code for t in tables]
         await asyncio.sleep(args.warmup)
@@ -596,6 +614,7 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
         victim = int(victim_node.removeprefix("node-")) - 1
         touched = [t for t in tables if holder(cluster, t.code) == victim_node]
         wall, fault = time.time(), now()
+        progress(f"{name}: the fault, at {victim_node} holding {len(touched)} tables")
         extra: dict[str, Any] = {"placed before": placed}
         answered = fault
         stored: dict[str, int] = {}
@@ -684,8 +703,9 @@ async def watch_shares(cluster: Cluster, codes: list[str], since: float) -> str:
 async def single_scenario(name: str, args: argparse.Namespace) -> str:
     workdir = Path(tempfile.mkdtemp(prefix=f"slapjack-{name}-"))
     server = Single(workdir, {})
-    await server.start()
     try:
+        await server.start()
+        progress(f"{name}: server up in {workdir}")
         tables = await open_tables(server.port, args.tables)
         await asyncio.sleep(args.warmup)
         lag = Lag()
@@ -719,6 +739,11 @@ SCENARIOS = ("kill", "deploy", "rolling", "deploy-one", "kill-one", "redis-stopp
 
 
 async def main() -> None:
+    # SIGTERM (a `timeout`, Ctrl-C's cousin) ends the run through its `finally`s: the
+    # servers it started stop with it.
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=300)
     parser.add_argument("--scenarios", default="kill,deploy,rolling")
