@@ -86,8 +86,10 @@ ASK_AGAIN_SECONDS = 1.0  # a hand-over request unanswered this long is published
 LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): resubscribe after
 NODE_WATCH_SECONDS = 0.25  # how often every process's renewal counter is read
 # Reads of the counters further apart than this (this process paused, its loop stalled, Redis
-# slow) start every watch again: time nobody watched counts against no process.
-NODE_GAP_SECONDS = 1.0
+# slow) start every watch again: time nobody watched counts against no process (a whole
+# machine paused and woken must not find every other process silent for as long). Not less:
+# a process whose loop is starved for a second would put every failover off by a lease.
+NODE_GAP_SECONDS = 2.0
 # A counter standing still this long: its process renews nothing (dead, paused, cut off). Its
 # tables' claims wait for its lease to be over instead of polling.
 QUIET_SECONDS = 2.0
