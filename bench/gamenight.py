@@ -79,7 +79,9 @@ SETTINGS = {
     "SLAPJACK_ROOMS_PER_MINUTE": "1000000",
     "SLAPJACK_OPEN_ROOMS_PER_ADDRESS": "1000000",
     "SLAPJACK_MAX_ROOMS": "100000",
-    # Every player comes from 127.0.0.1: no per-address cap (nginx's limit_conn follows it).
+    # Every player comes from 127.0.0.1: no per-address cap (nginx's limit_conn follows it),
+    # and no limit on the sessions it opens a minute (1,200 pages coming back at once).
+    "SLAPJACK_OPENS_PER_MINUTE": "1000000",
     "SLAPJACK_CONNECTIONS_PER_ADDRESS": "8000",  # nginx takes at most 65535
     "SLAPJACK_WEBSOCKETS_PER_ADDRESS": "8000",
 }
