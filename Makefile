@@ -65,12 +65,20 @@ typecheck: $(STAMP)
 # (pytest's exit code 5) is no failure, unless both are. Within a lane, tests are
 # handed to workers one at a time in the order tests/conftest.py sorts them (the slowest
 # kinds first, and within a kind the tests that declare the longest time limit).
+#
+# The browser tests that wait out a network drop (marked `network_drop`: 40 s of a page
+# offline in each engine, all three at once) sit idle: they run in a process of their own
+# beside the browser lane, and their report follows it.
 LANE := $(BIN)/python -m pytest --dist load --maxschedchunk 1 --durations=15
+DROP_LOG := .pytest-network-drop.log
 pytest: $(STAMP) $(VENDOR) catalogs $(BUNDLE)
 	@status=5; \
-	lane() { echo "== $$1"; shift; $(LANE) "$$@" $(PYTEST_ARGS); code=$$?; \
-		if [ $$code -ne 5 ] && [ $$status -eq 0 -o $$status -eq 5 ]; then status=$$code; fi; }; \
-	lane "the browser tests" -n $(BROWSER_WORKERS) -m browser; \
+	note() { if [ $$1 -ne 5 ] && [ $$status -eq 0 -o $$status -eq 5 ]; then status=$$1; fi; }; \
+	lane() { echo "== $$1"; shift; $(LANE) "$$@" $(PYTEST_ARGS); note $$?; }; \
+	$(BIN)/python -m pytest -m network_drop $(PYTEST_ARGS) > $(DROP_LOG) 2>&1 & drop=$$!; \
+	lane "the browser tests" -n $(BROWSER_WORKERS) -m "browser and not network_drop"; \
+	wait $$drop; code=$$?; echo "== the network drop (beside the browser tests)"; \
+	cat $(DROP_LOG); rm -f $(DROP_LOG); note $$code; \
 	lane "every other test" -n $(PYTEST_WORKERS) -m "not browser"; \
 	exit $$status
 
@@ -156,4 +164,4 @@ $(BUNDLE): $(NODE_STAMP) $(VENDOR) bundle.js $(wildcard static/js/*.js) $(wildca
 	node bundle.js
 
 clean:
-	rm -rf $(VENV) node_modules static/vendor build $(POT) $(CATALOGS) .pytest_cache .mypy_cache .ruff_cache .cluster
+	rm -rf $(VENV) node_modules static/vendor build $(POT) $(CATALOGS) .pytest_cache .mypy_cache .ruff_cache .cluster $(DROP_LOG)

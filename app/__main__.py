@@ -85,7 +85,8 @@ def announce(settings: Settings) -> None:
         where = f"port {settings.port} inside a container: open the host's address"
     else:
         host = lan_address() if settings.host in ("0.0.0.0", "::") else settings.host
-        where = f"http://{host}:{settings.port}/"
+        scheme = "https" if settings.tls_cert else "http"
+        where = f"{scheme}://{host}:{settings.port}/"
     print(f"\n  Slapjack is running: open {where}\n", flush=True)
 
 
@@ -107,7 +108,9 @@ def main() -> None:
     settings = load_settings()
     from app.main import app  # built from the same cached settings
 
-    config = server_config(app, settings)
+    # SLAPJACK_TLS_CERT/KEY: uvicorn serves HTTPS itself (a secure context for the phones).
+    tls = {"ssl_certfile": settings.tls_cert, "ssl_keyfile": settings.tls_key}
+    config = server_config(app, settings, **(tls if settings.tls_cert else {}))
     configure_logging(settings.log_level, server_too=True)
     rooms: Rooms = app.other_asgi_app.state.rooms
     settle_the_heap(settings.gc_thresholds)

@@ -15,7 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.cluster.node import cluster_node
 from app.ops.clock import Clock
 from app.ops.config import Settings, get_settings
-from app.ops.limits import PerAddress
+from app.ops.limits import CodeBudget, PerAddress
 from app.ops.logs import configure_logging, library_logger, log_event
 from app.ops.metrics import Metrics
 from app.realtime.origins import origin_check
@@ -29,6 +29,7 @@ from app.tables.registry import Rooms
 from app.web import api as web
 from app.web import pages, sockets
 from app.web.assets import BUILD_DIR, URL_PREFIX, HashedFiles
+from app.web.lookups import CodeLookups
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -106,14 +107,25 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     api.state.room_limit = (
         cluster.room_limit if cluster else PerAddress.per_minute(settings.rooms_per_minute)
     )
-    api.state.lookup_limit = PerAddress.per_minute(settings.lookups_per_minute)
+    # One budget of room codes per address for every way to test one (app/web/lookups.py).
+    code_limit = (
+        cluster.code_limit
+        if cluster
+        else CodeBudget(
+            settings.wrong_codes_per_minute,
+            settings.wrong_codes_burst,
+            settings.guess_wave_per_minute,
+        )
+    )
+    lookups = CodeLookups(code_limit, metrics, clock)
+    api.state.code_lookups = lookups
     web.install(api)
     pages.install(api)
     api.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     api.mount(URL_PREFIX, HashedFiles(directory=BUILD_DIR, check_dir=False), name="assets")
     # Pages, scripts and styles compressed for phones on mobile data (a third of the bytes).
     api.add_middleware(GZipMiddleware, minimum_size=1024)
-    sockets.install(sio, rooms, settings, cluster)
+    sockets.install(sio, rooms, settings, lookups, cluster)
     return GameApp(sio, other_asgi_app=api, allowed_hosts=settings.allowed_hosts)
 
 

@@ -84,6 +84,9 @@ SETTINGS = {
     "SLAPJACK_OPENS_PER_MINUTE": "1000000",
     "SLAPJACK_CONNECTIONS_PER_ADDRESS": "8000",  # nginx takes at most 65535
     "SLAPJACK_WEBSOCKETS_PER_ADDRESS": "8000",
+    # A room a crash lost is a wrong code for its pages: no budget runs out on them.
+    "SLAPJACK_WRONG_CODES_PER_MINUTE": "1000000",
+    "SLAPJACK_WRONG_CODES_BURST": "1000000",
 }
 # Events in the processes' logs that mean a store command was refused or failed, or a table
 # was left unserved.

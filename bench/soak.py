@@ -281,7 +281,8 @@ async def soak(
         "SLAPJACK_PORT": str(port),
         "SLAPJACK_LOG_LEVEL": "info",
         "SLAPJACK_BOT_TIME_SCALE": "0.5",
-        "SLAPJACK_LOOKUPS_PER_MINUTE": "100000",
+        "SLAPJACK_WRONG_CODES_PER_MINUTE": "100000",
+        "SLAPJACK_WRONG_CODES_BURST": "100000",
         "SLAPJACK_ROOM_EXPIRY_SECONDS": str(EXPIRY_SECONDS),
     }
     with log_path.open("w") as log:

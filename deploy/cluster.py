@@ -34,7 +34,8 @@ TEMPLATE = Path(__file__).with_name("nginx.conf.template")
 START_SECONDS = 60.0  # generous: a shared 2-core machine may be very busy
 # Settings for processes that scripted players drive (the tests, bench/faults.py): nobody's
 # seat is flipped for them or handed over while a script looks at it, and a script's players
-# act far faster, and connect far more often from one address, than people do.
+# act far faster (a false start, from a person), and connect far more often from one address,
+# than people do.
 SCRIPTED = {
     "SLAPJACK_IDLE_AUTOFLIP_SECONDS": "600",
     "SLAPJACK_DISCONNECTED_AUTOFLIP_SECONDS": "600",
@@ -42,6 +43,7 @@ SCRIPTED = {
     "SLAPJACK_RATE_PER_SECOND": "10000",
     "SLAPJACK_RATE_BURST": "10000",
     "SLAPJACK_CONNECTS_PER_MINUTE": "100000",
+    "SLAPJACK_FALSE_START_MS": "0",
     "SLAPJACK_LOG_LEVEL": "info",
 }
 
@@ -93,14 +95,17 @@ def nginx_config(
     servers: list[str],
     prefix: Path | None,
     per_address: int | None = None,
+    websockets: int | None = None,
 ) -> str:
     """The nginx configuration for app processes at `servers` ("host:port"); with a
     `prefix`, nginx keeps its pid, log and temporary files there (a local, unprivileged run).
     `per_address`: the connections one client address may hold through nginx at once (the
-    apps' SLAPJACK_CONNECTIONS_PER_ADDRESS, which nginx applies for them; its default if
-    None)."""
+    apps' SLAPJACK_CONNECTIONS_PER_ADDRESS, which nginx applies for them), and `websockets`
+    of those to /socket.io/ (SLAPJACK_WEBSOCKETS_PER_ADDRESS); their defaults if None."""
     if per_address is None:
         per_address = Settings.model_fields["connections_per_address"].default
+    if websockets is None:
+        websockets = Settings.model_fields["websockets_per_address"].default
     # Rooms: never marked down (max_fails=0). A request tries the room's own process and,
     # only if that refuses or times out, the next one on the ring; once the process is back
     # every request goes to it again. A process marked down for fail_timeout was probed by
@@ -124,6 +129,7 @@ def nginx_config(
         .replace("{{SERVERS}}", lines)
         .replace("{{LISTEN}}", listen)
         .replace("{{CONNECTIONS_PER_ADDRESS}}", str(per_address))
+        .replace("{{WEBSOCKETS_PER_ADDRESS}}", str(websockets))
     )
 
 
@@ -228,9 +234,19 @@ class Cluster:
         prefix.mkdir(exist_ok=True)
         conf = prefix / "nginx.conf"
         servers = [f"127.0.0.1:{port}" for port in self.app_ports]
-        cap = self.app_env(0).get("SLAPJACK_CONNECTIONS_PER_ADDRESS")  # the apps' own
+        env = self.app_env(0)  # the apps' own caps, which nginx applies for them
+        cap = env.get("SLAPJACK_CONNECTIONS_PER_ADDRESS")
+        websockets = env.get("SLAPJACK_WEBSOCKETS_PER_ADDRESS")
         listen = f"{self.listen_host}:{self.port}"
-        conf.write_text(nginx_config(listen, servers, prefix, int(cap) if cap else None))
+        conf.write_text(
+            nginx_config(
+                listen,
+                servers,
+                prefix,
+                int(cap) if cap else None,
+                int(websockets) if websockets else None,
+            )
+        )
         self.nginx = subprocess.Popen(
             [find_binary("nginx"), "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
             stdout=subprocess.DEVNULL,

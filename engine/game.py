@@ -358,6 +358,11 @@ class Game:
         return self._trigger
 
     @property
+    def trigger_since(self) -> float | None:
+        """When the trigger showing showed (None: none shows)."""
+        return self._trigger_since
+
+    @property
     def now(self) -> float:
         return self._now
 

@@ -14,11 +14,13 @@ Every async test fails at a deadline of its own inside its time limit (tests/dea
 
 from __future__ import annotations
 
+import functools
 import inspect
+import time
 from pathlib import Path
 
 import pytest
-from deadline import DEADLINE_SHARE, within_deadline
+from deadline import time_left, within_deadline
 
 TESTS = Path(__file__).resolve().parent
 # What a test module imports when it serves the app over real sockets.
@@ -67,6 +69,20 @@ def pytest_configure(config: pytest.Config) -> None:
         print(f"compiled the stale message catalogs of: {', '.join(compiled)}")
 
 
+SET_UP_FROM = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[SET_UP_FROM] = time.monotonic()
+
+
+def deadline_of(item: pytest.Item) -> float:
+    """The test's own deadline, asked as it starts: inside its time limit, after its set-up."""
+    spent = time.monotonic() - item.stash.get(SET_UP_FROM, time.monotonic())
+    return time_left(limit(item), spent)
+
+
 def limit(item: pytest.Item) -> float:
     """The time limit of a test: its own mark, else the configured `timeout` (0: none)."""
     configured = item.config.getoption("timeout", None) or item.config.getini("timeout")
@@ -78,7 +94,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         test = getattr(item, "obj", None)
         if inspect.iscoroutinefunction(test) and limit(item) > 0:
-            item.obj = within_deadline(test, limit(item) * DEADLINE_SHARE)
+            item.obj = within_deadline(test, functools.partial(deadline_of, item))
         found = needs(item) or {"unit"}
         for name in sorted(found):
             item.add_marker(getattr(pytest.mark, name))

@@ -21,7 +21,7 @@ CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # first: the set-up (`make run`, `make test`), the lock, Docker and the cluster.
 README_COMMANDS = [
     "sudo apt-get install python3-venv git make nodejs npm redis-server redis-sentinel nginx"
-    " chromium",
+    " chromium firefox-esr webkit2gtk-driver xvfb fonts-noto-color-emoji",
     "make run",
     "make test",
     "make lock",

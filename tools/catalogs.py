@@ -6,9 +6,9 @@ template and changes only what changed; a stale .mo is compiled again.
 
 A .po holds no source locations (they move with every edit) and keeps the template's order
 (the order sentences stand in the sources), so a new sentence is a new entry and nothing
-else. English is the source language: its entries say each msgid as written, so its .mo
-holds every entry. A catalog whose entries did not change is not written at all, so its
-header's dates do not churn either.
+else, not even the header's dates. English is the source language: its entries say each
+msgid as written, so its .mo holds every entry. A catalog whose entries did not change is
+not written at all.
 """
 
 from __future__ import annotations
@@ -61,14 +61,22 @@ def fill_source(catalog: Catalog) -> None:
 
 def update(template_path: Path) -> list[str]:
     """Brings every language's .po up to the template; returns the languages written."""
-    with template_path.open("rb") as file:
-        template = read_po(file)
     written = []
     for lang in LANGUAGES:
+        # Read again for each language: Catalog.update adds the template's own new entries,
+        # which English then fills in, and the next language would get English as its own.
+        with template_path.open("rb") as file:
+            template = read_po(file)
         path = po_path(lang)
         catalog = read(path, lang)
         before = entries(catalog)
-        catalog.update(template, no_fuzzy_matching=True, update_header_comment=False)
+        # The template's creation date changes with every extraction: not a change.
+        catalog.update(
+            template,
+            no_fuzzy_matching=True,
+            update_header_comment=False,
+            update_creation_date=False,
+        )
         if lang == SOURCE_LANGUAGE:
             fill_source(catalog)
         for message in catalog:

@@ -6,7 +6,8 @@ wire's model of them (app/wire/protocol.py SeatStats); tests/js/rules-schema.jso
 
     .venv/bin/python -m tools.docs_tables
 
-tests/app/test_rules_schema.py and tests/app/test_protocol_doc.py fail while any is stale.
+tests/app/test_rules_lists.py, test_rules_schema.py and test_protocol_doc.py fail while any
+is stale.
 """
 
 from __future__ import annotations

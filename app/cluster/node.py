@@ -22,11 +22,12 @@ With `SLAPJACK_STORE=redis://...` the app runs as a cluster node (app/main.py):
 - new tables (POST /api/rooms, on any process) are written to Redis and opened by whichever
   process the router sends their first connection to; GET /api/rooms/CODE and the room page
   read Redis;
-- the per-address limits count across the processes (app/ops/limits.py `SharedPerAddress`),
-  and so do the rooms an address holds that nobody else came to (SLAPJACK_OPEN_ROOMS_PER_ADDRESS,
-  counted in Redis: `RedisStore.open_waiting`). Such a room closes as soon as on one process:
-  its owner closes it SLAPJACK_UNUSED_ROOM_SECONDS after its opener left, and a table nobody
-  opened in that time is closed by whichever process looks first (`_close_unopened`).
+- the per-address limits count across the processes (app/ops/limits.py `SharedPerAddress`,
+  `SharedCodeBudget`), and so do the rooms open (SLAPJACK_MAX_ROOMS) and those an address
+  opened, until they close (SLAPJACK_OPEN_ROOMS_PER_ADDRESS; both `RedisStore.open_waiting`).
+  A room nobody came to closes as soon as on one process: its owner closes it
+  SLAPJACK_UNUSED_ROOM_SECONDS after its last action, and a table nobody opened in that time
+  is closed by whichever process looks first (`_close_unopened`).
 
 A table follows the router: a connection that reaches a process the router did not choose
 (sent straight to a process's port) moves the table there, and the next connection the router
@@ -43,11 +44,11 @@ from typing import Any
 from app.cluster.ownership import Ownership
 from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
-from app.ops.limits import SharedPerAddress
+from app.ops.limits import SharedCodeBudget, SharedPerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
-from app.stores.redis import NotHeld, RedisStore, connect
+from app.stores.redis import NotHeld, RedisStore, TooManyRooms, connect
 from app.tables.journal import table_from_snapshot
 from app.tables.registry import HOARDING, NOT_WRITTEN, Rooms, new_code
 from app.tables.room import Room
@@ -191,6 +192,12 @@ class ClusterNode:
         limits = connect(redis.url, socket_timeout=1, connections=redis.connections)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
         self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
+        self.code_limit = SharedCodeBudget(
+            limits,
+            settings.wrong_codes_per_minute,
+            settings.wrong_codes_burst,
+            settings.guess_wave_per_minute,
+        )
         self._limits = limits
 
     @property
@@ -485,7 +492,12 @@ class ClusterNode:
     # ---- the HTTP side: any process ----------------------------------------------------------
 
     async def open_table(
-        self, rules: Rules, *, lag_fair: bool = False, opener: str | None = None
+        self,
+        rules: Rules,
+        *,
+        lag_fair: bool = False,
+        false_starts: bool = True,
+        opener: str | None = None,
     ) -> str:
         """POST /api/rooms: a new table written to Redis under a code no table has; the
         process the router sends its first connection to opens it. `opener`: who asks, as
@@ -503,21 +515,27 @@ class ClusterNode:
                 try:
                     if await self.redis.load(code) is not None:
                         continue
-                    if opener is not None and not await self.redis.open_waiting(
+                    if not await self.redis.open_waiting(
                         code,
                         opener,
                         self.settings.open_rooms_per_address,
                         self.settings.unused_room_seconds,
+                        most_rooms=self.settings.max_rooms,
+                        live_seconds=self.settings.room_expiry_seconds,
                     ):
                         raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
                     table = Table(code, rules, Policy.of(self.settings))
-                    table.lag_fair = lag_fair
-                    snapshot = table.to_dict(self.clock.now())
+                    table.lag_fair, table.false_starts = lag_fair, false_starts
+                    now = self.clock.now()
+                    table.acted_at = now  # a table no game was dealt at closes when idle
+                    snapshot = table.to_dict(now)
                     await self.redis.save_fenced(code, self.node, lease.token, snapshot)
                 finally:
                     await self.redis.release_lease(code, self.node, lease.token)
                 log_event("room_opened", room=code, rules=table.rules_shown(), node=self.node)
                 return code
+        except TooManyRooms:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open") from None
         except StoreError as error:
             log_event("room_not_written", level=logging.ERROR, reason=str(error)[:200])
             self.metrics.saves_failed.inc()

@@ -1,5 +1,6 @@
 """All settings, read once from the environment (prefix SLAPJACK_)."""
 
+import os
 import socket
 from functools import lru_cache
 from typing import Literal
@@ -21,6 +22,16 @@ class Settings(BaseSettings):
     host: str = Field(default="0.0.0.0", description="The address `python -m app` listens on.")
     port: int = Field(
         default=8000, ge=1, le=65535, description="The port `python -m app` listens on."
+    )
+    tls_cert: str = Field(
+        default="",
+        description="A certificate (a PEM file) for `python -m app` to serve HTTPS itself, "
+        "with `SLAPJACK_TLS_KEY`: on an https:// address phones keep their screens on with the "
+        "Wake Lock API and have the share sheet and the clipboard ([Serving HTTPS]"
+        "(operations.md#serving-https)). Empty: plain HTTP.",
+    )
+    tls_key: str = Field(
+        default="", description="The private key (a PEM file) of `SLAPJACK_TLS_CERT`."
     )
     log_level: str = Field(
         default="info",
@@ -113,10 +124,31 @@ class Settings(BaseSettings):
         description="Refused (rate-limited or malformed) frames in a row before the "
         "connection is closed at the transport.",
     )
-    lookups_per_minute: float = Field(
-        default=120.0,
+    # The arithmetic of these three: docs/operations.md, "What one address, and a botnet,
+    # can do" (bench/guessing.py measures it).
+    wrong_codes_per_minute: float = Field(
+        default=1.0,
         gt=0,
-        description="Room look-ups (`GET /api/rooms/{code}`) one client address may make a minute.",
+        description="Room codes that do not exist one client address may try a minute on "
+        "average, every way there is to try one (`GET /api/rooms/{code}`, the room, TV and QR "
+        "pages, a Socket.IO connection); right codes cost nothing. Beyond, every look-up "
+        "from the address is refused (`429` `rate_limited`) until its budget comes back. In "
+        "a cluster, counted in Redis across the processes.",
+    )
+    wrong_codes_burst: int = Field(
+        default=10,
+        ge=1,
+        description="Wrong room codes one client address may try at once before "
+        "`SLAPJACK_WRONG_CODES_PER_MINUTE` applies, and the most one wrong code can cost "
+        "during a wave of them.",
+    )
+    guess_wave_per_minute: float = Field(
+        default=100.0,
+        gt=0,
+        description="Wrong room codes a minute from everyone together (in a cluster, across "
+        "the processes) beyond which each further wrong code costs its address more: as many "
+        "times one as the rate is this, up to `SLAPJACK_WRONG_CODES_BURST`. Right codes never "
+        "cost anything.",
     )
     send_queue_limit: int = Field(
         default=500,
@@ -224,21 +256,22 @@ class Settings(BaseSettings):
         "store; at start, a saved table nobody was at for this long is dropped).",
     )
     unused_room_seconds: float = Field(
-        default=60.0,
+        default=300.0,
         gt=0,
-        description="A room nobody ever joined (created by a script, or a link never opened), "
-        "or whose only person left before a second came, is closed after this long.",
+        description="A room no game was dealt at closes once nobody came in or sent a command "
+        "for this long, whoever is connected to it (a link never opened, a script's room, "
+        "idle sockets holding a room); and one only its opener came to, this long after they "
+        "left.",
     )
     open_rooms_per_address: int = Field(
         default=5,
         ge=1,
-        description="Rooms one client address may hold open that two people have not been in "
-        "yet; beyond, `POST /api/rooms` answers `429` `rate_limited` (in a cluster, counted "
-        "in Redis across the processes). With every room taken "
+        description="Rooms one client address may hold open (it opened them, and they have not "
+        "closed), used or not; beyond, `POST /api/rooms` answers `429` `rate_limited` (in a "
+        "cluster, counted in Redis across the processes). With every room taken "
         "(`SLAPJACK_MAX_ROOMS`), a room nobody is in (never used first, then the oldest) of "
-        "the address that opened the most gives way to an address that opened fewer. A "
-        "school opening 40 tables from one address opens them as players arrive, or raises "
-        "this.",
+        "the address that opened the most gives way to an address that opened fewer (one "
+        "process). A school opening 40 tables from one NAT address raises this.",
     )
     abandon_seconds: float = Field(
         default=60.0,
@@ -255,8 +288,9 @@ class Settings(BaseSettings):
         default=2.0,
         gt=0,
         le=60,
-        description="Lag-fair judging (the house rule `lag_fair`, docs/protocol.md): while a "
-        "room has it on, each connection's round trip is measured with a `ping` this often.",
+        description="While a room judges lag-fair or false starts (its house rules `lag_fair`, "
+        "`false_starts`: docs/protocol.md), each connection's round trip is measured with a "
+        "`ping` this often.",
     )
     # What a player holding back pongs gains in every race: docs/protocol.md, "Lag-fair
     # judging", says why 50 ms (bench/photo_finish.py).
@@ -266,6 +300,17 @@ class Settings(BaseSettings):
         le=1000,
         description="Lag-fair judging: the longest network delay (ms) any player is credited "
         "with, and so what a player who holds back pongs gains in every race.",
+    )
+
+    # Why 100 ms: docs/protocol.md, "False starts".
+    false_start_ms: int = Field(
+        default=100,
+        ge=0,
+        le=1000,
+        description="A person's slap that reaches the server sooner than this (ms) after the "
+        "trigger was sent to them, less their smallest recent round trip, is a false start: "
+        "it takes nothing ([False starts](protocol.md#false-starts)). `0`: never (the house "
+        "rule `false_starts` turns it off for one table).",
     )
 
     store: str = Field(
@@ -335,7 +380,11 @@ class Settings(BaseSettings):
     )
 
     max_rooms: int = Field(
-        default=1000, ge=1, description="Open rooms at once; beyond, room creation answers `503`."
+        default=1000,
+        ge=1,
+        description="Open rooms at once (in a cluster, across the processes: the tables in "
+        "Redis that someone was at within `SLAPJACK_ROOM_EXPIRY_SECONDS`); beyond, room "
+        "creation answers `503`.",
     )
     max_people_per_room: int = Field(
         default=40, ge=1, description="People connected to one room at once (players and watchers)."
@@ -353,6 +402,15 @@ class Settings(BaseSettings):
     def _known_store(cls, url: str) -> str:
         parse_store_url(url)  # ValueError naming the value
         return url.strip()
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "Settings":
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: set both or neither")
+        for path in (self.tls_cert, self.tls_key):
+            if path and not os.path.isfile(path):
+                raise ValueError(f"no such file: {path}")
+        return self
 
     @model_validator(mode="after")
     def _default_node_id(self) -> "Settings":

@@ -168,6 +168,31 @@ class Metrics:
             registry=self.registry,
         )
 
+        self._strangers()
+
+    def _strangers(self) -> None:
+        """What people who are not welcome try: room codes tested (and refused), the cost of
+        a wrong one while a wave of them is on, false starts."""
+        self.code_lookups = self._collected(
+            CountBy(
+                "slapjack_code_lookups",
+                "Room codes tested (API, pages, QR, Socket.IO), by result: found, missing, or "
+                "refused (the address past its budget of wrong codes)",
+                "result",
+            )
+        )
+        self.wrong_code_cost = Gauge(
+            "slapjack_wrong_code_cost",
+            "What the last wrong room code cost its address (1: no wave of wrong codes on)",
+            registry=self.registry,
+        )
+        self.wrong_code_cost.set(1)
+        self.false_starts = Counter(
+            "slapjack_false_starts",
+            "Slaps sooner after the trigger reached the slapper than a person can react",
+            registry=self.registry,
+        )
+
     def _collected(self, collector: _C) -> _C:
         self.registry.register(collector)
         return collector

@@ -14,11 +14,12 @@ Keys (under a namespace, `slapjack` by default):
   times each process started (node -> count): app/cluster/ownership.py watches both;
   `slapjack:left:CODE`: the process that let the table's lease go as it stopped (for ten
   minutes, or until the lease is taken): the table goes back to it when it returns;
-- rooms waiting for their second person (a cluster's POST /api/rooms, `open_waiting`):
-  `slapjack:opener`, a hash code -> the address that opened it; `slapjack:opened:ADDRESS`,
-  a sorted set of that address's waiting codes; `slapjack:waiting`, a sorted set of the
-  codes scored by when to look at them again (Redis's clock, seconds): a table nobody
-  serves by then is closed (`close_unopened`).
+- rooms and who opened them (a cluster's POST /api/rooms, `open_waiting`):
+  `slapjack:opener`, a hash code -> the address that opened it, and `slapjack:opened:ADDRESS`,
+  a sorted set of that address's codes, both until the table closes (an address holds at most
+  so many open rooms); `slapjack:waiting`, a sorted set of the codes waiting for their
+  second person, scored by when to look at them again (Redis's clock, seconds): a table
+  nobody serves by then is closed (`close_unopened`).
 
 Fencing: `save_fenced`/`delete_fenced` compare the lease with the caller's node id and token
 and write in one Lua script, which Redis runs atomically, so a process that lost its lease
@@ -63,6 +64,9 @@ LIVE_LEASE_SECONDS = 120
 # A new room's table is written within this many seconds of its code being recorded as
 # waiting (the caller's command timeouts are shorter): till then it counts unwritten.
 WRITING_SECONDS = 10
+# A table counts as open (against SLAPJACK_MAX_ROOMS, and its opener) while someone was at
+# it this recently (by the index's wall-clock scores): the default room expiry.
+LIVE_TABLE_SECONDS = 600.0
 
 # A command waits this long for Redis before the save is counted as failed (and retried by
 # the Saver): a game never waits on it, but a shutdown's last save should not hang.
@@ -196,35 +200,43 @@ return gone
 """
 
 
-# A room for `address` (KEYS[1] its opened set, KEYS[2] waiting, KEYS[3] opener): 1 and the
-# code recorded, or 0 when the address already has ARGV[3] rooms waiting. A code counts while
-# it is the address's (the entry goes when two people came: WAITED) and its table exists, or
-# is being written (recorded less than ARGV[6] s ago: the table is written just after).
+# A new room ARGV[1] (KEYS[1] the address's opened set, KEYS[2] waiting, KEYS[3] opener,
+# KEYS[4] the tables' index): 1 and the code recorded; -1 when ARGV[7] tables (> 0) are open
+# in the cluster, those someone was at since ARGV[8] (wall clock, as the index scores them);
+# 0 when the address ARGV[2] (none: "") holds ARGV[3] open rooms already. A code counts
+# against its address while it is the address's and its table is open (stored and seen
+# since ARGV[8]), or being written (recorded less than ARGV[6] s ago): until it closes,
+# used or not. The new code goes into the index at once (ARGV[9], now), so that rooms
+# opened together all count: its table is written just after (a table never written is
+# closed by `close_unopened`).
 OPEN_WAITING = """
 local now = tonumber(redis.call('TIME')[1])
-local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-local held = 0
-for i = 1, #entries, 2 do
-  local code, at = entries[i], tonumber(entries[i + 1])
-  if redis.call('HGET', KEYS[3], code) == ARGV[2]
-     and (now - at < tonumber(ARGV[6]) or redis.call('EXISTS', ARGV[5] .. code) == 1)
-  then held = held + 1 else redis.call('ZREM', KEYS[1], code) end
+local most = tonumber(ARGV[7])
+if most > 0 and redis.call('ZCOUNT', KEYS[4], ARGV[8], '+inf') >= most then return -1 end
+if ARGV[2] ~= '' then
+  local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  local held = 0
+  for i = 1, #entries, 2 do
+    local code, at = entries[i], tonumber(entries[i + 1])
+    local seen = tonumber(redis.call('ZSCORE', KEYS[4], code) or '-1')
+    if redis.call('HGET', KEYS[3], code) == ARGV[2]
+       and (now - at < tonumber(ARGV[6])
+            or (redis.call('EXISTS', ARGV[5] .. code) == 1 and seen >= tonumber(ARGV[8])))
+    then held = held + 1 else redis.call('ZREM', KEYS[1], code) end
+  end
+  if held >= tonumber(ARGV[3]) then return 0 end
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 end
-if held >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], now, ARGV[1])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[9], ARGV[1])
 return 1
 """
 
-# Two people came to the room ARGV[1] (KEYS[1] waiting, KEYS[2] opener): it counts no more.
+# Two people came to the room ARGV[1] (KEYS[1] waiting): no longer waiting for players (it
+# still counts against its opener until it closes).
 WAITED = """
-local address = redis.call('HGET', KEYS[2], ARGV[1])
-if not address then return 0 end
-redis.call('ZREM', ARGV[2] .. address, ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-return 1
+return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
 # Waiting rooms due a look (KEYS[1] waiting, KEYS[2] opener, KEYS[3] the tables' index): one
@@ -590,28 +602,52 @@ class RedisStore:
     # ---- rooms waiting for players (a cluster's per-address limit) --------------------------
 
     async def open_waiting(
-        self, code: str, address: str, limit: int, unused_seconds: float
+        self,
+        code: str,
+        address: str | None,
+        limit: int,
+        unused_seconds: float,
+        *,
+        most_rooms: int = 0,
+        live_seconds: float = LIVE_TABLE_SECONDS,
     ) -> bool:
-        """Records the new room `code` as waiting for players, opened by `address`, unless
-        that address has `limit` rooms waiting already (False: nothing recorded). Atomic:
-        processes opening rooms for one address at once never pass the limit together."""
-        keys = [self._opened_prefix + address, self._waiting, self._opener]
-        args = [code, address, limit, unused_seconds, self._table_prefix, WRITING_SECONDS]
+        """Records the new room `code` as waiting for players, opened by `address` (None:
+        nobody counted), unless that address holds `limit` open rooms already (False:
+        nothing recorded). TooManyRooms when `most_rooms` (> 0) tables are open in the
+        cluster: stored and someone was at them within `live_seconds`. Atomic: processes
+        opening rooms at once never pass either limit together."""
+        keys = [self._opened_prefix + (address or ""), self._waiting, self._opener, self._index]
+        now = wall_clock()
+        args = [
+            code,
+            address or "",
+            limit,
+            unused_seconds,
+            self._table_prefix,
+            WRITING_SECONDS,
+            most_rooms,
+            repr(now - live_seconds),
+            repr(now),
+        ]
         async with self._errors():
-            return bool(await self._scripts["open_waiting"](keys=keys, args=args))
+            recorded = int(await self._scripts["open_waiting"](keys=keys, args=args))
+        if recorded < 0:
+            raise TooManyRooms(f"{most_rooms} tables are open")
+        return bool(recorded)
 
     async def waiting_opener(self, code: str) -> str | None:
         """The address that opened `code`, while the room waits for its second person."""
-        async with self._errors():
-            address: str | None = await self._redis.hget(self._opener, code)
-        return address
+        async with self._errors(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.zscore(self._waiting, code)
+            pipe.hget(self._opener, code)
+            waiting, address = await pipe.execute()
+        return None if waiting is None or address is None else str(address)
 
     async def waited(self, code: str) -> None:
-        """Two people came to `code`: it no longer counts against its opener."""
+        """Two people came to `code`: it waits for players no more (and still counts against
+        its opener, until it closes)."""
         async with self._errors():
-            await self._scripts["waited"](
-                keys=[self._waiting, self._opener], args=[code, self._opened_prefix]
-            )
+            await self._scripts["waited"](keys=[self._waiting], args=[code])
 
     async def close_unopened(self, recheck_seconds: float) -> list[str]:
         """Closes the waiting rooms due a look that no live process serves (their tables
@@ -663,6 +699,10 @@ def _raise_unless_written(written: Any, code: str, node: str, token: int, versio
 
 class NotHeld(LeaseLost):
     """A fenced write refused: the caller does not hold the table's lease (under its token)."""
+
+
+class TooManyRooms(StoreError):
+    """SLAPJACK_MAX_ROOMS tables are open in the cluster: no new one."""
 
 
 class _WrongType(StoreError):

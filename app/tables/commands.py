@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.tables.table import Outcome, Table
-from app.wire.protocol import COMMANDS, AddBot, Pong, Remove, RulesUpdate, Sit, Slap
+from app.wire.protocol import COMMANDS, AddBot, Kick, Lock, Pong, Remove, RulesUpdate, Sit, Slap
 
 Handler = Callable[[Table, str, Any, float], Outcome]  # (table, person id, payload, now)
 
@@ -25,6 +25,16 @@ def _add_bot(table: Table, person: str, message: Any, now: float) -> Outcome:
 def _remove(table: Table, person: str, message: Any, now: float) -> Outcome:
     assert isinstance(message, Remove)
     return table.remove(person, message.seat, now)
+
+
+def _kick(table: Table, person: str, message: Any, now: float) -> Outcome:
+    assert isinstance(message, Kick)
+    return table.kick(person, message.player, now)
+
+
+def _lock(table: Table, person: str, message: Any, now: float) -> Outcome:
+    assert isinstance(message, Lock)
+    return table.lock(person, message.locked, now)
 
 
 def _rules(table: Table, person: str, message: Any, now: float) -> Outcome:
@@ -47,6 +57,9 @@ HANDLERS: dict[str, Handler] = {
     "stand": lambda t, p, m, now: t.stand(p, now),
     "add_bot": _add_bot,
     "remove": _remove,
+    "kick": _kick,
+    "lock": _lock,
+    "invite": lambda t, p, m, now: t.invite(p, now),
     "rules": _rules,
     "start": lambda t, p, m, now: t.start(p, now),
     "rematch": lambda t, p, m, now: t.rematch(p, now),

@@ -102,6 +102,43 @@ class Remove(RoomEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class Kick(RoomEvent):
+    """The host removed a person for good (their seat, if any, is free); sent alone to
+    them too, as their connection closes."""
+
+    kind: ClassVar[str] = "kick"
+    player: str
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Lock(RoomEvent):
+    """The host locked the table (nobody new without the invite) or opened it."""
+
+    kind: ClassVar[str] = "lock"
+    locked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FalseStart(RoomEvent):
+    """A slap sooner after the trigger reached the slapper than a person can react: it
+    took nothing, and the seat may not take this pile."""
+
+    kind: ClassVar[str] = "false_start"
+    seat: int
+    pile_id: int
+    reaction_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Closed(RoomEvent):
+    """The room closed with people in it (no game was dealt and nobody acted for a while);
+    sent alone, with no version, before the connections close."""
+
+    kind: ClassVar[str] = "closed"
+
+
+@dataclass(frozen=True, slots=True)
 class Host(RoomEvent):
     kind: ClassVar[str] = "host"
     player: str

@@ -1,8 +1,9 @@
 """Each person's round-trip time to the server, measured all game long, for lag-fair judging.
 
-While its `lag_fair` rule is on (nothing else uses the measure), the room sends each
-connection an app-level `ping` every couple of seconds with an id nobody can guess, and the
-page answers `pong` with it; the time between is one sample. The
+While its `lag_fair` rule is on, or it judges false starts (app/tables/table.py
+`Table.measures_lag`), the room sends each connection an app-level `ping` every couple of
+seconds with an id nobody can guess, and the page answers `pong` with it; the time between is
+one sample. The
 estimate is a low percentile of the recent samples, so a player who holds some answers
 back (to look slow and be compensated more) moves it little, and nobody can look faster
 than their network: a pong cannot come before its ping. It is capped (SLAPJACK_LAG_CAP_MS,
@@ -18,7 +19,7 @@ import secrets
 from collections import deque
 from dataclasses import dataclass, field
 
-SAMPLES = 10  # recent round trips kept per person: about 20 s of pings while the rule is on
+SAMPLES = 10  # recent round trips kept per person: about 20 s of pings
 PERCENTILE = 0.2  # the estimate: the 20th percentile of the samples kept
 
 
@@ -53,6 +54,12 @@ class LagMeter:
             return None
         ordered = sorted(samples)
         return min(ordered[int(len(ordered) * PERCENTILE)], self.cap)
+
+    def smallest(self, person_id: str) -> float | None:
+        """The smallest of `person_id`'s recent round trips, in seconds, uncapped; None
+        before any sample. A pong held back only makes it larger, never smaller."""
+        samples = self._samples.get(person_id)
+        return min(samples) if samples else None
 
     def samples(self, person_id: str) -> int:
         """How many round trips of `person_id`'s the estimate rests on."""

@@ -45,6 +45,7 @@ class Noted(Protocol):
     rules: Rules
     version: int
     lag_fair: bool
+    false_starts: bool
     phase: Phase
     games: int
     first: int
@@ -52,6 +53,12 @@ class Noted(Protocol):
     people: dict[str, Person]
     bots: dict[str, TableBot]
     host: str | None
+    owner: str | None
+    locked: bool
+    invite_hash: str | None
+    banned_tokens: set[str]
+    banned_addresses: set[str]
+    acted_at: float
     next_bot: int
     wins: dict[str, int]
     out_order: list[int]
@@ -87,6 +94,7 @@ def to_dict(table: Noted, now: float) -> dict[str, Any]:
         "phase": table.phase,
         "rules": table.rules.to_dict(),
         "lag_fair": table.lag_fair,
+        "false_starts": table.false_starts,
         "games": table.games,
         "first": table.first,
         "seats": list(table.seats),
@@ -101,10 +109,20 @@ def to_dict(table: Noted, now: float) -> dict[str, Any]:
                 "screen": p.screen,
                 "away_flips": p.away_flips,
                 "missed_deal": p.missed_deal,
+                "here_for": now - p.arrived_at,
+                "renamed_ago": None if p.renamed_at is None else now - p.renamed_at,
             }
             for p in table.people.values()
         ],
         "host": table.host,
+        "owner": table.owner,
+        "locked": table.locked,
+        "invite_sha256": table.invite_hash,
+        "kicked": {
+            "token_sha256": sorted(table.banned_tokens),
+            "address_sha256": sorted(table.banned_addresses),
+        },
+        "acted_ago": now - table.acted_at,
         "bots": [{"id": b.id, "level": b.level, "name": b.name} for b in table.bots.values()],
         "next_bot": table.next_bot,
         "wins": dict(table.wins),
@@ -124,7 +142,9 @@ def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) 
         raise ValueError(f"unsupported table snapshot schema {data.get('schema')!r}")
     table = new(str(data["code"]), Rules.from_dict(data["rules"]))
     table.version = int(data["version"])
-    table.lag_fair = bool(data.get("lag_fair", False))  # absent from older snapshots
+    # Absent from older snapshots: each with the value a table had before it existed.
+    table.lag_fair = bool(data.get("lag_fair", False))
+    table.false_starts = bool(data.get("false_starts", True))
     phase = data["phase"]
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r}")
@@ -134,7 +154,7 @@ def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) 
     if len(seats) != MAX_SEATS:
         raise ValueError(f"a table has {MAX_SEATS} seats, not {len(seats)}")
     for p in data["people"]:
-        gone = p["gone_for"]
+        gone, renamed = p["gone_for"], p.get("renamed_ago")
         person = Person(
             str(p["id"]),
             str(p["name"]),
@@ -145,6 +165,8 @@ def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) 
             bool(p.get("screen", False)),
             int(p.get("away_flips", 0)),
             bool(p.get("missed_deal", False)),
+            now - float(p.get("here_for", p["connected_for"])),
+            None if renamed is None else now - float(renamed),
         )
         table.people[person.id] = person
         table.admit(person)
@@ -161,6 +183,17 @@ def from_dict(data: dict[str, Any], now: float, new: Callable[[str, Rules], T]) 
     if host is not None and host not in table.people:
         raise ValueError("the host is not among the people")
     table.host = host
+    owner = data.get("owner", host)
+    if owner is not None and owner not in table.people:
+        raise ValueError("the table's own host is not among the people")
+    table.owner = owner
+    table.locked = bool(data.get("locked", False))
+    invite = data.get("invite_sha256")
+    table.invite_hash = None if invite is None else str(invite)
+    kicked = data.get("kicked", {})
+    table.banned_tokens = {str(h) for h in kicked.get("token_sha256", [])}
+    table.banned_addresses = {str(h) for h in kicked.get("address_sha256", [])}
+    table.acted_at = now - float(data.get("acted_ago", 0.0))
     table.next_bot = int(data["next_bot"])
     # Written by later versions of this schema; older snapshots have no match yet.
     table.wins = {str(k): int(v) for k, v in data.get("wins", {}).items()}
@@ -286,8 +319,10 @@ def times_are_finite(snapshot: dict[str, Any]) -> bool:
     reaches, only makes this say no). Its other floats are the rules', checked finite when
     they were made."""
     total: float = snapshot["turn_started_ago"]  # a time that is None adds 0.0 (`or`)
+    total += snapshot.get("acted_ago", 0.0)
     for person in snapshot["people"]:
         total += person["connected_for"] + (person["gone_for"] or 0.0)
+        total += person.get("here_for", 0.0) + (person.get("renamed_ago") or 0.0)
     game = snapshot["game"]
     if game is not None:
         for key in _GAME_TIMES:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 
 from app.ops.clock import REAL_TIME, Clock
 from app.ops.config import Settings
@@ -45,7 +46,7 @@ SAVE_BEATS = 4
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
 # SLAPJACK_OPEN_ROOMS_PER_ADDRESS reached (here, or across a cluster: app/cluster/node.py).
-HOARDING = "your rooms are waiting for players: share one, or wait for one to close"
+HOARDING = "your address holds as many open rooms as it may: play in one, or wait for one to close"
 
 
 class Rooms:
@@ -72,6 +73,8 @@ class Rooms:
         self._opened: dict[str, dict[str, None]] = {}
         self._opener: dict[str, str] = {}  # room code: the address that opened it
         self._deleting: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
+        # Closes a connection at the transport, for a room (app/web/sockets.py sets it).
+        self.hang_up: Callable[[str], None] = lambda sid: None
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
         self.metrics.watch_saving(failing=self.saves_failing, unsaved=self.unsaved_seconds)
 
@@ -135,7 +138,12 @@ class Rooms:
     # ---- rooms open and close -----------------------------------------------------------
 
     def create(
-        self, rules: Rules | None = None, *, lag_fair: bool = False, code: str | None = None
+        self,
+        rules: Rules | None = None,
+        *,
+        lag_fair: bool = False,
+        false_starts: bool = True,
+        code: str | None = None,
     ) -> Room:
         """A new room (a code not open here; `open_room` also checks the store's)."""
         self._check_room_for_one_more()
@@ -152,13 +160,18 @@ class Rooms:
             clock=self.clock,
             lock_watch=self.lock_watch,
         )
-        room.table.lag_fair = lag_fair
+        room.table.lag_fair, room.table.false_starts = lag_fair, false_starts
         self._add(room)
         log_event("room_opened", room=code, rules=room.table.rules_shown())
         return room
 
     async def open_room(
-        self, rules: Rules | None = None, *, lag_fair: bool = False, opener: str | None = None
+        self,
+        rules: Rules | None = None,
+        *,
+        lag_fair: bool = False,
+        false_starts: bool = True,
+        opener: str | None = None,
     ) -> Room:
         """POST /api/rooms: a new room under a code no stored table has, written to the
         store before its link is given out. `opener`: who asks, as the per-address limits
@@ -166,7 +179,7 @@ class Rooms:
         key = opener
         self._make_room_for(key)  # refused before asking the store anything
         code = await self._unused_code()
-        room = self.create(rules, lag_fair=lag_fair, code=code)
+        room = self.create(rules, lag_fair=lag_fair, false_starts=false_starts, code=code)
         if key is not None:
             self._opened.setdefault(key, {})[code] = None
             self._opener[code] = key
@@ -184,13 +197,12 @@ class Rooms:
 
     def _make_room_for(self, opener: str | None) -> None:
         """Rooms cannot be hoarded: an address holds at most SLAPJACK_OPEN_ROOMS_PER_ADDRESS
-        rooms that have not had two people in them yet (rate_limited beyond), and when every
+        rooms it opened until they close, used or not (rate_limited beyond), and when every
         room is taken, an address holding fewer rooms than another gets one of that one's
         rooms nobody is in (the least used first) rather than a 503."""
-        if opener is not None:
-            waiting = [code for code in self._opened.get(opener, ()) if not self._in_use(code)]
-            if len(waiting) >= self.settings.open_rooms_per_address:
-                raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
+        held = len(self._opened.get(opener, ())) if opener is not None else 0
+        if held >= self.settings.open_rooms_per_address:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, HOARDING)
         if opener is not None and len(self._rooms) >= self.settings.max_rooms:
             self._give_up_one_for(opener)
         self._check_room_for_one_more()
@@ -278,6 +290,7 @@ class Rooms:
         return room
 
     def _add(self, room: Room) -> None:
+        room.hang_up = lambda sid: self.hang_up(sid)
         delay = self.settings.save_seconds
         room.saver = Saver(
             self.store,

@@ -32,7 +32,7 @@ from app.stores.saver import Saver
 from app.tables import judging
 from app.tables.bots import Bot, Plan
 from app.tables.commands import HANDLERS
-from app.tables.events import AppEvent, EventDict, Paused, Resumed
+from app.tables.events import AppEvent, Closed, EventDict, FalseStart, Kick, Paused, Resumed
 from app.tables.journal import Saves, table_from_snapshot
 from app.tables.judging import Judge
 from app.tables.schedule import Timetable
@@ -43,6 +43,9 @@ from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.names import clean_avatar
 from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
 from engine import Game, IllegalAction, Rules
+
+# A timer may fire a little before its time (the loop's clock resolution, float rounding).
+IDLE_EARLY_SECONDS = 0.05
 
 
 class Room:
@@ -99,10 +102,15 @@ class Room:
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
         self.on_used: Callable[[], None] | None = None  # told once two people have been in it
+        # Closes a connection at the transport (the registry's: app/web/sockets.py sets it),
+        # after what was queued on it: a kicked person's, and everyone's when the room closes.
+        self.hang_up: Callable[[str], None] = lambda sid: None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
-            when = clock.now() + settings.unused_room_seconds
-            self._timers.at("expiry", when, self.on_expire)
+            now = clock.now()
+            self.table.acted_at = now
+            self._timers.at("expiry", now + settings.unused_room_seconds, self.on_expire)
+            self.timetable.idle(self, self.table)
 
     @classmethod
     def from_snapshot(
@@ -296,16 +304,27 @@ class Room:
         avatar: str | None = None,
         *,
         watch: bool = False,
+        address: str | None = None,
+        invite: str | None = None,
     ) -> tuple[Person, str | None]:
-        """Connection `sid` is now the person holding `token` (or a new person); returns them
-        and the sid of the older connection this one replaces, for the caller to close."""
+        """Connection `sid`, from client `address`, is now the person holding `token` (or a
+        new person, let in with `invite` if the table is locked); returns them and the sid of
+        the older connection this one replaces, for the caller to close."""
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
             if not self.may_judge():  # the page tries again by itself, soon
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the table is paused: try again")
             now = self.clock.now()
-            joined = self.table.join(name, token, now, avatar=clean_avatar(avatar), watch=watch)
+            joined = self.table.join(
+                name,
+                token,
+                now,
+                avatar=clean_avatar(avatar),
+                watch=watch,
+                address=address,
+                invite=invite,
+            )
             person = joined.person
             replaced = self._sid_of.get(person.id) if joined.returning else None
             if replaced is not None:
@@ -359,6 +378,7 @@ class Room:
                 and person_id is not None
                 and not self.closed
                 and self.may_judge()
+                and not self._starts_early(person_id, message.pile_id, now)
             ):
                 held = self.judge.hold_person(
                     self.table, person_id, message.pile_id, now, self.on_judging
@@ -391,12 +411,41 @@ class Room:
         if command.ends_connection:
             self._people_by_sid.pop(sid, None)
             self._sid_of.pop(person_id, None)
+        if event != "pong":
+            self.table.acted_at = now
         if any(e.kind == "start" for e in done.events):
             self._new_game()
+        for happened in done.events:
+            if isinstance(happened, Kick):
+                self._show_out(happened)
+            elif isinstance(happened, FalseStart):
+                self._false_started(happened)
         sent = self._apply(done.events, now) if done.events or done.refresh else []
         if command.acks_events:
             return ack(events=sent)
         return ack(**done.reply)
+
+    def _starts_early(self, person_id: str, pile_id: int, now: float) -> bool:
+        """Whether the person's slap is a false start, or refused as one: judged at once
+        (`_act_now`), never held for a judging window."""
+        try:
+            return self.table.false_start_ms(person_id, pile_id, now) is not None
+        except ProtocolError:
+            return True
+
+    def _false_started(self, event: FalseStart) -> None:
+        self.metrics.false_starts.inc()
+        log_event("false_start", room=self.code, **event.to_dict())
+
+    def _show_out(self, kick: Kick) -> None:
+        """A kicked person's connection is told, then closed: nothing more is sent to it."""
+        sid = self._sid_of.pop(kick.player, None)
+        log_event("kicked", room=self.code, player=kick.player, seat=kick.seat)
+        if sid is None:
+            return
+        self._people_by_sid.pop(sid, None)
+        self.transport.send(Encoded.of(EVENT, kick.to_dict()), sid)
+        self.hang_up(sid)
 
     def _new_game(self) -> None:
         self.metrics.games_started.inc()
@@ -469,14 +518,18 @@ class Room:
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
     async def on_ping(self, now: float) -> None:
-        """Measures each connection's round trip while the room judges lag-fair: an
-        app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's `pong`
-        (app/tables/lag.py). Nothing else uses it, so a room without the rule sends none."""
-        if self.closed or not self.table.lag_fair:
+        """Measures each connection's round trip while the room judges lag-fair or false
+        starts: an app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's
+        `pong` (app/tables/lag.py). A room that does neither sends none; one that judges
+        only false starts measures the seated (nobody else slaps)."""
+        table = self.table
+        if self.closed or not table.measures_lag():
             return
-        for person in self.table.connected():
+        everyone = table.lag_fair
+        seated = set(table.seats)
+        for person in table.connected():
             sid = self._sid_of.get(person.id)
-            if sid is not None:
+            if sid is not None and (everyone or person.id in seated):
                 sent = self.clock.now()  # the moment it leaves, not when the timer fired
                 ping = {"id": self.table.lag.ping(person.id, sent)}
                 self.transport.send(Encoded.of(PING, ping), sid)
@@ -554,6 +607,7 @@ class Room:
                 self.on_used()
                 self.on_used = None
         self.timetable.expiry(self, now, anyone=anyone, used=self.used)
+        self.timetable.idle(self, self.table)
 
     def waits_for_players(self, on_used: Callable[[], None]) -> None:
         """A restored table that only its opener has been at (a cluster knows it from Redis:
@@ -568,6 +622,23 @@ class Room:
     async def on_expire(self, now: float) -> None:
         if not self.table.connected() and not self.closed:
             self.close()
+
+    async def on_idle(self, now: float) -> None:
+        """No game was dealt and nobody acted for SLAPJACK_UNUSED_ROOM_SECONDS: the room
+        closes, whoever sits in it (each connection is told, then closed)."""
+        if self.closed or self.table.games:
+            return
+        if now < self.table.acted_at + self.settings.unused_room_seconds - IDLE_EARLY_SECONDS:
+            self.timetable.idle(self, self.table)  # fired early (clock resolution): the rest
+            return
+        log_event("room_idle", room=self.code, people=len(self.table.connected()))
+        notice = Encoded.of(EVENT, Closed().to_dict())
+        for sid in list(self._people_by_sid):
+            self.transport.send(notice, sid)
+            self.hang_up(sid)
+        self._people_by_sid.clear()
+        self._sid_of.clear()
+        self.close()
 
     def close(self) -> None:
         """Closes the room for good (it expired): Rooms deletes its stored table."""

@@ -36,6 +36,8 @@ class Wakeups(Protocol):
 
     async def on_expire(self, now: float) -> None: ...
 
+    async def on_idle(self, now: float) -> None: ...
+
     async def on_bot_move(self, seat: int, bot_id: str, plan: Plan, now: float) -> None: ...
 
 
@@ -68,12 +70,23 @@ class Timetable:
             keep = settings.room_expiry_seconds if used else settings.unused_room_seconds
             self.timers.at("expiry", now + keep, room.on_expire)
 
+    def idle(self, room: Wakeups, table: Table) -> None:
+        """A table no game was dealt at closes once nobody acted (came in, or sent a
+        command) for SLAPJACK_UNUSED_ROOM_SECONDS, whoever sits in it: a room held open by
+        idle connections is no room anyone plays in."""
+        if table.games:
+            self.timers.cancel("idle")
+        else:
+            when = table.acted_at + self.settings.unused_room_seconds
+            self.timers.at("idle", when, room.on_idle)
+
     def ping(self, room: Wakeups, table: Table, now: float, anyone: bool) -> None:
-        """Lag pings while lag-fair judging is on and someone is here to answer: at once
-        when the host turns the rule on or a restored table with it gets its first person
-        back (a newcomer to a room already pinging is in the next round, within
-        SLAPJACK_LAG_PING_SECONDS); none once it is off."""
-        if not table.lag_fair or not anyone:
+        """Lag pings while the table measures round trips (lag-fair judging, false starts:
+        `Table.measures_lag`) and someone is here to answer: at once when the host turns
+        the rule on or a restored table gets its first person back (a newcomer to a room
+        already pinging is in the next round, within SLAPJACK_LAG_PING_SECONDS); none once
+        it is off."""
+        if not table.measures_lag() or not anyone:
             self.timers.cancel("ping")
         elif not self.timers.pending("ping"):
             self.timers.at("ping", now, room.on_ping)

@@ -28,9 +28,11 @@ from app.tables.values import (
     Person,
     Policy,
     TableBot,
+    address_hash,
     token_hash,
 )
 from app.wire.errors import ErrorCode, ProtocolError
+from app.wire.names import looks_alike
 from app.wire.protocol import BETWEEN_GAMES, MAX_SEATS, PHASES, Phase, Who
 from app.wire.rules_schema import merged_rules
 from engine import Game, Rules
@@ -42,6 +44,8 @@ LAG_SHOWN_STEP_MS = 5
 # A host hand-over timer may fire a little before its time (the loop's clock resolution,
 # float rounding): a host gone this close to the grace counts as gone for it.
 HANDOVER_EARLY_SECONDS = 0.05
+# A person takes a new name (by connecting with it) at most this often, never in a game.
+RENAME_SECONDS = 60.0
 
 Action = Literal["flip", "slap"]
 
@@ -54,6 +58,9 @@ class Table:
         # House rule of the room, not of the engine: judge slaps by arrival minus each
         # person's measured round trip (the Room holds them for a judging window).
         self.lag_fair = False
+        # House rule of the room: a person's slap sooner than a person can react after the
+        # trigger reached them is a false start (`false_start`); off for tables of scripts.
+        self.false_starts = True
         self.lag = LagMeter(self.policy.lag_cap_seconds)  # measurements: not in snapshots
         self._lag_shown: dict[str, int] = {}  # person id -> the estimate last broadcast, ms
         self.version = 0
@@ -65,6 +72,19 @@ class Table:
         self.people: dict[str, Person] = {}  # by id, in order of arrival
         self.bots: dict[str, TableBot] = {}
         self.host: str | None = None  # a person id
+        # The table's first host: the role comes back to them whenever they are here.
+        self.owner: str | None = None
+        # The host's door: locked, nobody new gets in but with the invite (its hash: a
+        # snapshot holds nothing usable); kicked people's tokens and addresses, as hashes.
+        self.locked = False
+        self.invite_hash: str | None = None
+        self.banned_tokens: set[str] = set()
+        self.banned_addresses: set[str] = set()
+        # The last time someone acted (came in, or sent a command): a table no game was dealt
+        # at closes when nobody acted for SLAPJACK_UNUSED_ROOM_SECONDS (the Room's timer).
+        self.acted_at = 0.0
+        # The game and pile whose trigger some seats started too early for, and those seats.
+        self.false_started: tuple[Game | None, int, set[int]] = (None, -1, set())
         self.turn_started_at = 0.0  # when the seat to play was last given something to do
         # Games won in this room, by person or bot id: the match score across rematches.
         self.wins: dict[str, int] = {}
@@ -204,28 +224,46 @@ class Table:
         *,
         avatar: str | None = None,
         watch: bool = False,
+        address: str | None = None,
+        invite: str | None = None,
         new_id: str | None = None,
         new_token: str | None = None,
     ) -> Joined:
-        """The person holding `token` (a new person if nobody does) is connected now. A new
-        person's id and token are drawn here unless given (tests give them). A new person
-        in the lobby sits in the first free seat at once (they may stand up to watch); one
-        arriving during or after a game watches until the lobby, and so does one who asked to
-        `watch` (a shared screen)."""
-        known = self._by_token.get(token_hash(token)) if token else None
+        """The person holding `token` (a new person if nobody does) is connected now, from
+        client `address`. A new person's id and token are drawn here unless given (tests give
+        them). A new person in the lobby sits in the first free seat at once (they may stand
+        up to watch); one arriving during or after a game watches until the lobby, and so
+        does one who asked to `watch` (a shared screen). Nobody new gets in with a kicked
+        token, nor from a kicked address or while the table is locked without its `invite`;
+        a name must not read like anyone else's here (`looks_alike`). A returning person
+        with another name takes it if they may (`_rename`)."""
+        hashed = token_hash(token) if token else None
+        known = self._by_token.get(hashed) if hashed is not None else None
         person = self.people.get(known) if known is not None else None
         returning = person is not None
+        where = address_hash(self.code, address) if address is not None else None
         if person is None:
+            # The host's invite is their word for whoever holds it: it lets a new person in
+            # from a kicked address (a household behind one address), never a kicked token.
+            invited = self._invited(invite)
+            if hashed in self.banned_tokens or (where in self.banned_addresses and not invited):
+                raise ProtocolError(ErrorCode.KICKED, "the host removed you from this table")
+            if self.locked and not invited:
+                raise ProtocolError(ErrorCode.ROOM_LOCKED, "the table is locked: ask for an invite")
             if len(self.connected()) >= self.policy.max_people:
                 raise ProtocolError(ErrorCode.ROOM_FULL, "this room is full")
+            self._check_name_free(name, None, screen=watch)
             token = new_token or secrets.token_urlsafe(16)
             person_id = new_id
             while person_id is None or person_id in self.people:
                 if new_id is not None:
                     raise ValueError(f"person id {new_id!r} is taken")
                 person_id = "p" + secrets.token_hex(4)  # drawn again in the rare clash
-            person = Person(person_id, name, token_hash(token), now, avatar=avatar, screen=watch)
+            person = Person(
+                person_id, name, token_hash(token), now, avatar=avatar, screen=watch, arrived_at=now
+            )
             self.admit(person)
+            self.acted_at = now
             happened: list[AppEvent] = [events.Join(person.id, name)]
             free = self._free_seat_or_none()
             if self.phase == "lobby" and free is not None and not watch:
@@ -236,15 +274,54 @@ class Table:
                 person.connected_since = now
             self.lag.forget(person.id)  # a new connection: measure it afresh
             self._lag_shown.pop(person.id, None)
-            person.name, person.disconnected_at, person.avatar = name, None, avatar
+            self._rename(person, name, now)
+            person.disconnected_at, person.avatar = None, avatar
             seat = self.seat_of(person.id)
             happened = [events.Reconnect(person.id, seat, person.away_flips, person.missed_deal)]
             person.away_flips, person.missed_deal = 0, False
         assert token is not None
+        person.address = where
         if self.host is None and not person.screen:
             self.host = person.id
+        if self.owner is None and self.host == person.id:
+            self.owner = person.id
+        if person.id == self.owner and self.host != person.id:
+            self.host = person.id  # the table's own host is back: the role comes home
+            happened.append(events.Host(person.id))
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
+
+    def _rename(self, person: Person, name: str, now: float) -> None:
+        """A returning person connected with another name: it is theirs if no game is on,
+        they took none in the last RENAME_SECONDS, and nobody else's reads like it; else
+        they keep the one they had (they are let in all the same)."""
+        if name == person.name or self.phase == "playing":
+            return
+        if person.renamed_at is not None and now - person.renamed_at < RENAME_SECONDS:
+            return
+        try:
+            self._check_name_free(name, person, screen=person.screen)
+        except ProtocolError:
+            return
+        person.name, person.renamed_at = name, now
+
+    def _check_name_free(self, name: str, person: Person | None, *, screen: bool) -> None:
+        """name_taken if `name` reads like the name of anyone else known here (seated,
+        watching or away) or of a bot; shared screens may share theirs with each other."""
+        for other in self.people.values():
+            if other is person or (screen and other.screen):
+                continue
+            if looks_alike(name, other.name):
+                raise ProtocolError(ErrorCode.NAME_TAKEN, "someone here has a name like that")
+        if any(looks_alike(name, bot.name) for bot in self.bots.values()):
+            raise ProtocolError(ErrorCode.NAME_TAKEN, "a bot here has a name like that")
+
+    def _invited(self, invite: str | None) -> bool:
+        return (
+            invite is not None
+            and self.invite_hash is not None
+            and secrets.compare_digest(token_hash(invite), self.invite_hash)
+        )
 
     def drop(self, person_id: str, now: float, *, left: bool) -> list[AppEvent]:
         """The person's connection is gone; `left` when they said goodbye (`leave`)."""
@@ -286,11 +363,17 @@ class Table:
         return self._hand_over()
 
     def _hand_over(self) -> list[AppEvent]:
-        """The connected person present longest becomes host; with nobody connected, the
-        next person in will."""
+        """The connected player who came to the table first becomes host (a seated one before
+        one watching; a reconnection keeps a person's place); with nobody connected, the next
+        person in will. The table's own host takes it back when they return (`join`)."""
         old = self.host_person()
         candidates = [p for p in self.connected() if not p.screen]
-        new = min(candidates, key=lambda p: p.connected_since) if candidates else None
+        seated = set(self.seats)
+        new = (
+            min(candidates, key=lambda p: (p.id not in seated, p.arrived_at))
+            if candidates
+            else None
+        )
         self.host = new.id if new is not None else None
         if old is not None:
             self._forget_if_unneeded(old)
@@ -300,7 +383,11 @@ class Table:
 
     def _forget_if_unneeded(self, person: Person) -> None:
         """A gone spectator leaves no trace, so strangers reconnecting cannot fill memory."""
-        if person.connected or person.id == self.host or self.seat_of(person.id) is not None:
+        if (
+            person.connected
+            or person.id in (self.host, self.owner)
+            or self.seat_of(person.id) is not None
+        ):
             return
         self.people.pop(person.id, None)
         self._by_token.pop(person.token_hash, None)
@@ -378,28 +465,76 @@ class Table:
         self._forget_if_unneeded(occupant)
         return Outcome([events.Remove(seat, occupant.id)])
 
+    def kick(self, person_id: str, player: str, now: float) -> Outcome:
+        """The host removes `player` for good: out of their seat and the room, and their
+        token and their client address refused here until the table closes (nobody new
+        gets in from it; those already here stay). Never the host themselves nor the
+        table's own host; a seated player between games only (a game's seats are dealt)."""
+        self._check_host(person_id)
+        target = self.people.get(player)
+        if target is None:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "player: nobody here has that id")
+        if player in (person_id, self.owner):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "player: not the table's own host")
+        seat = self.seat_of(player)
+        if seat is not None and self.phase == "playing":
+            raise ProtocolError(ErrorCode.WRONG_PHASE, "a seated player: between games")
+        self.banned_tokens.add(target.token_hash)
+        if target.address is not None:
+            self.banned_addresses.add(target.address)
+        if seat is not None:
+            self._reopen()
+            self.seats[seat] = None
+        self.people.pop(player, None)
+        self._by_token.pop(target.token_hash, None)
+        self.lag.forget(player)
+        self._lag_shown.pop(player, None)
+        return Outcome([events.Kick(player, seat)])
+
+    def lock(self, person_id: str, locked: bool, now: float) -> Outcome:
+        """The host locks the table (nobody new gets in without the invite) or opens it."""
+        self._check_host(person_id)
+        if locked == self.locked:
+            return Outcome([], {"locked": locked})
+        self.locked = locked
+        return Outcome([events.Lock(locked)], {"locked": locked})
+
+    def invite(self, person_id: str, now: float, *, secret: str | None = None) -> Outcome:
+        """A fresh invite for the host to share: it lets whoever holds it in while the table
+        is locked; the one before no longer does. Only its hash is kept (drawn here unless
+        given: tests give it)."""
+        self._check_host(person_id)
+        secret = secret or secrets.token_urlsafe(9)
+        self.invite_hash = token_hash(secret)
+        return Outcome([], {"invite": secret})
+
     def set_rules(self, person_id: str, changes: dict[str, Any], now: float) -> Outcome:
         """Merges the house rules the host sent into the room's."""
         self._check_host(person_id)
         self._check_between_games()
         changes = dict(changes)
         lag_fair = changes.pop("lag_fair", self.lag_fair)
-        if not isinstance(lag_fair, bool):
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "lag_fair: true or false")
+        false_starts = changes.pop("false_starts", self.false_starts)
+        if not isinstance(lag_fair, bool) or not isinstance(false_starts, bool):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "lag_fair, false_starts: true or false")
         rules = merged_rules(self.rules, changes)
         if lag_fair and not self.lag_fair:
             # Turned on again: nothing was measured while it was off, so what was measured
             # before is old news (another Wi-Fi, another room): measure everyone afresh.
             self.lag.reset()
             self._lag_shown.clear()
-        self.rules, self.lag_fair = rules, lag_fair
+        self.rules, self.lag_fair, self.false_starts = rules, lag_fair, false_starts
         self._reopen()
         shown = self.rules_shown()
         return Outcome([events.RulesChanged(shown)], {"rules": shown})
 
     def rules_shown(self) -> dict[str, Any]:
         """The room's rules as the protocol shows them: the engine's and the room's own."""
-        return {**self.rules.to_dict(), "lag_fair": self.lag_fair}
+        return {
+            **self.rules.to_dict(),
+            "lag_fair": self.lag_fair,
+            "false_starts": self.false_starts,
+        }
 
     def start(self, person_id: str, now: float, *, seed: int | None = None) -> Outcome:
         self._check_host(person_id)
@@ -437,7 +572,15 @@ class Table:
         # Those stood up at an earlier deal and never back are forgotten now, so at most a
         # table's seats of absent people are remembered.
         for person in list(self.people.values()):
-            if person.missed_deal and not person.connected and person.id != self.host:
+            if (
+                person.missed_deal
+                and not person.connected
+                and person.id
+                not in (
+                    self.host,
+                    self.owner,
+                )
+            ):
                 self._forget_if_unneeded(person)
         happened: list[AppEvent] = []
         for seat, person in absent:
@@ -466,7 +609,64 @@ class Table:
             raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: sit first")
         if pile_id is not None and self.game is not None and pile_id > self.game.pile_id:
             raise ProtocolError(ErrorCode.BAD_REQUEST, "no such pile yet: send the pile you see")
+        if action == "slap":
+            early = self.false_start(person.id, pile_id, now)
+            if early is not None:
+                return early
         return Outcome(self.play(seat, action, pile_id, now))
+
+    def measures_lag(self) -> bool:
+        """Whether people's round trips are measured (pings): for lag-fair judging, and for
+        false starts (a reaction is counted from when the trigger reached the slapper)."""
+        return self.lag_fair or self.judges_false_starts()
+
+    def judges_false_starts(self) -> bool:
+        return self.false_starts and self.policy.false_start_seconds > 0
+
+    def reaction(self, person_id: str, now: float) -> float | None:
+        """Seconds from the trigger showing reaching `person_id` to their slap arriving at
+        `now`: the arrival, less the time the trigger was sent, less the person's smallest
+        recent round trip (none measured yet: nothing), so nobody is judged faster than they
+        were. None when no trigger shows."""
+        game = self.game
+        shown = game.trigger_since if game is not None else None
+        if shown is None:
+            return None
+        return now - shown - (self.lag.smallest(person_id) or 0.0)
+
+    def false_start_ms(self, person_id: str, pile_id: int | None, now: float) -> int | None:
+        """The reaction (ms) of a person's slap at the trigger showing if it is a false
+        start: sooner after the trigger reached them than a person can react
+        (Policy.false_start_seconds). None: no false start (no trigger, another pile, a frozen
+        seat: the engine judges those; the rule off). A seat that started too soon for this
+        pile is refused (false_start)."""
+        game, seat = self.game, self.seat_of(person_id)
+        if game is None or seat is None or self.phase != "playing":
+            return None
+        if not game.slap_open or (pile_id is not None and pile_id != game.pile_id):
+            return None
+        started_in, pile, early = self.false_started
+        if started_in is game and pile == game.pile_id and seat in early:
+            raise ProtocolError(ErrorCode.FALSE_START, "you started too soon for this pile")
+        if not self.judges_false_starts() or game.frozen_until(seat) > now:
+            return None
+        reaction = self.reaction(person_id, now)
+        if reaction is None or reaction >= self.policy.false_start_seconds:
+            return None
+        return max(0, round(reaction * 1000))
+
+    def false_start(self, person_id: str, pile_id: int | None, now: float) -> Outcome | None:
+        """A false start (`false_start_ms`) takes nothing: the table is told (a `false_start`
+        event), and the seat's further slaps at this pile are refused. None: no false start."""
+        reaction_ms = self.false_start_ms(person_id, pile_id, now)
+        game, seat = self.game, self.seat_of(person_id)
+        if reaction_ms is None or game is None or seat is None:
+            return None
+        started_in, pile, early = self.false_started
+        if started_in is not game or pile != game.pile_id:
+            self.false_started = (game, game.pile_id, early := set())
+        early.add(seat)
+        return Outcome([events.FalseStart(seat, game.pile_id, reaction_ms)])
 
     def play(
         self,

@@ -21,6 +21,12 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def address_hash(code: str, address: str) -> str:
+    """A client address as a table keeps it (to refuse a kicked person's address): hashed
+    with the table's code, so no stored table holds an address or matches another's."""
+    return hashlib.sha256(f"{code}/{address}".encode()).hexdigest()
+
+
 @dataclass(eq=False)
 class Person:
     id: str  # public: in every state
@@ -37,6 +43,13 @@ class Person:
     # next deal). Told once when they come back (the Reconnect event).
     away_flips: int = 0
     missed_deal: bool = False
+    # When they first came to the table (a reconnection keeps it): a host's role passes to
+    # whoever has been here longest. When they last took a new name (None: never).
+    arrived_at: float = 0.0
+    renamed_at: float | None = None
+    # Their connection's client address (`address_hash`), for a kick to refuse: in memory
+    # only, set again at every connection.
+    address: str | None = None
 
     @property
     def connected(self) -> bool:
@@ -64,6 +77,8 @@ class Policy:
     handover_seconds: float = _DEFAULTS.host_handover_seconds
     # Lag-fair judging credits nobody with more (app/tables/lag.py).
     lag_cap_seconds: float = _DEFAULTS.lag_cap_ms / 1000
+    # A person's slap this soon after the trigger reached them is a false start (0: never).
+    false_start_seconds: float = _DEFAULTS.false_start_ms / 1000
 
     @classmethod
     def of(cls, settings: Settings) -> Policy:
@@ -71,6 +86,7 @@ class Policy:
             settings.max_people_per_room,
             settings.host_handover_seconds,
             settings.lag_cap_ms / 1000,
+            settings.false_start_ms / 1000,
         )
 
 

@@ -45,17 +45,17 @@ class ViewParts:
 
     def __init__(self) -> None:
         # Each part's JSON last, after the objects it was made from.
-        self._rules: tuple[Rules, bool, orjson.Fragment] | None = None
+        self._rules: tuple[Rules, tuple[bool, bool], orjson.Fragment] | None = None
         self._stats: tuple[tuple[Mapping[str, int | None], ...], orjson.Fragment]
         self._stats = ((), NO_STATS)
 
-    def rules(self, rules: Rules, lag_fair: bool) -> orjson.Fragment:
+    def rules(self, rules: Rules, room_rules: tuple[bool, bool]) -> orjson.Fragment:
         kept = self._rules
-        if kept is None or kept[0] is not rules or kept[1] != lag_fair:
+        if kept is None or kept[0] is not rules or kept[1] != room_rules:
             kept = self._rules = (
                 rules,
-                lag_fair,
-                orjson.Fragment(to_json(_rules_shown(rules, lag_fair))),
+                room_rules,
+                orjson.Fragment(to_json(_rules_shown(rules, room_rules))),
             )
         return kept[2]
 
@@ -109,7 +109,7 @@ class Views:
         game = table.game
         rules = game.rules if game is not None else table.rules
         stats = parts.stats(game.stats_figures()) if game is not None else NO_STATS
-        return _compose(table, self.events, stats, parts.rules(rules, table.lag_fair))
+        return _compose(table, self.events, stats, parts.rules(rules, _room_rules(table)))
 
 
 def build_state(
@@ -141,12 +141,18 @@ def _seen_from(table: Table, events: list[EventDict]) -> SeatView:
     game = table.game
     rules = game.rules if game is not None else table.rules
     stats = game.stats_by_seat() if game is not None else []
-    return cast(SeatView, _compose(table, events, stats, _rules_shown(rules, table.lag_fair)))
+    return cast(SeatView, _compose(table, events, stats, _rules_shown(rules, _room_rules(table))))
 
 
-def _rules_shown(rules: Rules, lag_fair: bool) -> dict[str, Any]:
+def _room_rules(table: Table) -> tuple[bool, bool]:
+    """The room's own rules (not the engine's), in the order the protocol shows them."""
+    return table.lag_fair, table.false_starts
+
+
+def _rules_shown(rules: Rules, room_rules: tuple[bool, bool]) -> dict[str, Any]:
     """The game's rules while one is on (the engine's copy), with the room's own."""
-    return {**rules.to_dict(), "lag_fair": lag_fair}
+    lag_fair, false_starts = room_rules
+    return {**rules.to_dict(), "lag_fair": lag_fair, "false_starts": false_starts}
 
 
 def _stats_shown(figures: tuple[Mapping[str, int | None], ...]) -> list[dict[str, int | None]]:
@@ -189,6 +195,7 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         "game": table.games,
         "first": table.first,
         "host": table.host,
+        "locked": table.locked,
         "seats": seats,
         "spectators": [
             {"player": p.id, "name": p.name, "connected": True} for p in table.spectators()

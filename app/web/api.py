@@ -14,6 +14,7 @@ from app.cluster.node import ClusterNode
 from app.ops.limits import address_key
 from app.ops.metrics import CONTENT_TYPE
 from app.tables.registry import Rooms
+from app.web.lookups import CodeLookups
 from app.wire.protocol import CreateRoom, ErrorCode, ProtocolError, refusal
 from app.wire.rules_schema import merged_rules
 from engine import Rules
@@ -42,14 +43,21 @@ async def create_room(request: Request) -> Any:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new rooms: try in a minute")
         wanted = parse_create(await read_body(request, rooms.settings.max_message_bytes))
         changes = wanted.rules.changes() if wanted.rules else {}
-        lag_fair = bool(changes.pop("lag_fair", False))  # the room's rule, not the engine's
+        # The room's rules, not the engine's.
+        lag_fair = bool(changes.pop("lag_fair", False))
+        false_starts = bool(changes.pop("false_starts", True))
         rules = merged_rules(Rules(), changes)
         cluster: ClusterNode | None = request.app.state.cluster
         opener = address_key(client_host(request))
         if cluster is not None:  # in Redis, for whichever process the router picks
-            code = await cluster.open_table(rules, lag_fair=lag_fair, opener=opener)
+            code = await cluster.open_table(
+                rules, lag_fair=lag_fair, false_starts=false_starts, opener=opener
+            )
         else:
-            code = (await rooms.open_room(rules, lag_fair=lag_fair, opener=opener)).code
+            room = await rooms.open_room(
+                rules, lag_fair=lag_fair, false_starts=false_starts, opener=opener
+            )
+            code = room.code
     except ProtocolError as error:
         return error_response(error)
     return JSONResponse({"code": code, "url": f"/r/{code}"}, status_code=201)
@@ -57,16 +65,18 @@ async def create_room(request: Request) -> Any:
 
 @router.get("/api/rooms/{code}")
 async def room_summary(code: str, request: Request) -> Any:
-    # Limited per address: room codes are short, and guessing them must be slow.
-    if not request.app.state.lookup_limit.take(client_host(request), time.monotonic()):
-        return error_response(ProtocolError(ErrorCode.RATE_LIMITED, "too many look-ups: wait"))
     cluster: ClusterNode | None = request.app.state.cluster
-    try:
+
+    async def summary_of() -> dict[str, Any] | None:
         if cluster is not None:
-            summary = await cluster.summary(code)  # from Redis: any process answers
-        else:
-            room = request.app.state.rooms.get(code)
-            summary = None if room is None else room.summary()
+            return await cluster.summary(code)  # from Redis: any process answers
+        room = request.app.state.rooms.get(code)
+        return None if room is None else room.summary()
+
+    # Room codes are short: testing one spends the address's budget (app/web/lookups.py).
+    lookups: CodeLookups = request.app.state.code_lookups
+    try:
+        summary = await lookups.find(client_host(request), summary_of)
     except ProtocolError as error:
         return error_response(error)
     if summary is None:

@@ -17,8 +17,10 @@ from app.ops.config import Settings, lan_address
 from app.tables.registry import Rooms
 from app.web import i18n
 from app.web.assets import asset_url
+from app.web.lookups import CodeLookups
 from app.web.qr import qr_svg
 from app.wire import rules_schema
+from app.wire.errors import ProtocolError
 
 
 def page_language(request: Request) -> dict[str, Any]:
@@ -56,12 +58,30 @@ router = APIRouter()
 
 async def room_exists(request: Request, code: str) -> bool:
     """A table with this code (any case) is open here, or, in a cluster, stored in Redis
-    for whichever process serves it."""
+    for whichever process serves it: a look-up that spends the client address's budget of
+    room codes (app/web/lookups.py; ProtocolError rate_limited past it)."""
     cluster: ClusterNode | None = getattr(request.app.state, "cluster", None)
-    if cluster is not None:
-        return await cluster.exists(code)
     rooms: Rooms = request.app.state.rooms
-    return rooms.get(code) is not None
+
+    async def exists() -> bool | None:
+        if cluster is not None:
+            return await cluster.exists(code) or None
+        return rooms.get(code) is not None or None
+
+    lookups: CodeLookups = request.app.state.code_lookups
+    host = request.client.host if request.client is not None else "?"
+    return bool(await lookups.find(host, exists))
+
+
+async def room_or_refusal(request: Request, code: str) -> Response | None:
+    """None when the room exists; else the page that says why not: a 404, or a 429 for
+    an address that tried too many wrong codes."""
+    try:
+        if await room_exists(request, code):
+            return None
+    except ProtocolError:
+        return TEMPLATES.TemplateResponse(request, "404.html", {"limited": True}, status_code=429)
+    return not_found(request, room=True)
 
 
 def share_url(request: Request, code: str) -> str:
@@ -85,8 +105,9 @@ async def home(request: Request) -> Response:
 
 @router.get("/r/{code}", include_in_schema=False)
 async def room_page(request: Request, code: str) -> Response:
-    if not await room_exists(request, code):
-        return not_found(request, room=True)
+    refusal = await room_or_refusal(request, code)
+    if refusal is not None:
+        return refusal
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code)}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
@@ -109,8 +130,9 @@ async def choose_language(request: Request, code: str, next: str = "/") -> Respo
 async def room_tv(request: Request, code: str) -> Response:
     """The table for a shared screen (a laptop or a TV): large, with the QR code to join,
     watching while the phones play."""
-    if not await room_exists(request, code):
-        return not_found(request, room=True)
+    refusal = await room_or_refusal(request, code)
+    if refusal is not None:
+        return refusal
     code = code.upper()
     context = {"code": code, "share_url": share_url(request, code), "tv": True}
     return TEMPLATES.TemplateResponse(request, "room.html", context)
@@ -149,8 +171,11 @@ async def manifest(request: Request, lang: str | None = None) -> Response:
 
 @router.get("/r/{code}/qr.svg", include_in_schema=False)
 async def room_qr(request: Request, code: str) -> Response:
-    if not await room_exists(request, code):
-        return Response(status_code=404)
+    try:
+        if not await room_exists(request, code):
+            return Response(status_code=404)
+    except ProtocolError:
+        return Response(status_code=429)
     svg = qr_svg(share_url(request, code.upper()))
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
 

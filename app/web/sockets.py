@@ -23,14 +23,15 @@ from socketio.exceptions import ConnectionRefusedError as Refused
 
 from app.cluster.node import ClusterNode
 from app.ops.config import Settings
-from app.ops.limits import AddressLimit, PerAddress
+from app.ops.limits import AddressLimit, PerAddress, address_key
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.realtime.guards import client_address
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.tables.values import BOT_NAMES
-from app.wire.names import clean_name
+from app.web.lookups import CodeLookups
+from app.wire.names import SCREEN_WORDS, YOU_WORDS, check_avatar, clean_name
 from app.wire.protocol import (
     CLIENT_EVENTS,
     COMMANDS,
@@ -52,7 +53,11 @@ class Connection:
 
 
 def install(
-    sio: socketio.AsyncServer, rooms: Rooms, settings: Settings, cluster: ClusterNode | None = None
+    sio: socketio.AsyncServer,
+    rooms: Rooms,
+    settings: Settings,
+    lookups: CodeLookups,
+    cluster: ClusterNode | None = None,
 ) -> None:
     connections: dict[str, Connection] = {}
     # In a cluster the limit counts across processes, and a room may live in another one.
@@ -72,24 +77,57 @@ def install(
         if not task.cancelled() and task.exception() is not None:
             log_event("room_drop_failed", level=logging.ERROR, error=repr(task.exception()))
 
+    def hang_up(sid: str) -> None:
+        """A room closes a connection (a kicked person's; everyone's when it closes): after
+        what it queued there, and with no room to hear of it."""
+        connections.pop(sid, None)
+        sio.start_background_task(sio.disconnect, sid)
+
+    rooms.hang_up = hang_up
+
+    async def find_room(code: str) -> Room | None:
+        return await cluster.room_for(code) if cluster else rooms.get(code)
+
     async def connect(sid: str, environ: dict[str, Any], auth: Any = None) -> None:
         try:
             if rooms.draining:
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is restarting: try again")
             wanted = parse_auth(auth)
-            name = clean_name(wanted.name, reserved=BOT_NAMES)
-            room = await cluster.room_for(wanted.room) if cluster else rooms.get(wanted.room)
+            # The page's word for the shared screen is the screens' own.
+            words = YOU_WORDS if wanted.watch else YOU_WORDS + SCREEN_WORDS
+            name = clean_name(wanted.name, reserved=BOT_NAMES + words)
+            avatar = check_avatar(wanted.avatar)
+            # The real client address (after the trusted proxies), one budget each.
+            address = client_address(environ)
+            # A person coming back with their token to a table served here tests no code;
+            # anyone else spends the address's budget of room codes (app/web/lookups.py).
+            here = rooms.get(wanted.room)
+            returning = (
+                here is not None
+                and not here.closed
+                and wanted.token is not None
+                and here.table.knows(wanted.token)
+            )
+            if returning:
+                room = await find_room(wanted.room)
+            else:
+                room = await lookups.find(address, lambda: find_room(wanted.room))
             if room is None:
                 raise ProtocolError(ErrorCode.NO_ROOM, "there is no room with that code")
-            # The real client address (after the trusted proxies), one bucket each. A person
-            # coming back with their token is no flood: after a blip every phone at once does.
-            address = client_address(environ)
+            # A person coming back with their token is no flood: after a blip every phone
+            # at once does.
             returning = wanted.token is not None and room.table.knows(wanted.token)
             if not returning and not await connects.admit(address, time.monotonic()):
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many connections: wait a moment")
             connections[sid] = Connection(room, address)
             _, replaced = await room.join(
-                sid, name, wanted.token, wanted.avatar, watch=wanted.watch
+                sid,
+                name,
+                wanted.token,
+                avatar,
+                watch=wanted.watch,
+                address=address_key(address),
+                invite=wanted.invite,
             )
         except ProtocolError as error:
             connections.pop(sid, None)

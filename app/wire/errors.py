@@ -26,6 +26,9 @@ class ErrorCode(StrEnum):
     BAD_RULES = "bad_rules"
     INTERNAL = "internal_error"
     PAUSED = "paused"  # the table is paused: its server cannot reach its store for now
+    # A slap sooner after the trigger reached the slapper than a person can react: it takes
+    # nothing, and the seat's further slaps at that pile are refused with this.
+    FALSE_START = "false_start"
     # The engine's refusals, passed through with the engine's own codes.
     BAD_SEAT = EngineCode.BAD_SEAT.value
     GAME_OVER = EngineCode.GAME_OVER.value
@@ -39,7 +42,11 @@ class ErrorCode(StrEnum):
     BAD_AUTH = "bad_auth"
     NO_ROOM = "no_room"
     BAD_NAME = "bad_name"
+    NAME_TAKEN = "name_taken"  # someone at the table has a name that reads alike
+    BAD_AVATAR = "bad_avatar"
     ROOM_FULL = "room_full"
+    ROOM_LOCKED = "room_locked"  # the host locked the table: nobody new without an invite
+    KICKED = "kicked"  # the host removed this token's or address's person from the table
     SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
     # HTTP only.
     TOO_MANY_ROOMS = "too_many_rooms"

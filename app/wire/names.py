@@ -1,6 +1,6 @@
 """What a person is called and shown as: a name checked for what it looks like (UTS #39
 skeletons over Unicode's confusables, so that no two names at a table read alike and nobody
-passes for a bot), and an avatar checked to be one emoji.
+passes for a bot or for the page's own words), and an avatar checked to be one RGI emoji.
 
 The prototypes are data (app/wire/data/confusables-prototypes.txt, written by
 `python -m tools.make_prototypes` from Unicode's confusables.txt), read once at import.
@@ -13,6 +13,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from importlib import resources
+
+import emoji
 
 from app.wire.errors import ErrorCode, ProtocolError
 
@@ -43,25 +45,44 @@ UNICODE_VERSION, PROTOTYPES = read_prototypes(
 
 # ---- names -------------------------------------------------------------------------------
 
+# What the page calls people it names itself (static/js/messages.js "you" and "tv.name", in
+# each language of app/locale; tests/app/test_names.py checks them against the catalogs): no
+# person may be called what every screen calls you, and only a shared screen the screen's.
+YOU_WORDS = ("You", "Kamu")
+SCREEN_WORDS = ("Big screen", "Skrin besar")
+# Combining marks on one character: Vietnamese stacks two (ệ), Thai a vowel and a tone, a
+# pointed Hebrew letter three; more is text drawn over the lines around it.
+MOST_MARKS = 3
+
 
 def clean_name(name: str, reserved: Iterable[str] = ()) -> str:
     """The name as stored and shown: trimmed; refused when empty, long, with controls or
-    line breaks, with nothing visible in it, or dressed as a bot: "Hard bot", or one of
-    the `reserved` names (the bots'), compared by their skeletons (`skeletons`)."""
+    line breaks, with a character that draws nothing, with no letter or digit, with a
+    character under more than MOST_MARKS combining marks (or a mark with nothing under it),
+    or dressed as a bot ("Hard bot"), or as one of the `reserved` names (the bots', the
+    page's own words), compared by their skeletons (`skeletons`)."""
     trimmed = name.strip()
-    if not 1 <= len(trimmed) <= NAME_MAX:
+    if not 1 <= len(unicodedata.normalize("NFC", trimmed)) <= NAME_MAX:
         raise ProtocolError(ErrorCode.BAD_NAME, f"a name is 1 to {NAME_MAX} characters")
     if any(unicodedata.category(ch) in NAME_FORBIDDEN for ch in trimmed):
         raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold control characters")
-    if not any(_visible(ch) for ch in trimmed):
-        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter, digit or sign")
-    drawn = skeletons(trimmed)
-    if BOT_LIKE.search(trimmed) or any(BOT_LIKE.search(key) for key in drawn):
+    if any(ch in DRAW_NOTHING for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name cannot hold characters that draw nothing")
+    if not any(unicodedata.category(ch)[0] in "LN" for ch in trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, "a name needs a letter or a digit")
+    if _marks_piled(trimmed):
+        raise ProtocolError(ErrorCode.BAD_NAME, f"at most {MOST_MARKS} marks on a character")
+    if BOT_LIKE.search(trimmed) or any(BOT_LIKE.search(key) for key in skeletons(trimmed)):
         raise ProtocolError(ErrorCode.BAD_NAME, "only bots are called bot")
-    spaceless = {key.replace(" ", "") for key in drawn}
-    if any(not spaceless.isdisjoint(_spaceless_skeletons(other)) for other in reserved):
-        raise ProtocolError(ErrorCode.BAD_NAME, "that name is a bot's")
+    if any(looks_alike(trimmed, other) for other in reserved):
+        raise ProtocolError(ErrorCode.BAD_NAME, "that name is a bot's, or the page's own word")
     return trimmed
+
+
+def looks_alike(name: str, other: str) -> bool:
+    """Whether two names read alike: a skeleton in common, spaces aside ("Ann", "ANN",
+    a Cyrillic A before "nn", "Ann." and "A nn" all read as one name)."""
+    return not _look(name).isdisjoint(_look(other))
 
 
 def skeletons(text: str) -> frozenset[str]:
@@ -82,11 +103,25 @@ def _skeleton(text: str) -> str:
     return " ".join(re.split(r"[\W_]+", drawn)).strip()
 
 
-@functools.lru_cache(maxsize=64)  # the bots' names, compared with every name that joins
-def _spaceless_skeletons(name: str) -> frozenset[str]:
-    """A reserved name's skeletons, of it as written and in capitals (PIXEL's I is an l)."""
+@functools.lru_cache(maxsize=4096)  # every name at a table, compared with each that joins
+def _look(name: str) -> frozenset[str]:
+    """A name's skeletons, of it as written and in capitals (PIXEL's I is an l), without
+    spaces."""
     keys = skeletons(name) | skeletons(name.upper())
     return frozenset(key.replace(" ", "") for key in keys)
+
+
+def _marks_piled(text: str) -> bool:
+    """A character under more than MOST_MARKS combining marks, or a mark first."""
+    run = MOST_MARKS  # a mark first has nothing under it
+    for ch in unicodedata.normalize("NFD", text):
+        if unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > MOST_MARKS:
+                return True
+        else:
+            run = 0
+    return False
 
 
 def _prototypes(text: str) -> str:
@@ -100,74 +135,54 @@ def _drawn(ch: str) -> bool:
     """Not a mark (accents are not what a name is mistaken by), nor a character that draws
     nothing (UTS #39 drops the default-ignorable ones: format characters, variation
     selectors, the Hangul fillers)."""
-    return unicodedata.category(ch) not in SKELETON_DROPS and ch not in BLANK_LETTERS
+    return unicodedata.category(ch) not in SKELETON_DROPS and ch not in DRAW_NOTHING
 
 
 # Controls, format characters (zero-width ...), surrogates, private use, unassigned, and
 # line and paragraph separators (U+2028, U+2029).
 NAME_FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-# Letters by category that draw nothing: the Hangul fillers and the braille blank.
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Characters that are letters or symbols by category and draw nothing in the fonts phones
+# carry: the Hangul fillers, the braille blank and the musical null notehead.
+DRAW_NOTHING = frozenset("\u115f\u1160\u3164\uffa0\u2800\U0001d159")
 BOT_LIKE = re.compile(r"\bbots?\b", re.IGNORECASE)  # the bots are "Easy bot", "Hard bot"
 # What a skeleton leaves out: marks that do not take a space of their own (variation
 # selectors are among them), and format characters.
 SKELETON_DROPS = frozenset({"Mn", "Me", "Cf"})
 
 
-def _visible(ch: str) -> bool:
-    category = unicodedata.category(ch)
-    return category[0] in "LNPS" and ch not in BLANK_LETTERS
-
-
 # ---- avatars -----------------------------------------------------------------------------
 
-
-# What may follow an emoji's first character inside one emoji: a zero-width joiner (then
-# another emoji), variation selectors, skin tones, tag characters (subdivision flags) and
-# the keycap mark.
-_ZWJ = "\u200d"
-_KEYCAP = "\u20e3"
-_KEYCAP_BASES = frozenset("0123456789#*")
-_MAX_AVATAR_CHARS = 16  # the longest family and flag sequences are well under this
-
-
-def _emoji_modifier(char: str) -> bool:
-    code = ord(char)
-    return (
-        code in (0xFE0E, 0xFE0F)
-        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
-        or 0xE0020 <= code <= 0xE007F  # tags
-    )
-
-
-def _emoji_base(char: str) -> bool:
-    code = ord(char)
-    if 0x1F1E6 <= code <= 0x1F1FF:  # regional indicators: only as a pair (a flag)
-        return False
-    return unicodedata.category(char) == "So" and (code >= 0x2000 or char in "\u00a9\u00ae")
+# Every RGI emoji: the fully-qualified sequences of Unicode's emoji-test.txt, as the `emoji`
+# package carries them (flags, keycaps, skin tones and ZWJ sequences among them).
+RGI_EMOJI = frozenset(
+    text
+    for text, data in emoji.EMOJI_DATA.items()
+    if data["status"] == emoji.STATUS["fully_qualified"]
+)
 
 
 def is_one_emoji(text: str) -> bool:
-    """Whether `text` is exactly one emoji as people see it (one grapheme): a pictograph
-    with its modifiers, a ZWJ sequence of those, a flag (two regional indicators) or a
-    keycap. Letters, several emoji, or an emoji with text around it are not."""
-    if not 1 <= len(text) <= _MAX_AVATAR_CHARS:
-        return False
-    if len(text) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in text):
-        return True
-    if text[0] in _KEYCAP_BASES:
-        return text[1:] in (_KEYCAP, "\ufe0f" + _KEYCAP)
-    for part in text.split(_ZWJ):
-        if not part or not _emoji_base(part[0]):
-            return False
-        if not all(_emoji_modifier(c) for c in part[1:]):
-            return False
-    return True
+    """Whether `text` is exactly one RGI emoji, fully qualified: a pictograph (with its
+    variation selector where Unicode asks for one), a skin-toned one, a ZWJ sequence, a flag
+    or a keycap that Unicode recommends for general interchange. Letters, several emoji, an
+    emoji with text around it, or a sequence Unicode does not list (eight blocks joined by
+    ZWJs) are not."""
+    return text in RGI_EMOJI
+
+
+def check_avatar(avatar: str | None) -> str | None:
+    """The avatar a person asks for: none (None or empty), or one RGI emoji; anything else
+    is refused (bad_avatar)."""
+    if avatar is None or not avatar.strip():
+        return None
+    if not is_one_emoji(avatar.strip()):
+        raise ProtocolError(ErrorCode.BAD_AVATAR, "an avatar is one emoji (RGI), or none")
+    return avatar.strip()
 
 
 def clean_avatar(avatar: object) -> str | None:
-    """The avatar as kept: one emoji, else none (a stale or forged one is dropped, never
-    refused: the person still gets in, with their initial)."""
+    """An avatar read back from a snapshot: one RGI emoji, else none (one a release of other
+    rules kept is dropped: the person keeps their initial)."""
     if not isinstance(avatar, str):
         return None
     avatar = avatar.strip()

@@ -72,6 +72,18 @@ class Remove(Message):
     seat: Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)]
 
 
+class Kick(Message):
+    player: Annotated[str, Field(min_length=1, max_length=16)]
+
+
+class Lock(Message):
+    locked: bool
+
+
+class Invite(Empty):
+    pass
+
+
 class RulesChange(Message):
     """A partial set of house rules. Its fields are built from the one rules schema
     (app/wire/rules_schema.py: kinds, choices and bounds); the engine's `Rules.from_dict` has the
@@ -130,6 +142,9 @@ COMMANDS: dict[str, Command] = {
     "stand": Command(Stand, "seated", BETWEEN_GAMES),
     "add_bot": Command(AddBot, "host", BETWEEN_GAMES),
     "remove": Command(Remove, "host", BETWEEN_GAMES),
+    "kick": Command(Kick, "host", PHASES),
+    "lock": Command(Lock, "host", PHASES),
+    "invite": Command(Invite, "host", PHASES),
     "rules": Command(RulesUpdate, "host", BETWEEN_GAMES),
     "start": Command(Start, "host", frozenset({"lobby"})),
     "rematch": Command(Rematch, "host", frozenset({"over"})),
@@ -174,10 +189,12 @@ class Auth(Message):
     room: Annotated[str, Field(min_length=1, max_length=16)]
     name: Annotated[str, Field(max_length=200)]
     token: Annotated[str, Field(max_length=64)] | None = None
-    # One emoji (app.wire.names.clean_avatar); anything else is dropped, not refused.
+    # One RGI emoji (app.wire.names.check_avatar); anything else is refused (bad_avatar).
     avatar: Annotated[str, Field(max_length=64)] | None = None
     # A shared screen (the /tv page): it watches and is never seated on arrival.
     watch: bool = False
+    # The host's invite (the link's `invite`): lets a new person in while the table is locked.
+    invite: Annotated[str, Field(max_length=32)] | None = None
 
 
 def parse_auth(auth: Any) -> Auth:
@@ -280,6 +297,7 @@ class SeatView(TypedDict):
     game: int
     first: int
     host: str | None
+    locked: bool
     seats: list[SeatState | None]
     spectators: list[Spectator]
     pile: Pile

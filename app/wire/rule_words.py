@@ -31,7 +31,8 @@ class RuleWords:
     help: str | None = None  # message id of a short hint beside the label
     # The summary's words for a value no option speaks for (a number: {seconds} or {number}, or
     # {minutes} through summary_minutes when it is whole minutes; a set: {triggers}; a
-    # flag: when it is on). A value equal to the default is left out unless summary_default.
+    # flag: when it is not its default, on or off). A value equal to the default is left out
+    # unless summary_default.
     summary: str | None = None
     summary_minutes: str | None = None
     summary_default: bool = True
@@ -133,4 +134,7 @@ WORDS: dict[str, RuleWords] = {
     ),
     # The room's own rule (app/wire/rules_schema.py ROOM_RULES).
     "lag_fair": RuleWords("rules.lag_fair", help="rules.lag_fair.help", summary="summary.lag_fair"),
+    "false_starts": RuleWords(
+        "rules.false_starts", help="rules.false_starts.help", summary="summary.no_false_starts"
+    ),
 }

@@ -87,6 +87,16 @@ ROOM_RULES: tuple[tuple[Rule, Any], ...] = (
         ),
         False,
     ),
+    (
+        Rule(
+            "false_starts",
+            "flag",
+            "[false starts](#false-starts): a person's slap that comes sooner after the trigger "
+            "reached them than `SLAPJACK_FALSE_START_MS` takes nothing. Off only for tables of "
+            "test scripts. The room's rule, not the engine's",
+        ),
+        True,
+    ),
 )
 # Every house rule a room has, in the form's order.
 SCHEMA: tuple[RuleSpec, ...] = tuple(

@@ -50,7 +50,9 @@ export function askName(error) {
 // The server's reasons for saying no (docs/protocol.md), each with what the person can do.
 export function refused(reason) {
   setStatus("disconnected");
-  if (reason.code === "bad_name") askName(say("error.bad_name"));
+  if (["bad_name", "name_taken", "bad_avatar"].includes(reason.code)) askName(say(`error.${reason.code}`));
+  else if (reason.code === "room_locked") fatal(say("refused.room_locked.title"), say("error.room_locked"));
+  else if (reason.code === "kicked") fatal(say("refused.kicked.title"), say("error.kicked"));
   else if (reason.code === "no_room") fatal(say("refused.no_room.title"), say("refused.no_room.message"));
   else if (reason.code === "room_full") fatal(say("refused.room_full.title"), say("refused.room_full.message"));
   else if (hasMessage(`error.${reason.code}`)) fatal(say("refused.other.title"), say(`error.${reason.code}`));

@@ -10,13 +10,14 @@
 //   messages.js  every sentence, and the error texts by code
 //   input.js     pointerdown / Space slap (aimed by aim.js), F / Enter / tap flip
 //   arming.js    the game-over card's buttons wait a moment, so a slap never presses one
-//   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js
+//   gates.js, lobby.js, share.js, preferences.js, wakelock.js, storage.js, rules.js,
+//   plainaddress.js (the LAN address's note to the host)
 // No rule of the game is decided here: the server's state says whose turn it is, whether
 // a trigger shows and how long a freeze lasts.
 
 import { byId, setText, show } from "./dom.js";
 import { createFeedback } from "./feedback.js";
-import { askName, closed, gateOpen, refused, setStatus, showGate } from "./gates.js";
+import { askName, closed, fatal, gateOpen, refused, setStatus, showGate } from "./gates.js";
 import { setupInput } from "./input.js";
 import { refitOnResize } from "./fit.js";
 import { followBrowserLanguage } from "./language.js";
@@ -34,6 +35,8 @@ import { loadAvatar, loadName, loadToken, saveName, saveToken } from "./storage.
 import { createStore } from "./store.js";
 import { toast } from "./widgets.js";
 import { createWakeLock } from "./wakelock.js";
+import { createPlainAddressNote } from "./plainaddress.js";
+import { inviteOf, wireDoor } from "./door.js";
 
 function lobbyNote(error, action) {
   for (const id of ["lobby-error", "rules-error"]) show(byId(id), false);
@@ -51,12 +54,15 @@ function startRoomPage() {
   // keeps no seat token and takes no keys: the phones play.
   const tv = document.body.dataset.tv === "1";
   const getName = tv ? () => say("tv.name") : loadName;
+  // The host's invite, if the link had one: it lets this page in while the table is locked.
+  const invite = inviteOf(window.location.search);
   const store = createStore();
   const sound = createSound();
   const feedback = createFeedback({ store, sound });
   const wakeLock = createWakeLock();
   const scheduleRender = createRenderer(store);
   const share = setupShare({ url: document.body.dataset.shareUrl, room, alwaysShown: tv });
+  const plainAddress = createPlainAddressNote();
   let connection = null;
   let leaving = false;
 
@@ -65,6 +71,7 @@ function startRoomPage() {
     showGate(null);
     share.setPhase(state.phase);
     wakeLock.keepScreenOn(state.phase === "playing");
+    if (!tv) plainAddress.update(state);
   }
 
   store.subscribe((state, previous) => {
@@ -83,9 +90,11 @@ function startRoomPage() {
       getName,
       getToken: () => (tv ? null : loadToken(room)),
       getAvatar: tv ? () => "" : loadAvatar,
+      getInvite: () => invite,
       watch: tv,
       on: {
         status: setStatus,
+        transport: (name) => (byId("conn").dataset.transport = name),
         refused,
         // We asked to leave: the server closing on us is the answer.
         closed: () => leaving || closed(),
@@ -94,7 +103,17 @@ function startRoomPage() {
           if (!tv && data && data.token) saveToken(room, data.token);
         },
         state: receiveState,
-        event: (event) => feedback.event(event),
+        event: (event) => {
+          // Sent to you alone as the server closes the connection: the host removed you, or
+          // the room closed (no game, and nobody did anything, for a while).
+          if (event?.kind === "kick" && event.player === store.get()?.you?.player) {
+            leaving = true;
+            fatal(say("refused.kicked.title"), say("error.kicked"));
+          } else if (event?.kind === "closed") {
+            leaving = true;
+            fatal(say("closed.idle.title"), say("closed.idle.message"));
+          } else feedback.event(event);
+        },
       },
     });
     connection.connect();
@@ -171,6 +190,7 @@ function startRoomPage() {
   }
 
   wireLobby({ act, leave, getState: () => store.get(), shareRecap, over: store.view.over });
+  wireDoor({ act, getState: () => store.get(), shareUrl: document.body.dataset.shareUrl });
   refitOnResize(document.body);
   wirePreferences(sound);
   wireGates();

@@ -29,7 +29,7 @@ const MESSAGES = {
   "error.no_cards": "No cards left to flip",
   "error.bad_auth": "This seat's key did not fit. Join again with your name.",
   "error.no_room": "There is no table with that code.",
-  "error.bad_name": "Names are 1 to 20 letters. Try another one.",
+  "error.bad_name": "That name won't work: 1 to 20 letters or digits, and not a bot's name. Try another one.",
   "error.room_full": "Too many people are in this room right now.",
   "error.shutting_down": "The server is restarting. Try again in a moment.",
   "error.too_many_rooms": "The server is full of tables right now. Try again later.",
@@ -240,6 +240,8 @@ const MESSAGES = {
   "rules.milliseconds": "{number} ms",
   "rules.lag_fair": "Lag-fair judging",
   "rules.lag_fair.help": "(a slow connection's slaps count up to 50 ms earlier)",
+  "rules.false_starts": "Catch false starts",
+  "rules.false_starts.help": "(a slap faster than anyone can react takes nothing)",
   // The house rules in one line (panels.js), by the same schema.
   "summary.slap": "Slap {triggers}",
   "summary.give": "wrong slap gives a card",
@@ -258,6 +260,7 @@ const MESSAGES = {
   "summary.left_of_winner": "the winner's left flips next",
   "summary.tie_window": "slaps within {number} ms tie: the next to flip takes it",
   "summary.lag_fair": "lag-fair judging",
+  "summary.no_false_starts": "no false-start check",
   "summary.joiner": " · ",
   // The lobby (panels.js).
   "lobby.pick_seat": "Pick a seat to play, or just watch.",
@@ -308,6 +311,35 @@ const MESSAGES = {
   "share.copy_by_hand": "Select the link and copy it.",
   "share.title": "Slapjack",
   "share.text": "Join my Slapjack table {room}",
+  // Refusals of people the table will not take (docs/protocol.md): a name like someone's
+  // here, an avatar that is not one emoji, a locked table, the host's removal.
+  "error.name_taken": "Someone here already has that name, or one that looks just like it. Pick another.",
+  "error.bad_avatar": "That avatar can't be used. Pick one of these.",
+  "error.room_locked": "The host locked this table. Ask them for an invite link.",
+  "error.kicked": "The host removed you from this table.",
+  "refused.room_locked.title": "This table is locked",
+  "refused.kicked.title": "You can't join this table",
+  // The room closed with you in it: no game was dealt and nobody did anything for a while.
+  "closed.idle.title": "This table closed",
+  "closed.idle.message": "Nobody started a game for a while, so the table closed. Open a new one from the home page.",
+  // The host's door (door.js): who may come in, and removing someone for good.
+  "door.lock": "Lock the table",
+  "door.unlock": "Unlock the table",
+  "door.invite": "New invite link",
+  "door.invite.label": "Invite link",
+  "door.locked.host": "Locked: nobody new can join, but with your newest invite link.",
+  "door.locked": "The host locked this table: nobody new can join.",
+  "door.people": "People here",
+  "door.kick": "Remove",
+  "door.kick.label": "Remove {name} from this table for good",
+  "kick.other": "{name} was removed from the table",
+  "lock.on": "The host locked the table: nobody new can join",
+  "lock.off": "The host unlocked the table",
+  // A slap faster than a person can react after the trigger reached them: it takes nothing,
+  // and that seat cannot take this pile (narration.js; the ack's error.false_start after).
+  "false_start.mine": "Too soon! Nobody reacts that fast: this pile is not yours.",
+  "false_start.other": "{name} slapped too soon ({ms} ms): no pile for them",
+  "error.false_start": "Too soon: this pile is not yours.",
 };
 
 // The page's language and its sentences, as the template handed them over (none in tests).

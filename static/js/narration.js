@@ -125,6 +125,22 @@ const HANDLERS = {
     if (!who || !given(event.seat)) return [];
     return [["toast", { text: say("reconnect", { name: who }), game: false }]];
   },
+  false_start(state, event) {
+    const mine = event.seat === mySeat(state);
+    const ms = Math.round(event.reaction_ms ?? 0);
+    const text = mine ? say("false_start.mine") : say("false_start.other", { name: eventName(state, event), ms });
+    const effects = [["banner", { text, tone: mine ? "bad" : "", about: "" }], ["announce", text]];
+    if (mine) effects.push(["sound", "wrong"], ["buzz", [70, 50, 70]]);
+    return effects;
+  },
+  kick(state, event, memory) {
+    const who = memory.names.get(event.player);
+    if (!who || event.player === state.you?.player) return [];
+    return [["toast", { text: say("kick.other", { name: who }), game: false }]];
+  },
+  lock(state, event) {
+    return [["toast", { text: say(event.locked ? "lock.on" : "lock.off"), game: false }]];
+  },
   remove(state, event) {
     if (!event.player || event.player !== state.you?.player) return [];
     return [["toast", { text: say("remove.mine"), game: false }]];

@@ -109,12 +109,15 @@ function statRow(state, stat, winner, fastest) {
 }
 
 // One player's median reaction: place, name (whole, wrapping) and time, each in its own
-// column so long names never run into the times, and the times line up.
-function medianRow(row, index, you) {
+// column so long names never run into the times, and the times line up. Your own row has
+// your name and the "you" tag, as the podium's ("You" and the tag read "You YOU").
+function medianRow(state, row, index, you) {
   const item = el("li", "recap-median");
   const place = el("span", "recap-place", say("over.place", { place: index + 1 }));
   place.setAttribute("aria-hidden", "true"); // the list numbers its items for screen readers
-  item.append(place, nameTag(row.name, row.seat === you, "recap-name"), el("span", "recap-ms", say("over.ms", { ms: row.ms })));
+  const mine = row.seat === you;
+  const name = mine ? nameOf(seatAt(state, row.seat)) || row.name : row.name;
+  item.append(place, nameTag(name, mine, "recap-name"), el("span", "recap-ms", say("over.ms", { ms: row.ms })));
   return item;
 }
 
@@ -137,7 +140,7 @@ export function renderGameOver(state, overCard) {
   show(byId("recap"), recap.lines.length > 0 || recap.medians.length > 0);
   byId("recap-lines").replaceChildren(...recap.lines.map((line) => el("li", "", line)));
   const you = mySeat(state);
-  byId("recap-medians").replaceChildren(...recapOf(state).medians.map((row, index) => medianRow(row, index, you)));
+  byId("recap-medians").replaceChildren(...recapOf(state).medians.map((row, index) => medianRow(state, row, index, you)));
   const match = matchLine(state);
   setText(byId("match"), match);
   show(byId("match"), Boolean(match));
@@ -156,11 +159,12 @@ export function renderGameOver(state, overCard) {
 }
 
 // The big screen's photo finish: the last pile won by a slap, 1st, 2nd, 3rd ... with how
-// far behind each came, until the next pile is won (phones say it in the banner).
+// far behind each came, until the next pile is won (phones say it in the banner). True
+// when it drew the list (its names are then fitted).
 export function renderFinish(state, stage) {
   const rows = stage && state.phase === "playing" ? finishRows(state) : [];
   show(byId("finish"), rows.length > 0);
-  if (!rows.length) return;
+  if (!rows.length) return false;
   byId("finish-list").replaceChildren(
     ...rows.map((row) => {
       const item = el("li", row.place === 1 ? "stage-place stage-place--first" : "stage-place");
@@ -169,4 +173,5 @@ export function renderFinish(state, stage) {
       return item;
     }),
   );
+  return true;
 }

@@ -53,8 +53,15 @@ export function matchLine(state) {
   return say("match.line", { scores: parts.join(say("list.and")) });
 }
 
-export const winnerTitle = (state) => {
+// A name set apart from the sentence around it (U+2068 FIRST STRONG ISOLATE ... U+2069 POP
+// DIRECTIONAL ISOLATE): a right-to-left name keeps its own order, and the words and figures
+// around it keep theirs, where text is drawn with no element to isolate it (the recap's canvas).
+export const isolated = (name) => `\u2068${name}\u2069`;
+
+// `isolate`: the winner's name `isolated`, for the recap picture.
+export const winnerTitle = (state, { isolate = false } = {}) => {
   const winner = state.winner;
   if (winner === null || winner === undefined) return say("over.title");
-  return winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: seatName(state, winner) });
+  const name = seatName(state, winner);
+  return winner === mySeat(state) ? say("over.you_win") : say("over.wins", { name: isolate ? isolated(name) : name });
 };

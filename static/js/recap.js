@@ -4,7 +4,7 @@
 
 import { countOf, say } from "./messages.js";
 import { seatAt, seatName } from "./state.js";
-import { winnerTitle } from "./podium.js";
+import { isolated, winnerTitle } from "./podium.js";
 
 const given = (ms) => typeof ms === "number";
 
@@ -23,13 +23,17 @@ export function recapOf(state) {
   return { fastest: best("best_ms"), closest: best("closest_win_ms"), medians };
 }
 
-// The recap's lines, as the card and the picture say them.
-export function recapLines(state) {
+const withIsolatedName = (row) => ({ ...row, name: isolated(row.name) });
+
+// The recap's lines, as the card and the picture say them; `isolate`: each name isolated
+// (the picture: a canvas has no <bdi>).
+export function recapLines(state, { isolate = false } = {}) {
   const recap = recapOf(state);
+  const named = isolate ? withIsolatedName : (row) => row;
   const lines = [];
-  if (recap.fastest) lines.push(say("recap.fastest", recap.fastest));
-  if (recap.closest) lines.push(say("recap.closest", recap.closest));
-  return { lines, medians: recap.medians.map((row) => say("recap.median", row)) };
+  if (recap.fastest) lines.push(say("recap.fastest", named(recap.fastest)));
+  if (recap.closest) lines.push(say("recap.closest", named(recap.closest)));
+  return { lines, medians: recap.medians.map((row) => say("recap.median", named(row))) };
 }
 
 const SIZE = 1080; // px: a square picture, as chat apps show them
@@ -57,6 +61,8 @@ export function recapImage(state, room) {
   const canvas = document.createElement("canvas");
   canvas.width = canvas.height = SIZE;
   const context = canvas.getContext("2d");
+  // The page's own direction for the sentences; each name inside is isolated (`isolated`).
+  context.direction = document.documentElement.dir === "rtl" ? "rtl" : "ltr";
   context.fillStyle = "#0f3d2b";
   context.fillRect(0, 0, SIZE, SIZE);
   context.strokeStyle = GOLD;
@@ -72,8 +78,8 @@ export function recapImage(state, room) {
     }
   };
   write(`Slapjack · ${say("recap.table", { room })}`, "700 40px sans-serif", GOLD, 60);
-  write(winnerTitle(state), "800 64px sans-serif", "#ffffff", 80);
-  const { lines, medians } = recapLines(state);
+  write(winnerTitle(state, { isolate: true }), "800 64px sans-serif", "#ffffff", 80);
+  const { lines, medians } = recapLines(state, { isolate: true });
   for (const line of lines) write(line, "600 40px sans-serif", "#ffffff", 56);
   y += 12;
   write(say("recap.medians"), "700 36px sans-serif", GOLD, 52);

@@ -9,6 +9,7 @@ import { renderControls, renderFinish, renderGameOver, renderLobby } from "./pan
 import { renderPile } from "./pile.js";
 import { renderSeats } from "./seats.js";
 import { canFlip, mySeat } from "./state.js";
+import { renderDoor } from "./door.js";
 
 // What the table shouts when a trigger shows (the server names the trigger): "call.jack"...
 const call = (trigger) => say(hasMessage(`call.${trigger}`) ? `call.${trigger}` : "call.slap");
@@ -35,8 +36,9 @@ export function draw(state, view) {
   }
   renderPile(view, state, byId("pile"), byId("pile-count"));
   renderControls(state);
-  renderFinish(state, stage);
+  if (renderFinish(state, stage)) fitNames(byId("finish"));
   if (state.phase === "lobby") renderLobby(state);
+  renderDoor(state); // the host's door: the lobby's only, hidden in every other phase
   if (renderGameOver(state, view.over)) fitNames(byId("over"));
   noteFreezes(view.freeze, state);
 }

@@ -87,10 +87,11 @@ export function writeRules(form, rules, schema = PAGE_SCHEMA) {
 }
 
 // One rule's words in the summary: its option's, else the rule's own for the value
-// ({seconds} or {number}, or {minutes} for whole minutes; a set's {triggers}; a flag when on).
+// ({seconds} or {number}, or {minutes} for whole minutes; a set's {triggers}; a flag when it
+// is not its default: lag-fair judging on, the false-start check off).
 function summaryOf(spec, value, schema) {
   if (spec.kind === "set") return spec.summary ? say(spec.summary, { triggers: triggerWords(value, "many", schema) }) : "";
-  if (spec.kind === "flag") return value && spec.summary ? say(spec.summary) : "";
+  if (spec.kind === "flag") return Boolean(value) !== Boolean(spec.default) && spec.summary ? say(spec.summary) : "";
   const option = spec.options.find((choice) => same(choice.value, value));
   if (option?.summary) return say(option.summary);
   if (!value || !spec.summary) return ""; // none, zero or a choice with nothing to add

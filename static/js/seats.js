@@ -59,8 +59,10 @@ export function nameTag(name, you, className = "seat-name") {
 
 function takenSeat(state, entry, flags) {
   const name = nameOf(entry);
-  // The person's emoji if they picked one, else their initial.
-  const avatar = el("span", entry.avatar ? "seat-avatar seat-avatar--emoji" : "seat-avatar", entry.avatar || initialOf(name));
+  // The person's emoji if they picked one (in a box of its own that clips it to the circle:
+  // the tags on the rim stay outside it), else their initial.
+  const avatar = el("span", entry.avatar ? "seat-avatar seat-avatar--emoji" : "seat-avatar", entry.avatar ? null : initialOf(name));
+  if (entry.avatar) avatar.append(el("span", "avatar-emoji", entry.avatar));
   avatar.style.setProperty("--avatar", `var(--avatar-${colourOf(entry.name)})`);
   if (entry.bot) avatar.append(el("span", "seat-tag seat-tag--bot", say("seat.bot")));
   else if (flags.host) avatar.append(el("span", "seat-tag", say("seat.host")));

@@ -3,15 +3,48 @@
 import { byId, setText, show } from "./dom.js";
 import { say } from "./messages.js";
 
+// The link onto the clipboard: the async Clipboard API where the page has it (a secure
+// context: HTTPS, localhost), else the copy command, the link field selected and the link
+// handed to the copy event itself (a selected field that is hidden copies nothing in
+// Chromium, yet the command reports success). True only when the browser took the link.
 async function copyLink(url) {
-  try {
-    await navigator.clipboard.writeText(url);
-    return true;
-  } catch {
-    const input = byId("share-url"); // older browsers, or no clipboard permission
-    input.select();
-    return document.execCommand && document.execCommand("copy");
+  if (window.isSecureContext && navigator.clipboard?.writeText) {
+    try {
+      await navigator.clipboard.writeText(url);
+      return true;
+    } catch {
+      // no permission: the copy command may still be allowed
+    }
   }
+  const input = byId("share-url");
+  input.select();
+  input.setSelectionRange(0, input.value.length); // iOS selects nothing with select() alone
+  let handed = false;
+  const onCopy = (event) => {
+    if (!event.clipboardData) return;
+    event.clipboardData.setData("text/plain", url);
+    event.preventDefault();
+    handed = true;
+  };
+  document.addEventListener("copy", onCopy);
+  let ran = false;
+  try {
+    ran = document.execCommand("copy");
+  } catch {
+    ran = false;
+  } finally {
+    document.removeEventListener("copy", onCopy);
+  }
+  return ran && handed;
+}
+
+// Where the browser would not copy: the link in sight and selected, to copy by hand.
+function offerTheLink() {
+  const input = byId("share-url");
+  input.closest(".share-link").classList.add("share-link--by-hand");
+  input.focus({ preventScroll: true });
+  input.select();
+  input.setSelectionRange(0, input.value.length);
 }
 
 // `alwaysShown`: the shared screen keeps the invitation beside the table in every phase.
@@ -46,7 +79,12 @@ export function setupShare({ url, room, alwaysShown = false }) {
     if (event.target === panel) byId("share-close").click(); // tap outside the card closes it
   });
   byId("copy-link").addEventListener("click", async () => {
-    setText(byId("share-done"), say((await copyLink(url)) ? "share.copied" : "share.copy_by_hand"));
+    const copied = await copyLink(url);
+    if (copied) {
+      window.getSelection()?.removeAllRanges();
+      byId("copy-link").focus({ preventScroll: true });
+    } else offerTheLink();
+    setText(byId("share-done"), say(copied ? "share.copied" : "share.copy_by_hand"));
   });
   const nativeShare = byId("native-share");
   show(nativeShare, typeof navigator.share === "function");

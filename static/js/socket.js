@@ -1,6 +1,12 @@
 // The connection to the room: the official Socket.IO client, served by our own app.
 // Reconnects by itself; the auth callback re-reads name and token on every attempt,
 // so a reconnect after a refresh or a network drop takes the same seat back.
+// A dropped network is retried often (at most RECONNECT_MAX_MS apart, with jitter), so a
+// page is back within a second of the network's return even where the browser says
+// nothing; where it does (`online`, the page shown again) main.js calls wake() at once.
+// Retries go by long-polling first, then upgrade to a websocket: browsers hold back new
+// websockets to a server that failed several (Firefox waits seconds: RFC 6455's back-off),
+// never plain requests.
 // A server restart (a `restart` event, or a refusal saying the server is shutting down)
 // is no goodbye: the page keeps trying until the new process takes it back, even where
 // Socket.IO itself would stop (a server-initiated disconnect, a refused connection).
@@ -10,13 +16,14 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 const ACK_TIMEOUT_MS = 5000;
 // Between tries while the server restarts: soon at first, then every few seconds.
 const RESTART_RETRY_MS = [300, 600, 1200, 2500];
-// Socket.IO's own reconnections back off to DELAY_MAX_MS; once the server said it restarts,
-// to RESTART_DELAY_MAX_MS: a deploy's new process answers within seconds, and every page
-// should be back within a second of it (a page merely offline keeps the longer backoff).
-const DELAY_MAX_MS = 3000;
-const RESTART_DELAY_MAX_MS = 1000;
 const RETRY_FIRST_MS = 1000; // after a rate_limited refusal; doubles each time
 const RETRY_MAX_MS = 30000;
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 800;
+// The first connection: a websocket, or long-polling where websockets fail (a proxy that
+// refuses them). Every retry after a drop: long-polling first (see above).
+const FIRST_TRANSPORTS = ["websocket", "polling"];
+const RETRY_TRANSPORTS = ["polling", "websocket"];
 
 // A refusal's reason arrives as connect_error data ({code, message}).
 function refusalOf(error) {
@@ -24,12 +31,13 @@ function refusalOf(error) {
   return { code: "refused", message: error && error.message };
 }
 
-export function openRoomSocket({ room, getName, getToken, getAvatar, watch = false, on }) {
+export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, watch = false, on }) {
   const socket = io({
     path: "/socket.io",
-    transports: ["websocket", "polling"],
-    reconnectionDelay: 400,
-    reconnectionDelayMax: DELAY_MAX_MS,
+    transports: FIRST_TRANSPORTS,
+    tryAllTransports: true,
+    reconnectionDelay: RECONNECT_FIRST_MS,
+    reconnectionDelayMax: RECONNECT_MAX_MS,
     autoConnect: false,
     // In a cluster the router (nginx `hash $arg_room consistent`) sends every request of a
     // room, long-polling included, to the one process that judges it.
@@ -40,23 +48,32 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
       if (token) auth.token = token;
       const avatar = getAvatar ? getAvatar() : "";
       if (avatar) auth.avatar = avatar;
+      const invite = getInvite ? getInvite() : "";
+      if (invite) auth.invite = invite;
       if (watch) auth.watch = true;
       send(auth);
     },
+  });
+
+  // Each retry opens a new engine with the manager's options as they are then.
+  socket.io.on("reconnect_attempt", () => {
+    socket.io.opts.transports = RETRY_TRANSPORTS;
+  });
+  // Which transport carries the connection, from the engine's opening on (the top bar's
+  // dot keeps it, for anyone asking).
+  const noteTransport = () => on.transport?.(socket.io.engine?.transport?.name ?? "");
+  socket.io.on("open", () => {
+    noteTransport();
+    socket.io.engine.once("upgrade", noteTransport);
   });
 
   let restarting = false; // told the server is restarting, and not yet back
   let tries = 0;
   let retryTimer = 0;
 
-  function restartingNow() {
-    restarting = true;
-    socket.io.reconnectionDelayMax(RESTART_DELAY_MAX_MS);
-    on.status("restarting");
-  }
-
   function retrySoon() {
-    restartingNow();
+    restarting = true;
+    on.status("restarting");
     clearTimeout(retryTimer);
     const delay = RESTART_RETRY_MS[Math.min(tries, RESTART_RETRY_MS.length - 1)];
     tries += 1;
@@ -67,7 +84,6 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
 
   socket.on("connect", () => {
     restarting = false;
-    socket.io.reconnectionDelayMax(DELAY_MAX_MS);
     tries = 0;
     clearTimeout(retryTimer);
     on.status("connected");
@@ -97,8 +113,10 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
   socket.on("state", (data) => on.state(data));
   // The server's notices outside any change: `restart`, `paused`, `resumed`.
   socket.on("event", (data) => {
-    if (data && data.kind === "restart") restartingNow();
-    else if (data && data.kind === "paused") on.status("paused");
+    if (data && data.kind === "restart") {
+      restarting = true;
+      on.status("restarting");
+    } else if (data && data.kind === "paused") on.status("paused");
     else if (data && data.kind === "resumed") on.status("connected");
     on.event(data);
   });
@@ -121,10 +139,12 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, watch = fal
     }
   }
 
-  // After sleep the backoff timer may be long: drop it and try again right away.
+  // After sleep the backoff timer may be long: drop it and try again right away (by
+  // long-polling first: websockets may be held back).
   function wake() {
     if (socket.connected) return;
     socket.disconnect();
+    socket.io.opts.transports = RETRY_TRANSPORTS;
     socket.connect();
   }
 

@@ -32,6 +32,10 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
 WAIT = 20.0  # generous: the machine is shared; waits end on the awaited message, not on time
+# A `python -m app` process's cold start (its imports, its store) on a loaded machine: as
+# deploy/cluster.py and the browser tests' server wait for theirs (20 s ran out at a load
+# average of 40).
+START_WAIT = 60.0
 
 # Settings for tests: everything that waits is scaled down so the suite stays fast.
 FAST = {
@@ -51,13 +55,21 @@ FAST = {
     "open_rooms_per_address": 10_000,  # tests open many rooms from 127.0.0.1
     "connects_per_minute": 100_000.0,
     "opens_per_minute": 100_000.0,
+    # ...and test codes nobody opened (404s) far more often than people mistype one.
+    "wrong_codes_per_minute": 100_000.0,
+    "wrong_codes_burst": 100_000,
+    # Test players slap the instant a trigger reaches them: a script's reflexes, which the
+    # false-start tests judge with the deployed floor.
+    "false_start_ms": 0,
 }
 
 # A long-polling client's goodbye leaves its pending GET open until the ping interval and
 # the ping timeout have passed (python-engineio ends it then), and closing the client waits
 # for it: 15 s with the defaults. Servers of tests that close long-polling clients ping
-# more often (a pong still has 2 s to come back on a loaded machine).
-QUICK_POLLS = {"ping_interval_seconds": 1.0, "ping_timeout_seconds": 2.0}
+# more often. A pong has 5 s to come back: the test's clients share its event loop with the
+# server, and on a loaded machine (load average 17) a 2 s timeout ended a polling session
+# mid-game ("Invalid session"), and its game with it.
+QUICK_POLLS = {"ping_interval_seconds": 1.0, "ping_timeout_seconds": 5.0}
 
 # The pause after a take (collect_seconds, 1 s by default) at tables of tests that play
 # whole games to show something else: a game then takes a few seconds, not ten.
@@ -152,9 +164,10 @@ class Client:
         self.sio.on("connect_error", self._on_refusal)
         self.sio.on("disconnect", lambda *args: self.disconnected.set())
         self.sio.on("ping", self._on_ping)  # answered as the page does (lag-fair judging)
+        self.auth_extra: dict[str, Any] = {}  # more for `auth`: an avatar, an invite
 
     async def connect(self, **options: Any) -> Client:
-        auth: dict[str, Any] = {"room": self.room, "name": self.name}
+        auth: dict[str, Any] = {"room": self.room, "name": self.name, **self.auth_extra}
         if self.token is not None:
             auth["token"] = self.token
         options.setdefault("transports", ["websocket"])

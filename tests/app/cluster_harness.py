@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import redis as sync_redis
 import socketio
-from app_harness import SHORT_COLLECT_SECONDS, Client, deal, table_of, until
+from app_harness import SHORT_COLLECT_SECONDS, Client, deal, settled, table_of, until
 
 from app.tables.table import Table
 from deploy.cluster import SCRIPTED, Cluster
@@ -105,6 +105,19 @@ def stored(cluster: Cluster, code: str) -> dict[str, Any]:
     with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
         snapshot: dict[str, Any] = json.loads(redis.hget(f"slapjack:table:{code}", "snapshot"))
     return Table.from_dict(snapshot, 0.0).to_dict(0.0)
+
+
+async def saved(cluster: Cluster, code: str, players: list[Player]) -> None:
+    """Once the table as the players last saw it is in Redis (a save is due at most
+    SLAPJACK_SAVE_SECONDS after a change)."""
+    version = (await settled(players))["version"]
+
+    def has_it() -> bool:
+        with sync_redis.Redis(port=cluster.redis_port, decode_responses=True) as redis:
+            kept = redis.hexists(f"slapjack:table:{code}", "snapshot")
+        return bool(kept) and stored(cluster, code)["version"] >= version
+
+    await until(has_it, f"version {version} saved")
 
 
 def index_of(node: str | None) -> int:

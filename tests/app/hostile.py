@@ -43,6 +43,7 @@ class BareWebSocket:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
+        self.opened = asyncio.Event()  # Engine.IO's open packet came: the session is on
         self.closed = asyncio.Event()
         self.task = asyncio.ensure_future(self._answer_pings())
 
@@ -86,12 +87,24 @@ class BareWebSocket:
                 payload = await self.reader.readexactly(size)
                 if first & 0x0F == 0x8:
                     break
+                if payload.startswith(b"0"):
+                    self.opened.set()
                 if payload == b"2":
                     self.writer.write(frame(b"3"))
         except (OSError, asyncio.IncompleteReadError):
             pass
         finally:
             self.closed.set()
+
+    async def answered(self, seconds: float = 20.0) -> bool:
+        """Whether the server opened the session and kept it (False: it closed it first)."""
+        waits = [asyncio.ensure_future(event.wait()) for event in (self.opened, self.closed)]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+        return self.opened.is_set() and not self.closed.is_set()
 
     def send(self, data: bytes) -> None:
         if not self.writer.is_closing():

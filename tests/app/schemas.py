@@ -92,12 +92,24 @@ class PersonSnapshot(Shape):
     screen: bool
     away_flips: Annotated[int, Field(ge=0)]  # cards flipped for them while they were away
     missed_deal: bool  # away when a game was dealt: not dealt in, told on return
+    here_for: float  # since they first came (the host's role passes to who came first)
+    renamed_ago: float | None  # since they last took a new name (None: never)
 
 
 class BotSnapshot(Shape):
     id: str
     level: str
     name: str
+
+
+SHA256 = r"^[0-9a-f]{64}$"
+
+
+class KickedSnapshot(Shape):
+    """Who the host removed for good: only hashes, never a token or an address."""
+
+    token_sha256: list[Annotated[str, Field(pattern=SHA256)]]
+    address_sha256: list[Annotated[str, Field(pattern=SHA256)]]
 
 
 class TableSnapshot(Shape):
@@ -107,11 +119,17 @@ class TableSnapshot(Shape):
     phase: Literal["lobby", "playing", "over"]
     rules: dict[str, Any]
     lag_fair: bool
+    false_starts: bool
     games: int
     first: int
     seats: list[str | None]
     people: list[PersonSnapshot]
     host: str | None
+    owner: str | None  # the table's own host: the role comes back to them
+    locked: bool
+    invite_sha256: Annotated[str, Field(pattern=SHA256)] | None  # never the invite itself
+    kicked: KickedSnapshot
+    acted_ago: float  # since someone last came in or sent a command
     bots: list[BotSnapshot]
     next_bot: int
     wins: dict[str, int]

@@ -3,8 +3,10 @@ speak: every word a template shows, in the request's language."""
 
 from __future__ import annotations
 
+import difflib
 import io
 import re
+from datetime import UTC, datetime
 from html import unescape
 from pathlib import Path
 
@@ -88,6 +90,42 @@ def test_make_messages_on_unchanged_sources_writes_nothing(tmp_path: Path, monke
         assert "\n#: " not in (target / "messages.po").read_text()
     monkeypatch.setattr(catalogs, "LOCALE_DIR", tmp_path)
     assert catalogs.update(pot) == []
+
+
+def test_make_messages_after_a_new_sentence_adds_its_entry_and_changes_no_other_line(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """An extraction made later, with one sentence more: each .po gains that entry, and
+    every other line, the header's dates too, stays as it was."""
+    template = extracted()
+    for message in template:
+        message.locations = []
+    template.add("A new sentence", context="test.new", auto_comments=["Said once."])
+    template.creation_date = datetime(2030, 1, 2, 3, 4, tzinfo=UTC)
+    pot = tmp_path / "messages.pot"
+    with pot.open("wb") as file:
+        write_po(file, template, width=0)
+    before = {}
+    for lang in ("en", "ms"):
+        target = tmp_path / lang / "LC_MESSAGES"
+        target.mkdir(parents=True)
+        before[lang] = (i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").read_text()
+        (target / "messages.po").write_text(before[lang])
+    monkeypatch.setattr(catalogs, "LOCALE_DIR", tmp_path)
+    assert catalogs.update(pot) == ["en", "ms"]
+    for lang in ("en", "ms"):
+        after = (tmp_path / lang / "LC_MESSAGES" / "messages.po").read_text()
+        diff = list(difflib.ndiff(before[lang].splitlines(), after.splitlines()))
+        assert [line for line in diff if line.startswith("- ")] == [], lang
+        added = [line[2:] for line in diff if line.startswith("+ ")]
+        english = "A new sentence" if lang == "en" else ""
+        assert added == [
+            "#. Said once.",
+            'msgctxt "test.new"',
+            'msgid "A new sentence"',
+            f'msgstr "{english}"',
+            "",
+        ], (lang, added)
 
 
 @pytest.mark.parametrize("lang", ["ms", "en"])

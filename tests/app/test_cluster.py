@@ -41,6 +41,7 @@ from cluster_harness import (
     logged,
     metric,
     notices,
+    saved,
     stored,
     versions_only_grow,
 )
@@ -120,7 +121,7 @@ async def test_a_connection_at_the_other_process_moves_the_table_there(
 async def test_a_killed_owners_table_carries_on_at_the_other_process(cluster: Cluster) -> None:
     code, players = await a_game_through_nginx(cluster)
     await play(players, 10)
-    await asyncio.sleep(1.0)  # past SLAPJACK_SAVE_SECONDS: the sitting and the deal are saved
+    await saved(cluster, code, players)  # the sitting and the deal
     await play(players, 4)  # and play goes on right up to the kill
     before = await settled(players)
     seats = [player.seat for player in players]
@@ -148,8 +149,7 @@ async def test_a_killed_owners_table_carries_on_at_the_other_process(cluster: Cl
 async def test_a_paused_owner_cannot_overwrite_the_new_owners_table(cluster: Cluster) -> None:
     code, players = await a_game_through_nginx(cluster)
     await play(players, 6)
-    await settled(players)
-    await asyncio.sleep(1.0)  # past SLAPJACK_SAVE_SECONDS: the game so far is saved
+    await saved(cluster, code, players)  # the game so far
     owner = index_of(lease_holder(cluster, code))
     other = 1 - owner
 
@@ -259,7 +259,7 @@ async def test_after_an_outage_a_page_at_the_other_process_never_rolls_the_table
 ) -> None:
     code, players = await a_game_through_nginx(cluster)
     await play(players, 6)
-    await asyncio.sleep(1.0)  # the game so far is saved
+    await saved(cluster, code, players)  # the game so far
     owner = index_of(lease_holder(cluster, code))
     await asyncio.to_thread(cluster.stop_redis)
     # Play goes on from memory (unsaved now) until the table pauses.
@@ -308,7 +308,7 @@ async def test_an_owner_that_dies_and_comes_back_moves_its_table_once_each_way(
 ) -> None:
     code, players = await a_game_through_nginx(cluster)
     await play(players, 6)
-    await asyncio.sleep(1.0)  # saved
+    await saved(cluster, code, players)
     owner = index_of(lease_holder(cluster, code))
     other = 1 - owner
     seen = [len(logged(cluster, index)) for index in (0, 1)]

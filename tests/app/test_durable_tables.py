@@ -25,7 +25,7 @@ import httpx
 import pytest
 from app_harness import (
     SHORT_COLLECT_SECONDS,
-    WAIT,
+    START_WAIT,
     Client,
     cards_held,
     close_all,
@@ -95,7 +95,7 @@ class App:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(WAIT):
+        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(START_WAIT):
             while self.process.poll() is None:
                 try:
                     if (await http.get("/healthz")).status_code == 200:
@@ -150,7 +150,8 @@ async def wrong_slap(bob: Client, clients: list[Client]) -> tuple[float, float]:
     and when its answer came back (monotonic seconds). A slap just after a take is only
     late (no penalty): then a card is flipped and Bob tries again."""
     for _ in range(10):
-        await asyncio.sleep(SHORT_COLLECT_SECONDS + 0.2)  # a take's collect pause: let it pass
+        await settled(clients)
+        await bob.wait_state(lambda s: s["collect_ms"] == 0)  # a take's collect pause: over
         state = await settled(clients)
         if state["slap_open"] or state["pile"]["count"] == 0:
             await play(clients, 1)  # a trigger is taken, or a first card goes down

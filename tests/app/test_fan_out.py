@@ -159,7 +159,10 @@ async def test_lag_pings_start_and_stop_with_the_rule() -> None:
 
 
 async def test_a_restored_lag_fair_table_pings_whoever_joins_it() -> None:
-    settings = Settings(allowed_origins=["http://127.0.0.1"], lag_ping_seconds=2.0)
+    # No false-start judging, which measures round trips too (tests/app/test_false_starts.py).
+    settings = Settings(
+        allowed_origins=["http://127.0.0.1"], lag_ping_seconds=2.0, false_start_ms=0
+    )
     recorder = Recorder()
     clock = ManualClock()
     rooms = Rooms(settings, recorder, clock=clock)

@@ -26,6 +26,7 @@ from app_harness import (
 )
 from raw_client import RawClient
 
+from app.ops.clock import ManualClock
 from app.ops.config import Settings
 
 # The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
@@ -216,8 +217,8 @@ async def test_connection_limits_are_per_client_address_and_returning_people_pas
         code = await server.new_room()
         attacker = {"X-Forwarded-For": "203.0.113.7"}  # through the trusted proxy (loopback)
         refused = 0
-        for _ in range(6):
-            client = Client(server, code, "Atk")
+        for n in range(6):
+            client = Client(server, code, f"Atk {n}")
             try:
                 await client.connect(headers=attacker)
             except socketio.exceptions.ConnectionError:
@@ -281,17 +282,25 @@ async def test_a_deeply_nested_body_is_a_bad_request(server: Any) -> None:
     assert answer.json()["error"]["code"] == "bad_request"
 
 
-async def test_room_lookups_are_limited_per_address() -> None:
-    async with serving(lookups_per_minute=5) as server:
+async def test_room_lookups_cost_only_wrong_codes_and_are_limited_per_address() -> None:
+    clock = ManualClock()
+    budget = {"wrong_codes_per_minute": 1.0, "wrong_codes_burst": 3}
+    async with serving(clock, **budget) as server:
         code = await server.new_room()
         async with httpx.AsyncClient(base_url=server.url) as http:
-            statuses = [(await http.get(f"/api/rooms/{code}")).status_code for _ in range(8)]
+            # Right codes cost nothing, however many.
+            for _ in range(20):
+                assert (await http.get(f"/api/rooms/{code}")).status_code == 200
+            wrong = [(await http.get("/api/rooms/ZZZZZZ")).status_code for _ in range(4)]
+            assert wrong == [404, 404, 404, 429]
+            # Past its budget, the address is refused every look-up: a 429 tells nothing.
+            assert (await http.get(f"/api/rooms/{code}")).status_code == 429
             other = await http.get(
                 f"/api/rooms/{code}", headers={"X-Forwarded-For": "198.51.100.3"}
             )
-        assert statuses[:5] == [200] * 5
-        assert statuses[5:] == [429] * 3
-        assert other.status_code == 200
+            assert other.status_code == 200
+            await clock.advance(60)  # one wrong code's worth back
+            assert (await http.get(f"/api/rooms/{code}")).status_code == 200
 
 
 async def test_metrics_can_be_kept_private() -> None:

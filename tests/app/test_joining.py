@@ -3,6 +3,7 @@
 import asyncio
 
 import pytest
+import socketio
 from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until, until
 from app_steps import refused
 
@@ -93,8 +94,13 @@ async def test_a_forged_or_missing_token_is_a_new_person_who_cannot_act_for_the_
     await ann.ok("sit", {"seat": 0})
     await bob.ok("sit", {"seat": 1})
     await ann.ok("start")
-    forged = await Client(server, code, "Ann", token="x" * 22).connect()
-    missing = await Client(server, code, "Ann").connect()
+    # Ann's name with a forged token is an impostor: refused (the name reads as hers).
+    impostor = Client(server, code, "ANN", token="x" * 22)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await impostor.connect()
+    assert impostor.refusal["data"]["code"] == "name_taken"
+    forged = await Client(server, code, "Anne", token="x" * 22).connect()
+    missing = await Client(server, code, "Annie").connect()
     for intruder in (forged, missing):
         assert intruder.token != ann.token and intruder.player != ann.player
         assert intruder.state["you"]["seat"] is None
@@ -151,7 +157,8 @@ async def test_a_full_room_refuses_more_people() -> None:
 
 async def test_a_room_nobody_is_in_closes() -> None:
     clock = ManualClock()
-    async with serving(clock, room_expiry_seconds=600) as server:
+    # A lobby nobody acts in closes sooner (tests/app/test_room_hoarding.py): not here.
+    async with serving(clock, room_expiry_seconds=600, unused_room_seconds=7200) as server:
         code = await server.new_room()
         ann, bob = await join(server, code, "Ann", "Bob")  # used: it lives room_expiry_seconds
         await bob.close()
@@ -168,7 +175,7 @@ async def test_a_room_nobody_is_in_closes() -> None:
         assert reason["data"]["code"] == "no_room"
 
 
-async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_does_not() -> None:
+async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_takes_it_back() -> None:
     clock = ManualClock()
     async with serving(clock, host_handover_seconds=30) as server:
         code = await server.new_room()
@@ -182,9 +189,11 @@ async def test_a_host_back_within_the_grace_stays_host_and_a_late_one_does_not()
         await turn_until(
             clock, lambda: bob.state["host"] == bob.player, "the hand-over", step=1, most=60
         )
+        # The table's own host, back after the hand-over: the role comes home, and nobody
+        # who joined after her keeps it.
         late = await Client(server, code, "Ann", token=ann.token).connect()
-        assert late.state["you"]["host"] is False
-        assert late.player != ann.player  # a gone spectator leaves no trace: a new person
+        assert late.player == ann.player and late.state["you"]["host"] is True
+        await bob.wait_state(lambda s: s["host"] == ann.player)
         await close_all([bob, late])
 
 

@@ -189,6 +189,7 @@ def test_the_room_keeps_working_after_all_that(table: tuple[Background, Table]) 
         frozen = state["seats"][state["next"]]["frozen_ms"]
         if frozen:
             await flipper.wait_state(lambda s: s["seats"][state["next"]]["frozen_ms"] == 0)
+        await flipper.wait_state(lambda s: s["collect_ms"] == 0)  # a take's pause: over
         await flipper.ok("flip")
 
     before = room.version

@@ -70,3 +70,110 @@ def test_the_bots_names_are_refused_in_any_dress_and_peoples_pass() -> None:
             clean_name(name, BOT_NAMES)
     for person in ["Siti Nurhaliza", "Jos\u00e9", "\u0410\u0445\u043c\u0435\u0434", "Ian"]:
         assert clean_name(person, BOT_NAMES) == person
+
+
+# ---- a name at a table, an avatar ---------------------------------------------------------
+
+ANN = "Ann"
+
+
+@pytest.mark.parametrize(
+    "impostor",
+    ["Ann", "ANN", "ann", "\u0410nn", "Ann.", "A nn", "\uff21\uff4e\uff4e", "Ann\u0301"],
+)
+def test_a_name_that_reads_like_anothers_reads_alike(impostor: str) -> None:
+    assert names.looks_alike(impostor, ANN)
+
+
+@pytest.mark.parametrize(
+    "other", ["Anna", "Dan", "Jos\u00e9", "Ann Lee", "\u05e9\u05dc\u05d5\u05dd"]
+)
+def test_a_different_name_does_not(other: str) -> None:
+    assert not names.looks_alike(other, ANN)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "You",
+        "you",
+        "Y0U",
+        "Kamu",
+        "Big screen",
+        "BIG SCREEN",
+        "Skrin besar",
+        "a" + "\u0301" * 19,  # one letter under 19 marks
+        "\u0301" * 19,  # marks with nothing under them
+        "A\u0301\u0302\u0303\u0304",  # four on one letter
+        "\U0001d159",  # draws nothing
+        "Ann\U0001d159",
+        "\u3164",
+        "!!!",  # no letter or digit
+    ],
+)
+def test_the_pages_words_and_names_that_draw_nothing_or_pile_marks_are_refused(
+    name: str,
+) -> None:
+    reserved = (*BOT_NAMES, *names.YOU_WORDS, *names.SCREEN_WORDS)
+    with pytest.raises(ProtocolError) as refused:
+        clean_name(name, reserved)
+    assert refused.value.code == "bad_name"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Nguy\u1ec5n Th\u1ecb", "\u0e19\u0e49\u0e33", "Z\u00f6e", "R2-D2", "\u05e9\u05dc\u05d5\u05dd"],
+)
+def test_names_with_a_few_marks_and_other_scripts_pass(name: str) -> None:
+    reserved = (*BOT_NAMES, *names.YOU_WORDS, *names.SCREEN_WORDS)
+    assert clean_name(name, reserved) == name
+
+
+def test_the_pages_own_words_are_its_catalogs_in_every_language() -> None:
+    """What the page calls you and the shared screen, as app/locale says it in each
+    language: each of those words is reserved (a language added must add its words)."""
+    from babel.messages.pofile import read_po
+
+    from app.web.i18n import LANGUAGES, LOCALE_DIR
+
+    said: dict[str, set[str]] = {"you": set(), "tv.name": set()}
+    for lang in LANGUAGES:
+        with (LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po").open("rb") as file:
+            catalog = read_po(file, locale=lang)
+        for message in catalog:
+            if message.context in said:
+                said[message.context].add(message.string or message.id)
+    assert said["you"] == set(names.YOU_WORDS)
+    assert said["tv.name"] == set(names.SCREEN_WORDS)
+
+
+@pytest.mark.parametrize(
+    ("avatar", "kept"),
+    [
+        ("\U0001f98a", "\U0001f98a"),
+        ("\u2764\ufe0f", "\u2764\ufe0f"),
+        ("\U0001f469\u200d\U0001f680", "\U0001f469\u200d\U0001f680"),
+        ("\U0001f1f2\U0001f1fe", "\U0001f1f2\U0001f1fe"),
+        (None, None),
+        ("", None),
+    ],
+)
+def test_an_avatar_is_one_rgi_emoji(avatar: str | None, kept: str | None) -> None:
+    assert names.check_avatar(avatar) == kept
+
+
+@pytest.mark.parametrize(
+    "avatar",
+    [
+        "\u200d".join(["\u2588"] * 8),  # eight blocks joined: 148 px wide on a phone
+        "\u200d".join(["\ufdfd"] * 8),
+        "\u2764",  # unqualified: Unicode asks for its variation selector
+        "\U0001f98a\U0001f98a",
+        "\U0001f3fb",  # a skin tone alone is a component, not an emoji
+        "A",
+    ],
+)
+def test_anything_else_is_refused_as_an_avatar(avatar: str) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        names.check_avatar(avatar)
+    assert refused.value.code == "bad_avatar"

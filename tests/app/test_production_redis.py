@@ -5,11 +5,13 @@ leases taken through each, and a cluster that follows a Sentinel failover mid-ga
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis as sync_redis
 from app_harness import cards_held, play, play_to_the_end, settled, until
 from cluster_harness import SETTINGS, a_game_through_nginx, close_all, versions_only_grow
 
@@ -18,6 +20,7 @@ from app.ops.metrics import Metrics
 from app.ops.store_url import parse_store_url
 from app.stores import StoreError
 from app.stores.redis import RedisStore
+from app.tables.table import Table
 from deploy.cluster import Cluster
 from deploy.redis import RedisServer, SentinelServer, certificates
 
@@ -100,6 +103,12 @@ class Replicated:
         self.sentinel.start()
         return self
 
+    def replica_version(self, code: str) -> int:
+        """The version of the table the replica holds for `code` (-1: none yet)."""
+        with sync_redis.Redis(port=self.replica.port, password=PASSWORD) as redis:
+            text = redis.hget(f"slapjack:table:{code}", "snapshot")
+        return -1 if text is None else int(Table.from_dict(json.loads(text), 0.0).version)
+
     def __exit__(self, *exc: object) -> None:
         self.sentinel.stop()
         self.replica.stop()
@@ -126,10 +135,10 @@ async def test_a_cluster_follows_a_sentinel_failover_mid_game(
         # The default pause after a take: with a short one, play sometimes stalled after
         # the failover (a flip refused while the table was still paused, and no new state
         # to try again on), which this test does not set out to show.
-        _, players = await a_game_through_nginx(cluster, rules={})
+        code, players = await a_game_through_nginx(cluster, rules={})
         await play(players, 8)
-        await asyncio.sleep(1.0)  # saved, and replicated
         before = await settled(players)
+        await until(lambda: replicated.replica_version(code) >= before["version"], "replicated")
         killed_at = time.monotonic()
         replicated.primary.kill()  # mid-game, without a word
         # The sentinel promotes the replica; the processes find it through the sentinel.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from app_harness import Client, join, serving, until
+from app_harness import Client, deal, join, serving, until
 
 from app.ops.clock import ManualClock
 
@@ -41,6 +41,7 @@ async def test_a_room_only_its_opener_came_to_closes_soon() -> None:
         lonely, used = await server.new_room(), await server.new_room()
         (alone,) = await join(server, lonely, "Alone")
         pair = await join(server, used, "Ann", "Bob")
+        await deal(pair)  # played in: it lives SLAPJACK_ROOM_EXPIRY_SECONDS
         await alone.close()
         for client in pair:
             await client.close()
@@ -49,6 +50,6 @@ async def test_a_room_only_its_opener_came_to_closes_soon() -> None:
         await clock.advance(2.0)
         await until(lambda: server.rooms.get(lonely) is None, "the room only its opener came to")
         assert server.rooms.get(used) is not None
-        back = Client(server, used, "Ann")
+        back = Client(server, used, "Ann", token=pair[0].token)
         await back.connect()
         await back.close()

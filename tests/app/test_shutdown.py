@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from app_harness import WAIT, Client
+from app_harness import START_WAIT, WAIT, Client
 
 ROOT = Path(__file__).resolve().parents[2]
 # Drain (2 s) + closing connections (5 s) + exit, generously: a hang fails, slowness does not.
@@ -26,7 +26,7 @@ def free_port() -> int:
 
 
 async def wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    async with httpx.AsyncClient(base_url=url) as http, asyncio.timeout(WAIT):
+    async with httpx.AsyncClient(base_url=url) as http, asyncio.timeout(START_WAIT):
         while process.poll() is None:
             try:
                 if (await http.get("/healthz")).status_code == 200:

@@ -109,8 +109,11 @@ def test_view_parts_are_kept_while_their_objects_are_the_same_and_made_again_whe
     changed = parts.stats(game.stats_figures())
     assert changed is not stats
     assert to_json(changed) == to_json(game.stats_by_seat())
-    rules = parts.rules(game.rules, False)
-    assert parts.rules(game.rules, False) is rules
-    assert to_json(parts.rules(game.rules, True)) == to_json(
-        {**game.rules.to_dict(), "lag_fair": True}
+    rules = parts.rules(game.rules, (False, True))
+    assert parts.rules(game.rules, (False, True)) is rules
+    assert to_json(parts.rules(game.rules, (True, True))) == to_json(
+        {**game.rules.to_dict(), "lag_fair": True, "false_starts": True}
+    )
+    assert to_json(parts.rules(game.rules, (False, False))) == to_json(
+        {**game.rules.to_dict(), "lag_fair": False, "false_starts": False}
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from app.stores.redis import LIVE_LEASE_SECONDS, RedisStore
+from app.stores.redis import LIVE_LEASE_SECONDS, RedisStore, TooManyRooms
 from deploy.redis import RedisServer
 
 pytestmark = pytest.mark.redis
@@ -41,18 +41,34 @@ async def new_table(store: RedisStore, code: str, unused_seconds: float = 60.0) 
         await store.release_lease(code, "node-1", lease.token)
 
 
-async def test_rooms_count_until_used_or_closed(store: RedisStore) -> None:
+async def test_rooms_count_against_their_opener_until_they_close_used_or_not(
+    store: RedisStore,
+) -> None:
     assert await new_table(store, "AAAAAA") and await new_table(store, "BBBBBB")
-    assert not await new_table(store, "CCCCCC")  # two waiting: the third is refused
+    assert not await new_table(store, "CCCCCC")  # two open: the third is refused
     assert await store.waiting_opener("AAAAAA") == ADDRESS
-    await store.waited("AAAAAA")  # two people came
+    await store.waited("AAAAAA")  # two people came: it waits for players no more...
     assert await store.waiting_opener("AAAAAA") is None
-    assert await new_table(store, "CCCCCC")
+    assert not await new_table(store, "CCCCCC")  # ...and still counts: it is open
     # Closed by its owner: the fenced delete takes its entries with the table.
     lease = await store.take_lease("BBBBBB", "node-2")
     await store.delete_fenced("BBBBBB", "node-2", lease.token)
     assert await store.waiting_opener("BBBBBB") is None
-    assert await new_table(store, "DDDDDD")
+    assert await new_table(store, "CCCCCC")
+    assert not await new_table(store, "DDDDDD")
+
+
+async def test_the_cluster_opens_at_most_so_many_rooms(store: RedisStore) -> None:
+    for code in ("AAAAAA", "BBBBBB"):
+        lease = await store.take_lease(code, "node-1")
+        assert await store.open_waiting(code, None, 2, 60.0, most_rooms=2)
+        await store.release_lease(code, "node-1", lease.token)
+    with pytest.raises(TooManyRooms):  # counted from the moment each was recorded
+        await store.open_waiting("CCCCCC", "198.51.100.7", 2, 60.0, most_rooms=2)
+    # A table nobody was at for the room expiry counts no more.
+    with redis.Redis.from_url(store.url) as raw:
+        raw.zadd("slapjack:tables", {"AAAAAA": 1.0})
+    assert await store.open_waiting("CCCCCC", "198.51.100.7", 2, 60.0, most_rooms=2)
 
 
 async def test_a_table_nobody_serves_closes_and_a_served_one_is_left_to_its_owner(

@@ -8,6 +8,7 @@ connection lives in."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -24,6 +25,16 @@ from browser_server import (
     chromium_path,
     free_port,
     wait_until_healthy,
+)
+from engines import (
+    ENGINES,
+    ChromiumPage,
+    EnginePage,
+    FirefoxBrowser,
+    FirefoxPage,
+    OpenPage,
+    WebKitBrowser,
+    WebKitPage,
 )
 from playwright.async_api import Browser, Playwright, async_playwright
 from pytest_asyncio import is_async_test
@@ -44,12 +55,20 @@ def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers", "transports(*names): run once on a server of each transport named"
     )
+    config.addinivalue_line("markers", "engines: run once in each engine (engines.py ENGINES)")
+    config.addinivalue_line(
+        "markers",
+        "network_drop: waits out a long network drop, idle: `make test` runs it beside the "
+        "other browser tests, in a process of its own",
+    )
 
 
 def pytest_generate_tests(metafunc: Any) -> None:
     marker = metafunc.definition.get_closest_marker("transports")
     if marker is not None and "base_url" in metafunc.fixturenames:
         metafunc.parametrize("base_url", marker.args, indirect=True)
+    if metafunc.definition.get_closest_marker("engines") is not None:
+        metafunc.parametrize("engine", ENGINES)
 
 
 class Servers:
@@ -154,3 +173,68 @@ async def browser(playwright: Playwright, chromium: list[Browser]) -> AsyncItera
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
+
+
+class Engines:
+    """The worker's Firefox and WebKit, each started on first use (again if it died) and
+    kept for the worker's session; Chromium is the `chromium` fixture's."""
+
+    def __init__(self, playwright: Playwright, chromium: list[Browser]) -> None:
+        self.playwright, self.chromium = playwright, chromium
+        self.firefox: FirefoxBrowser | None = None
+        self.webkit: WebKitBrowser | None = None
+
+    async def chromium_browser(self) -> Browser:
+        if not self.chromium or not self.chromium[-1].is_connected():
+            self.chromium.append(
+                await self.playwright.chromium.launch(
+                    executable_path=chromium_path(), args=CHROMIUM_ARGS
+                )
+            )
+        return self.chromium[-1]
+
+    async def open(self, engine: str, width: int, height: int, touch: bool) -> EnginePage:
+        if engine == "chromium":
+            return await ChromiumPage.open(await self.chromium_browser(), width, height, touch)
+        if engine == "firefox":
+            if self.firefox is None or not self.firefox.alive():
+                self.firefox = await FirefoxBrowser().start()
+            return await FirefoxPage.open(self.firefox, width, height)
+        if self.webkit is None or not self.webkit.alive():
+            self.webkit = await WebKitBrowser().start()
+        return await WebKitPage.open(self.webkit, width, height)
+
+    async def close(self) -> None:
+        for running in (self.firefox, self.webkit):
+            if running is not None:
+                await running.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def engines(playwright: Playwright, chromium: list[Browser]) -> AsyncIterator[Engines]:
+    started = Engines(playwright, chromium)
+    try:
+        yield started
+    finally:
+        await started.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def open_page(engines: Engines) -> AsyncIterator[OpenPage]:
+    """Opens a page in an engine (a new context, user context or window: a new phone),
+    `open_page(engine, width, height, touch=True)`; each is closed after the test."""
+    opened: list[EnginePage] = []
+
+    async def open_one(
+        engine: str, width: int = 390, height: int = 844, touch: bool = True
+    ) -> EnginePage:
+        page = await engines.open(engine, width, height, touch)
+        opened.append(page)
+        return page
+
+    try:
+        yield open_one
+    finally:
+        for page in opened:
+            with contextlib.suppress(Exception):
+                await page.close()

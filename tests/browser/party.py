@@ -9,6 +9,7 @@ from typing import Any
 
 from browser_table import WAIT_MS, Person
 from crowd import Guest
+from engines import EnginePage
 from playwright.async_api import Page, expect
 
 # The four screens people play on, and the big screen.
@@ -51,6 +52,28 @@ NAMES = """(selector) => [...document.querySelectorAll(selector)]
     };
   })"""
 
+# Each name's words that a line break cuts in two: a word whose letters lie on more than one
+# line (a hyphen joins two words: "Adeyemi-" may end a line).
+BROKEN_WORDS = """(selector) => {
+  const broken = [];
+  for (const node of document.querySelectorAll(selector)) {
+    if (!node.getClientRects().length) continue;
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const words = text.textContent.matchAll(/[^\\s-]+/g);
+      for (const word of words) {
+        const range = document.createRange();
+        range.setStart(text, word.index);
+        range.setEnd(text, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+          .map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(`${node.textContent}: "${word[0]}" broken`);
+      }
+    }
+  }
+  return broken;
+}"""
+
 # Each seat's visible parts (avatar, name, count, remove button) as one box.
 SEAT_BOXES = """() => [...document.querySelectorAll('#seats .seat')].map((seat) => {
   const boxes = [...seat.querySelectorAll(
@@ -92,16 +115,18 @@ async def settle(page: Page) -> None:
 
 
 async def names_whole(
-    page: Page,
+    page: Page | EnginePage,
     where: str,
     selector: str,
     size: dict[str, int],
     min_px: float = 0,
     scrolls: bool = False,
 ) -> list[str]:
-    """What is wrong with the names `selector` finds: cut, on more than two lines, outside
-    the screen, or smaller than `min_px`. `scrolls`: they are in a card that scrolls
-    up and down (game over on a phone), so only their sides must be on the screen."""
+    """What is wrong with the names `selector` finds: cut, a word broken across lines, on
+    more than two lines, outside the screen, or smaller than `min_px` (a name of two words
+    or more: a single word too long for its box is set smaller). `scrolls`: they are in a
+    card that scrolls up and down (game over on a phone), so only their sides must be on
+    the screen."""
     problems = []
     for name in await page.evaluate(NAMES, selector):
         said = f"{where}: {name['text']!r}"
@@ -114,8 +139,10 @@ async def names_whole(
             continue
         if not inside(box, size):
             problems.append(f"{said} lies outside the screen {name['box']}")
-        if name["px"] < min_px:
+        # A single word too long for its box shrinks below the smallest size to stay whole.
+        if name["px"] < min_px and " " in name["text"].strip():
             problems.append(f"{said} is {name['px']} px, under {min_px}")
+    problems += [f"{where}: {broken}" for broken in await page.evaluate(BROKEN_WORDS, selector)]
     return problems
 
 

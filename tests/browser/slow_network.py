@@ -1,7 +1,9 @@
 """A page's connection to the server passed through the test, to play a slow network on
-cue: what the server sends can be held back for a moment, and what the page sends is seen
-on its way (and when: the test's clock times the page's taps from the server's states).
-Nothing is changed, dropped or made up; held messages arrive late, in order."""
+cue: what the server sends can be held back for a moment, and so can the page's slap (so
+that two pages' slaps leave at one moment however slowly a loaded machine runs the pages);
+what the page sends is seen on its way (and when: the test's clock times the page's taps
+from the server's states). Nothing is changed, dropped or made up; held messages arrive
+late, in order."""
 
 from __future__ import annotations
 
@@ -30,6 +32,9 @@ class SlowNetwork:
     _slap_answer: str | None = None  # the start of the answer to the page's last slap
     _slap_answered: asyncio.Event = field(default_factory=asyncio.Event)
     slap_sent_at: float | None = None  # time.monotonic() when the page's last slap went by
+    holding_slaps: bool = False
+    _slap_out: tuple[WebSocketRoute, str] | None = None  # the page's slap, held on its way
+    _slap_pressed: asyncio.Event = field(default_factory=asyncio.Event)
     _awaited: list[tuple[StateTest, asyncio.Future[tuple[float, dict[str, Any]]]]] = field(
         default_factory=list
     )
@@ -60,6 +65,11 @@ class SlowNetwork:
         slap = SLAP_MESSAGE.match(message) if isinstance(message, str) else None
         if slap:
             self._slap_answer = f"43{slap.group(1)}["
+            if self.holding_slaps:
+                assert isinstance(message, str)
+                self._slap_out = (server_side, message)
+                self._slap_pressed.set()
+                return
             self.slap_sent_at = time.monotonic()
         server_side.send(message)
 
@@ -84,6 +94,24 @@ class SlowNetwork:
         self._slap_answer = None
         self._slap_answered.clear()
         self.holding = True
+
+    def hold_slaps(self) -> None:
+        """From now on the page's next slap waits on its way to the server (`send_slap`)."""
+        self._slap_out = None
+        self._slap_pressed.clear()
+        self.holding_slaps = True
+
+    async def slap_pressed(self, timeout_ms: float) -> None:
+        """Waits until the page has sent a slap, held on its way."""
+        await asyncio.wait_for(self._slap_pressed.wait(), timeout_ms / 1000)
+
+    def send_slap(self) -> None:
+        """Sends the slap held on its way, and stops holding slaps."""
+        self.holding_slaps = False
+        if self._slap_out is not None:
+            (server_side, message), self._slap_out = self._slap_out, None
+            self.slap_sent_at = time.monotonic()
+            server_side.send(message)
 
     async def slap_answered(self, timeout_ms: float) -> None:
         """Waits until the server has answered a slap the page sent since `hold`: the

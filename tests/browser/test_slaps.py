@@ -246,15 +246,23 @@ async def refresh_and_rejoin(person: Person, name: str) -> None:
 
 async def slap_together(desktops: list[tuple[Person, SlowNetwork]]) -> None:
     """Both press at once, on a network slow enough that neither hears of the other's slap
-    until the server has judged both: both slaps aim at the Jack's pile."""
+    until the server has judged both: both slaps aim at the Jack's pile. The slaps leave
+    together (each held on its way until both are pressed): on a loaded machine one page
+    may press hundreds of ms after the other, past the photo finish's 500 ms."""
     for _person, network in desktops:
         network.hold()
+        network.hold_slaps()
     try:
         await asyncio.gather(*(person.slap() for person, _network in desktops))
+        for _person, network in desktops:
+            await network.slap_pressed(WAIT_MS)
+        for _person, network in desktops:
+            network.send_slap()
         for _person, network in desktops:
             await network.slap_answered(WAIT_MS)
     finally:
         for _person, network in desktops:
+            network.send_slap()
             network.release()
 
 

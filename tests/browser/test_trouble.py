@@ -12,12 +12,18 @@ from crowd import Guest, open_room
 from playwright.async_api import Browser, expect
 
 NO_RETRY_MS = 2_000  # static/js/socket.js: no first try comes later than 1.5 s
-# Counts the WebSockets the page opens: a reconnection attempt is a new one.
+# Counts the connections the page opens: a reconnection attempt is a new one, a WebSocket
+# or a long-polling handshake (a polling request without a session id yet).
 COUNT_SOCKETS = """(() => {
   const Original = window.WebSocket;
   window.openedSockets = 0;
   window.WebSocket = class extends Original {
     constructor(...args) { super(...args); window.openedSockets += 1; }
+  };
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+    if (/transport=polling/.test(url) && !/[?&]sid=/.test(url)) window.openedSockets += 1;
+    return open.call(this, method, url, ...rest);
   };
 })();"""
 

@@ -24,7 +24,7 @@ test("triggers in the server's order, as a list or as one of them", () => {
   assert.equal(triggerWords(["double", "jack"], "many", SCHEMA), "Jacks, doubles");
   assert.equal(triggerWords(["double", "jack"], "one", SCHEMA), "a Jack or a double");
   assert.equal(triggerWords(["sandwich", "face", "jack"], "one", SCHEMA), "a Jack, a face card or a sandwich");
-  assert.equal(triggerWords(["marriage"], "one", SCHEMA), "marriage"); // a trigger the page has no words for
+  assert.equal(triggerWords(["no_such_trigger"], "one", SCHEMA), "no_such_trigger"); // no words for it
   assert.equal(triggerWords(undefined), "");
 });
 
@@ -38,9 +38,12 @@ test("the house rules in one line", () => {
   );
   assert.equal(rulesSummary({ ...rules, time_limit: 90 }, SCHEMA).endsWith("90 s limit"), true);
   assert.equal(rulesSummary(null, SCHEMA), "");
+  // A flag is said when it is not its default: lag-fair judging on, the false-start check off.
+  assert.equal(rulesSummary({ ...rules, lag_fair: true, false_starts: true }, SCHEMA).endsWith("lag-fair judging"), true);
+  assert.equal(rulesSummary({ ...rules, lag_fair: false, false_starts: false }, SCHEMA).endsWith("no false-start check"), true);
   // Every rule of the schema says something for some value: none is silently left out.
   for (const spec of SCHEMA) {
-    const values = spec.kind === "flag" ? [true] : spec.kind === "set" ? [[spec.options[0].value]] : [...spec.options.map((option) => option.value), 90];
+    const values = spec.kind === "flag" ? [true, false] : spec.kind === "set" ? [[spec.options[0].value]] : [...spec.options.map((option) => option.value), 90];
     const said = values.map((value) => rulesSummary({ [spec.name]: value }, [{ ...spec, summary_default: true }]));
     assert.ok(said.some(Boolean), `${spec.name} never shows in the summary`);
   }

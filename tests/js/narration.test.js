@@ -156,3 +156,20 @@ test("a state with no events (a tick) is told only as it changed the table", () 
   const lists = tellAll(table({ version: 9, events: [] }), table({ version: 8 }), createViewState());
   assert.equal(lists.length, 1);
 });
+
+test("a false start: the table is told who started too soon, and you are told it is not yours", () => {
+  const theirs = narrate(table(), { kind: "false_start", seat: 1, pile_id: 3, reaction_ms: 4 }, createViewState());
+  assert.equal(find(theirs, "banner").text, "Sam slapped too soon (4 ms): no pile for them");
+  assert.equal(find(theirs, "announce"), "Sam slapped too soon (4 ms): no pile for them");
+  const mine = narrate(table(), { kind: "false_start", seat: 0, pile_id: 3, reaction_ms: 12 }, createViewState());
+  assert.deepEqual(find(mine, "banner"), { text: "Too soon! Nobody reacts that fast: this pile is not yours.", tone: "bad", about: "" });
+  assert.equal(find(mine, "sound"), "wrong");
+});
+
+test("the host's door: a removal and the lock are said to everyone else", () => {
+  const memory = createViewState();
+  memory.names.set("ps", "Sam");
+  assert.equal(find(narrate(table(), { kind: "kick", player: "ps", seat: 1 }, memory), "toast").text, "Sam was removed from the table");
+  assert.equal(find(narrate(table(), { kind: "lock", locked: true }, memory), "toast").text, "The host locked the table: nobody new can join");
+  assert.equal(find(narrate(table(), { kind: "lock", locked: false }, memory), "toast").text, "The host unlocked the table");
+});
