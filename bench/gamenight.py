@@ -12,9 +12,9 @@ Redis and nginx) are pinned to core 0, this script to core 1. Each table has fou
 at a human pace (a flip 0.3-0.5 s after the turn comes, a Jack slapped 0.15-0.45 s after it
 shows, a rematch a second after a game ends), over cheap raw clients (bench/wire.py) that
 come back as the page does (static/js/socket.js): after a dropped connection on Socket.IO's
-own schedule (400 ms doubling to 3 s, each +-50%; to 1 s once the server said it restarts),
-after a refusal saying the server restarts on the page's (300 ms, 600 ms, 1.2 s, then every
-2.5 s), with their token.
+own schedule (250 ms doubling to 800 ms, each +-50%; the page retries by long-polling first,
+these by a websocket), after a refusal saying the server restarts on the page's (300 ms,
+600 ms, 1.2 s, then every 2.5 s), with their token.
 
 Scenarios, each after the tables played a while:
 - kill: the process holding more tables is SIGKILLed, and started again once its tables
@@ -102,18 +102,18 @@ REFUSALS = (
     "tables_not_saved",
 )
 PAGE_RETRY = (0.3, 0.6, 1.2, 2.5)  # static/js/socket.js RESTART_RETRY_MS
-FIRST_DELAY, MAX_DELAY = 0.4, 3.0  # the Socket.IO client's reconnectionDelay(Max)
-RESTART_MAX_DELAY = 1.0  # static/js/socket.js RESTART_DELAY_MAX_MS
+# static/js/socket.js RECONNECT_FIRST_MS, RECONNECT_MAX_MS: Socket.IO's reconnectionDelay(Max)
+FIRST_DELAY, MAX_DELAY = 0.25, 0.8
 FLIP = b'["flip",{}]'
 REMATCH = b'["rematch",{}]'
 
 
-def socketio_backoff(attempt: int, longest: float = MAX_DELAY) -> float:
-    """engine.io-client's Backoff: 400 ms doubling, +-50% (either way), at most `longest`."""
+def socketio_backoff(attempt: int) -> float:
+    """engine.io-client's Backoff: 250 ms doubling, +-50% (either way), at most 800 ms."""
     delay = FIRST_DELAY * 2.0**attempt
     deviation = random.random() * 0.5 * delay
     delay = delay - deviation if random.random() < 0.5 else delay + deviation
-    return min(delay, longest)
+    return min(delay, MAX_DELAY)
 
 
 # ---- a page ----------------------------------------------------------------------------------
@@ -132,7 +132,6 @@ class Page:
         self.acks: dict[int, Any] = {}
         self.last_id = 0
         self.tries = 0  # the page's refusal retries since it last got in
-        self.restarting = False  # the server said it restarts (or refused as it did)
         self.leaving = False
         self.fresh = False  # connected again: its next state is taken whatever its version
 
@@ -161,22 +160,16 @@ class Page:
                 if wire is not None:
                     wire.close()
                 if "refused:" in str(error):  # the server said no: the page's own retries
-                    self.restarting = True
                     await asyncio.sleep(PAGE_RETRY[min(self.tries, len(PAGE_RETRY) - 1)])
                     self.tries += 1
                 else:  # no transport: Socket.IO's reconnection
-                    await asyncio.sleep(socketio_backoff(attempt, self.longest))
+                    await asyncio.sleep(socketio_backoff(attempt))
                     attempt += 1
                 continue
             self.tries = 0
-            self.restarting = False
             self.fresh = True
             wire.closed.add_done_callback(lambda _: self._dropped())
             return
-
-    @property
-    def longest(self) -> float:
-        return RESTART_MAX_DELAY if self.restarting else MAX_DELAY
 
     def _wire(self, auth: dict[str, Any]) -> Wire:
         wire = Wire(HOST, self.table.port, auth)
@@ -191,7 +184,7 @@ class Page:
             asyncio.get_running_loop().create_task(self._come_back())
 
     async def _come_back(self) -> None:
-        await asyncio.sleep(socketio_backoff(0, self.longest))
+        await asyncio.sleep(socketio_backoff(0))
         await self.connect()
 
     def on_packet(self, packet: bytes) -> None:
@@ -203,8 +196,6 @@ class Page:
                 self.table.on_state(self, data)
             elif event == "welcome":
                 self.token, self.player = data["token"], data["player"]
-            elif event == "event" and data.get("kind") == "restart":
-                self.restarting = True
         elif kind == b"3":
             bracket = packet.find(b"[")
             callback = self.acks.pop(int(packet[1:bracket]), None)
