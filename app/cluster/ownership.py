@@ -93,6 +93,9 @@ NODE_GAP_SECONDS = 2.0
 # A counter standing still this long: its process renews nothing (dead, paused, cut off). Its
 # tables' claims wait for its lease to be over instead of polling.
 QUIET_SECONDS = 2.0
+# A claim waiting for a silent holder's lease to be over wakes this long after it (a timer may
+# fire a little early), and no sooner than this apart while it is not over yet.
+LEASE_OVER_SECONDS = 0.02
 STOP_SECONDS = 5.0  # `stop` waits this long for its tasks to end (each is cancelled first)
 HAND_OVER_SECONDS = 10.0  # a hand-over (save, release, tell) is given up after this long
 # A holder stops judging this much before its lease could be taken over: clocks that run at
@@ -157,6 +160,17 @@ class Watched:
     first_seen: float
     moved: float | None = None  # None: never seen moving
     restarted: float | None = None  # when its start count was last seen to move on
+
+
+def claim_wait(quiet: float | None, lease_seconds: float) -> float:
+    """How long a claim waits before asking Redis again (unless a note wakes it): every
+    POLL_SECONDS of real time (an I/O poll), or, for a holder that has renewed nothing for
+    `quiet` seconds (QUIET_SECONDS or more), until its lease is over and just past it, so the
+    table is taken as soon as it may be: a floor of POLL_SECONDS there put some failovers
+    off by up to half a second."""
+    if quiet is None or quiet < QUIET_SECONDS:
+        return POLL_SECONDS
+    return max(LEASE_OVER_SECONDS, lease_seconds - quiet + LEASE_OVER_SECONDS)
 
 
 def judge_seconds(lease_seconds: float) -> float:
@@ -408,11 +422,7 @@ class Ownership:
                 if left <= 0:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
-                # Redis is asked again every POLL_SECONDS of real time (an I/O poll), or,
-                # for a holder that renews nothing, once its lease is over.
-                wait = POLL_SECONDS
-                if quiet is not None and quiet >= QUIET_SECONDS:
-                    wait = max(POLL_SECONDS, self.lease_seconds - quiet)
+                wait = claim_wait(quiet, self.lease_seconds)
                 # Not `asyncio.wait_for`: on Python 3.11 it swallows a cancellation that
                 # comes as the note arrives, and the claim would go on for its caller gone.
                 with contextlib.suppress(TimeoutError):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.cluster.ownership import Ownership
+from app.cluster.ownership import POLL_SECONDS, QUIET_SECONDS, Ownership, claim_wait
 from app.ops.clock import ManualClock, settle
 from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics
@@ -203,6 +203,20 @@ async def test_a_claim_stops_when_cancelled_as_its_released_note_arrives() -> No
         with pytest.raises(asyncio.CancelledError):
             await claiming
     await ownership._redis.aclose()
+
+
+def test_a_claim_on_a_silent_holder_asks_again_just_as_its_lease_is_over() -> None:
+    """A claim polls a live holder every POLL_SECONDS; for one that renews nothing it waits
+    until the lease is over and asks at once then, even with less than a poll left (a
+    killed process's tables are taken a lease after its last renewal, not up to half a
+    second later)."""
+    lease = 5.0
+    assert claim_wait(None, lease) == POLL_SECONDS
+    assert claim_wait(QUIET_SECONDS / 2, lease) == POLL_SECONDS
+    for left in (3.0, 0.4, 0.1, 0.01):
+        wait = claim_wait(lease - left, lease)
+        assert left < wait <= left + 0.05, (left, wait)
+    assert 0 < claim_wait(lease + 1, lease) <= 0.05  # over already: again almost at once
 
 
 async def test_a_table_handed_to_an_asker_that_never_takes_it_comes_back_a_lease_later(
