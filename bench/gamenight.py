@@ -25,8 +25,8 @@ Scenarios, each after the tables played a while:
 - redis-stopped, redis-hung: Redis stopped (SIGTERM, then started on its append-only file) or
   hung (SIGSTOP, SIGCONT) for `--outage` seconds.
 
-Printed per scenario, over the tables it touched (a killed or stopped process's; every table
-for a Redis outage):
+Printed per scenario, over the tables it touched (a killed or stopped process's, each process's
+at its turn in a rolling restart; every table for a Redis outage):
 - pause p50/p90/p99/max: from each table's last move accepted before the fault to its first
   after it (s);
 - after answer p50/p99/max: from the moment the restarted process (or Redis) answers to the
@@ -642,19 +642,32 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
             extra["shares after the start (10/30/60 s)"] = await watch_shares(
                 cluster, codes, answered
             )
+        # Each table's cost against the stop of the process that held it and that process's
+        # answer again (a rolling restart: each process's tables at its own turn).
+        turns = [(touched, fault, answered, stored)]
         if name == "rolling":
             other = 1 - victim
+            second = [t for t in tables if holder(cluster, t.code) == f"node-{other + 1}"]
+            second_fault = now()
             await asyncio.to_thread(cluster.kill, other, signal.SIGTERM)
+            second_stored = redis_versions(cluster, codes)
             await restart_app(cluster, other)
+            second_answered = now()
+            turns.append((second, second_fault, second_answered, second_stored))
             extra["shares after the second start (10/30/60 s)"] = await watch_shares(
-                cluster, codes, now()
+                cluster, codes, second_answered
             )
-            touched = tables
         else:
             await asyncio.sleep(args.settle)
         costs = [
-            c for t in touched if (c := cost(t, fault, answered, stored.get(t.code))) is not None
+            c
+            for turn, at, back, held in turns
+            for t in turn
+            if (c := cost(t, at, back, held.get(t.code))) is not None
         ]
+        touched_count = sum(len(turn) for turn, _, _, _ in turns)
+        if name == "rolling":
+            touched = tables
         lines = log_lines(list(workdir.glob("app-*.log")))
         changes = owner_changes(lines, {t.code for t in touched}, wall)
         extra["owner changes per table (most; total)"] = (
@@ -672,7 +685,7 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
         lag.stop()
         for table in tables:
             table.close()
-        return row(name, costs, len(touched), extra)
+        return row(name, costs, touched_count, extra)
     finally:
         await asyncio.to_thread(cluster.stop)
 
