@@ -32,7 +32,8 @@ at its turn in a rolling restart; every table for a Redis outage):
 - after answer p50/p99/max: from the moment the restarted process (or Redis) answers to the
   table's first move after the fault, 0 for a table that played on elsewhere before (s);
 - failover p50/p99/max (kill): from the kill to each table's first move after it, before
-  the killed process starts again (s);
+  the killed process starts again (s), and to the moment every page of the table had its
+  state again (the first move comes a player's reaction, 0.3-0.5 s, after that);
 - lost moves, and lost play: moves accepted before the fault that the store did not hold
   once the process was gone (their versions above the stored table's, read from Redis or
   the SQLite file at that moment), and the longest span from the first of them to the
@@ -675,9 +676,12 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
         )
         if name == "kill":
             since = [c.since_fault for c in failover]
+            served = [c.served_after_answer for c in failover]  # answered: the kill itself
             extra["failover p50/p99/max (from the kill)"] = (
                 f"{percentile(since, 0.5):.2f} / {percentile(since, 0.99):.2f} /"
-                f" {max(since, default=float('nan')):.2f} s (lease {args.lease:g} s)"
+                f" {max(since, default=float('nan')):.2f} s (lease {args.lease:g} s; every page"
+                f" back: {percentile(served, 0.5):.2f} / {percentile(served, 0.99):.2f} /"
+                f" {max(served, default=float('nan')):.2f} s)"
             )
         extra["refused or failed store commands"] = refusals(lines, wall) or "none"
         extra["drops"] = sum(t.drops for t in touched)
