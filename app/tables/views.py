@@ -195,6 +195,7 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         "game": table.games,
         "first": table.first,
         "host": table.host,
+        "owner": table.owner,
         "locked": table.locked,
         "seats": seats,
         "spectators": [

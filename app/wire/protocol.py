@@ -297,6 +297,7 @@ class SeatView(TypedDict):
     game: int
     first: int
     host: str | None
+    owner: str | None
     locked: bool
     seats: list[SeatState | None]
     spectators: list[Spectator]

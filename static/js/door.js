@@ -5,7 +5,7 @@
 
 import { byId, el, setText, show } from "./dom.js";
 import { say } from "./messages.js";
-import { amHost, people } from "./state.js";
+import { amHost, removableByHost } from "./state.js";
 
 // The page's link with an invite in it (`?invite=`), which the room page sends on joining.
 export function inviteUrl(shareUrl, invite) {
@@ -41,8 +41,7 @@ export function renderDoor(state) {
   if (!locked) show(byId("invite-link"), false);
   setText(byId("locked-note"), locked ? say(host ? "door.locked.host" : "door.locked") : "");
   show(byId("locked-note"), locked && lobby);
-  // Everyone here but you, seated or watching: the host may remove any of them.
-  const others = [...people(state).values()].filter((person) => person.player !== state.you?.player);
+  const others = removableByHost(state);
   const signature = JSON.stringify(others.map((person) => [person.player, person.name]));
   const list = byId("door-people");
   if (list.dataset.signature !== signature) {

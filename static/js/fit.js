@@ -35,11 +35,29 @@ export function fitName(node) {
     style = getComputedStyle(node);
   };
   while (size - STEP_PX >= smallest && linesOf(node, style) > MAX_LINES) setSize(size - STEP_PX);
-  while (size - STEP_PX >= SMALLEST_WORD_PX && overflowsAWord(node)) setSize(size - STEP_PX);
+  shrinkToWholeWords(node, size);
+}
+
+// Sets `node` (from `size` px down) smaller until its longest word fits its box whole.
+function shrinkToWholeWords(node, size) {
+  while (size - STEP_PX >= SMALLEST_WORD_PX && overflowsAWord(node)) {
+    size -= STEP_PX;
+    node.style.fontSize = `${size}px`;
+  }
+}
+
+// A line of text with names in it (class "fit-words": the banner, "Bartholomewsonsmithy
+// takes the pile!", the game-over title, the deck's "whose turn"):
+// as many lines as it needs, but no word broken; one too wide for the box sets the whole
+// line smaller.
+export function fitWords(node) {
+  node.style.fontSize = "";
+  shrinkToWholeWords(node, parseFloat(getComputedStyle(node).fontSize));
 }
 
 export function fitNames(root) {
   for (const node of root.querySelectorAll(".name-text")) fitName(node);
+  for (const node of root.querySelectorAll(".fit-words")) fitWords(node);
 }
 
 // A new screen size (a phone turned) changes every name's room.

@@ -2,6 +2,7 @@
 
 import { armCard } from "./arming.js";
 import { byId, el, setText, show } from "./dom.js";
+import { fitWords } from "./fit.js";
 import { countOf, say } from "./messages.js";
 import { finishRows } from "./finish.js";
 import { matchLine, podiumRows, winnerTitle } from "./podium.js";
@@ -24,7 +25,11 @@ export function renderControls(state) {
     else if (isMyTurn(state)) hint = say(`controls.wait.${flipWait(state)}`);
     else hint = say("controls.their_turn", { name: seatName(state, state.next) });
   }
-  setText(byId("flip-hint"), hint);
+  const hintNode = byId("flip-hint");
+  if (hintNode.textContent !== hint) {
+    setText(hintNode, hint);
+    fitWords(hintNode);
+  }
   const out = Boolean(me && me.out);
   document.body.classList.toggle("is-out", out && state.phase === "playing");
   setText(byId("watching"), say(out ? "controls.out.watching" : "controls.watching"));

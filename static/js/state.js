@@ -60,6 +60,14 @@ export function people(state) {
   return byPlayer;
 }
 
+// Whom the host may remove for good (`kick`): everyone here but themselves and the table's
+// own host (`owner`, who takes the role back on returning: a stand-in host cannot remove them).
+export function removableByHost(state) {
+  return [...people(state).values()].filter(
+    (person) => person.player !== state?.you?.player && person.player !== state?.owner,
+  );
+}
+
 export function hostName(state) {
   if (!state) return null;
   if (amHost(state)) return say("host.you");

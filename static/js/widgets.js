@@ -3,6 +3,7 @@
 // The banner's own state (what it is about, its timer) lives in the store's view.
 
 import { byId, el, setText } from "./dom.js";
+import { fitWords } from "./fit.js";
 
 const BANNER_MS = 2600;
 const TOAST_MS = 3200;
@@ -28,8 +29,9 @@ export function announce(text) {
 export function showBanner(bannerView, { text, tone = "", about = "" }) {
   bannerView.about = about;
   const node = byId("banner");
-  node.className = `banner banner--fresh${tone ? ` banner--${tone}` : ""}`;
+  node.className = `banner fit-words banner--fresh${tone ? ` banner--${tone}` : ""}`;
   setText(node, text);
+  fitWords(node);
   void node.offsetWidth; // restart the pop animation for back-to-back messages
   clearTimeout(bannerView.timer);
   bannerView.timer = setTimeout(() => clearBanner(bannerView), BANNER_MS);
@@ -40,7 +42,7 @@ export function clearBanner(bannerView) {
   clearTimeout(bannerView.timer);
   bannerView.about = "";
   const node = byId("banner");
-  node.className = "banner";
+  node.className = "banner fit-words";
   setText(node, "");
 }
 

@@ -12,6 +12,7 @@ import pytest
 
 from app.tables import events
 from app.tables.table import RENAME_SECONDS, Policy, Table
+from app.tables.views import build_state
 from app.wire.errors import ErrorCode, ProtocolError
 from engine import Game, Rules
 
@@ -148,6 +149,20 @@ def test_the_tables_own_host_takes_the_role_back_whenever_they_return() -> None:
     assert events.Host(ann) in returned.events and table.host == ann
     restored = Table.from_dict(table.to_dict(20.0), 0.0, table.policy)
     assert restored.owner == ann
+
+
+def test_everyone_sees_who_the_tables_own_host_is_while_another_stands_in() -> None:
+    """The stand-in host's page offers to remove everyone but the table's own host (whom
+    no host may remove): the state says who that is."""
+    table = new_table()
+    ann, eve = arrive(table, "Ann"), arrive(table, "Eve")
+    table.drop(ann, 1.0, left=False)
+    table.hand_over_if_gone(1.0 + GRACE)
+    seen = build_state(table, table.people[eve], table.seat_of(eve))
+    assert (seen["host"], seen["owner"]) == (eve, ann)
+    with pytest.raises(ProtocolError) as caught:
+        table.kick(eve, ann, 2.0 + GRACE)
+    assert caught.value.code == ErrorCode.BAD_REQUEST
 
 
 def test_a_hand_over_goes_to_who_came_first_not_to_the_newest_connection() -> None:

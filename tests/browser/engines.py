@@ -348,7 +348,12 @@ class FirefoxBrowser:
         async for raw in self.socket:
             message = json.loads(raw)
             if "id" in message and message["id"] in self._answers:
-                self._answers.pop(message["id"]).set_result(message)
+                answer = self._answers.pop(message["id"])
+                # A command given up on (a wait that timed out while its question was on
+                # the way) has a cancelled future: its late answer is dropped, and the
+                # reader goes on answering the others.
+                if not answer.done():
+                    answer.set_result(message)
             elif message.get("type") == "event":
                 for listener in self._listeners:
                     listener(message)
@@ -357,9 +362,12 @@ class FirefoxBrowser:
         ident = next(self._ids)
         answer = asyncio.get_running_loop().create_future()
         self._answers[ident] = answer
-        await self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
-        async with asyncio.timeout(COMMAND_SECONDS):
-            message = await answer
+        try:
+            await self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
+            async with asyncio.timeout(COMMAND_SECONDS):
+                message = await answer
+        finally:
+            self._answers.pop(ident, None)
         if message.get("type") == "error":
             raise RuntimeError(f"{method}: {message.get('error')}: {message.get('message')}")
         result: dict[str, Any] = message["result"]
