@@ -21,7 +21,7 @@ NETWORK_NOISE = ("INTERNET_DISCONNECTED", "/socket.io/")
 
 
 @pytest.mark.network_drop
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_every_engine_comes_back_after_a_40_second_drop(
     base_url: str, open_page: OpenPage
 ) -> None:
