@@ -3,7 +3,7 @@
 # dependencies from uv.lock (their own layer, so a code change rebuilds in seconds); the
 # runtime, as a non-root user.
 
-FROM python:3.12-slim AS browser-client
+FROM python:3.11-slim AS browser-client
 RUN apt-get update \
     && apt-get install -y --no-install-recommends nodejs npm \
     && rm -rf /var/lib/apt/lists/*
@@ -17,7 +17,7 @@ COPY bundle.js ./
 COPY static static
 RUN mkdir -p static/vendor && cp vendor/socket.io.esm.min.js static/vendor/ && node bundle.js
 
-FROM python:3.12-slim AS python-deps
+FROM python:3.11-slim AS python-deps
 # The runtime packages exactly as uv.lock pins them (versions and hashes), as `make` installs
 # them; not the dev tools, not the project itself (its code is copied below).
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -28,7 +28,7 @@ WORKDIR /build
 COPY pyproject.toml uv.lock ./
 RUN uv sync --frozen --no-install-project --python /usr/local/bin/python3
 
-FROM python:3.12-slim
+FROM python:3.11-slim
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin slapjack \
     && mkdir /data && chown slapjack:slapjack /data
 COPY --from=python-deps /opt/venv /opt/venv

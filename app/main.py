@@ -21,7 +21,6 @@ from app.ops.metrics import Metrics
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
 from app.realtime.polling import guarded_post, is_polled_post
-from app.realtime.stock import StockServer
 from app.realtime.transport import GameServer
 from app.stores import StoreError, open_store
 from app.tables.notation import NEWEST_SCHEMA
@@ -41,9 +40,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     clock = clock if clock is not None else Clock()
     configure_logging(settings.log_level)
     metrics = Metrics()
-    # SLAPJACK_TRANSPORT: our own websocket path (lean) or the libraries' own (stock).
-    server_class = GameServer if settings.transport == "lean" else StockServer
-    sio = server_class(
+    sio = GameServer(
         settings,
         metrics,
         async_mode="asgi",

@@ -29,14 +29,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.limits import LIFTED_LIMITS
 from bench.load import CLOCK_TICKS, Stats, Table, open_all, percentiles, steps, watch_lag
 from deploy.cluster import Cluster
 
 SETTINGS = {
     # Every player comes from 127.0.0.1 (nginx): no per-address limit.
-    "SLAPJACK_ROOMS_PER_MINUTE": "1000000",
-    "SLAPJACK_CONNECTS_PER_MINUTE": "1000000",
-    "SLAPJACK_MAX_ROOMS": "100000",
+    **LIFTED_LIMITS,
     "SLAPJACK_LOG_LEVEL": "warning",
 }
 

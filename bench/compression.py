@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.limits import LIFTED_LIMITS
+
 ROOT = Path(__file__).resolve().parents[1]
 OFFER = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
 
@@ -67,8 +69,7 @@ async def measure_one(count: int, offer: bool) -> None:
         os.environ,
         SLAPJACK_PORT=str(port),
         SLAPJACK_STORE="memory",
-        SLAPJACK_MAX_CONNECTIONS=str(4 * count + 100),
-        SLAPJACK_CONNECTS_PER_MINUTE=str(100 * count),
+        **LIFTED_LIMITS,
     )
     server = subprocess.Popen(
         [sys.executable, "-m", "app"],

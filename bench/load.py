@@ -3,8 +3,8 @@
     .venv/bin/python -m bench.load                      # or: make bench
     .venv/bin/python -m bench.load --steps 100,200,400,1000 --seconds 20
     .venv/bin/python -m bench.load --steps 200,400 --rounds 3 --idle 0   # the ratio, steadier
-    .venv/bin/python -m bench.load --steps 200 --rounds 3 --idle 0 --together  # steadiest
-    .venv/bin/python -m bench.load --transport stock      # one transport (default: both)
+    .venv/bin/python -m bench.load --steps 200 --rounds 4 --idle 0 --together  # steadiest
+    .venv/bin/python -m bench.load --together --steps 200 --rounds 2 --ablate pings
 
 Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
 to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
@@ -41,9 +41,10 @@ take an even number of them. No ratio is taken where the relay's
 core is saturated (its CPU per message then falls as messages queue).
 First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
 
-The app is served on each transport `--transport` names (SLAPJACK_TRANSPORT: `lean`, our
-own websocket path, and `stock`, the libraries' own), one ramp each per round, each printed
-with its ratio to the relay, and with both, stock's CPU per inbound message to lean's.
+With `--together`, a third server can share the core: the app with some of the transport's
+overrides switched off (`--ablate`, bench/ablate.py), or the app of another checkout
+(`--against DIR`); its ratios to the relay and to the app are printed too. Every limit the
+app puts on one address is lifted (bench/limits.py): every player comes from 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.limits import LIFTED_LIMITS
 from bench.wire import Wire, http, text_frame
 
 HOST = "127.0.0.1"
@@ -76,7 +78,6 @@ VERSION = re.compile(rb'"version":\s*(\d+)')
 SEQ = re.compile(rb'"seq":(\d+)')
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
-APPS = ("lean", "stock")  # the app on each transport (SLAPJACK_TRANSPORT)
 
 FLIP = b'["flip",{}]'
 REMATCH = b'["rematch",{}]'
@@ -390,20 +391,48 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Server:
-    """The app (bench.serve, `kind` its transport) or the relay (bench.relay) in its own
-    process, on `core`."""
+@dataclass(frozen=True)
+class Variant:
+    """A third server for `--together`: the app with overrides switched off (`ablate`,
+    bench/ablate.py), or the app of another checkout (`root`)."""
 
-    def __init__(self, kind: str, core: int | None, log: Path, *, gc_watch: bool = True) -> None:
+    label: str
+    ablate: str = ""
+    root: Path = ROOT
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Variant | None:
+        if args.ablate:
+            return cls(f"app-{args.ablate}", ablate=args.ablate)
+        if args.against:
+            root = Path(args.against).resolve()
+            return cls(f"app@{root.name}", root=root)
+        return None
+
+
+class Server:
+    """The app (bench.serve, `kind` "app") or the relay (bench.relay) in its own process,
+    on `core`."""
+
+    def __init__(
+        self,
+        kind: str,
+        core: int | None,
+        log: Path,
+        *,
+        gc_watch: bool = True,
+        variant: Variant | None = None,
+    ) -> None:
         self.kind, self.port, self.core = kind, free_port(), core
+        self.label = variant.label if variant else kind
+        root = variant.root if variant else ROOT
         self.gc_file = Path(tempfile.mkdtemp(prefix="slapjack-bench-")) / "gc.json"
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=str(root))
         if gc_watch:
             env["BENCH_GC_FILE"] = str(self.gc_file)
         self.gc_watch = gc_watch
-        if kind in APPS:
+        if kind == "app":
             env.update(
-                SLAPJACK_TRANSPORT=kind,
                 SLAPJACK_HOST=HOST,
                 SLAPJACK_PORT=str(self.port),
                 SLAPJACK_LOG_LEVEL="warning",
@@ -412,20 +441,20 @@ class Server:
                 # BENCH_STORE=memory (or a Redis URL) measures another store.
                 SLAPJACK_STORE=os.environ.get("BENCH_STORE")
                 or f"sqlite:///{self.gc_file.parent / 'tables.db'}",
-                # Every player comes from 127.0.0.1: lift the per-address limits.
-                SLAPJACK_ROOMS_PER_MINUTE="1000000",
-                SLAPJACK_CONNECTS_PER_MINUTE="1000000",
-                SLAPJACK_MAX_ROOMS="100000",
-                SLAPJACK_MAX_CONNECTIONS="100000",  # uvicorn's limit_concurrency (503 beyond)
+                # Every player comes from 127.0.0.1: no per-address limit, no cap on rooms.
+                **LIFTED_LIMITS,
             )
-            command = [sys.executable, "-m", "bench.serve"]
+            if variant and variant.ablate:
+                env["BENCH_ABLATE"] = variant.ablate  # bench/ablate.py, in bench/serve.py
+            python = root / ".venv" / "bin" / "python"
+            command = [str(python if python.exists() else sys.executable), "-m", "bench.serve"]
         else:
             command = [sys.executable, "-m", "bench.relay", "--port", str(self.port)]
         if core is not None:
             command = ["taskset", "-c", str(core), *command]
         self.log = log.open("ab")
         self.process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+            command, cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
         self.gc_dumps = 0
 
@@ -550,8 +579,9 @@ class Run:
         self.stats = Stats()
         self.log = Path(args.log)
 
-    async def idle_memory(self, players: int, transport: str) -> dict[str, Any]:
-        server = Server(transport, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
+    async def idle_memory(self, players: int, variant: Variant | None = None) -> dict[str, Any]:
+        core, gc_watch = self.args.server_core, self.args.gc_watch
+        server = Server("app", core, self.log, gc_watch=gc_watch, variant=variant)
         try:
             await server.ready()
             warm = [Table("", Stats()) for _ in range(2)]
@@ -582,7 +612,7 @@ class Run:
             print(f"# {kind} server: pid {server.process.pid} on {where}", flush=True)
             for count in self.args.steps:
                 new: list[Any]
-                if kind in APPS:
+                if kind == "app":
                     new = [Table("", self.stats) for _ in range(count - len(tables))]
                 else:
                     rate = rates.get(count) or 2.8
@@ -604,66 +634,73 @@ class Run:
         return rows
 
     async def together(
-        self, transport: str, *, relay_first: bool = False
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        self, *, relay_first: bool = False, variant: Variant | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """The app and the relay at once, both on the server's core, each with the step's
         tables (the relay's kept to the app's inbound count over the measured seconds by
         `keep_pace`), measured over the same seconds: whatever else slows the core
         then slows both alike, and their ratio holds to a few percent where two ramps one
         after the other move by a fifth. Their CPU adds up on the one core: keep the steps
-        where the two together leave it well short of full.
+        where the two together leave it well short of full. With a `variant`, a third server
+        beside them: the app with overrides switched off (bench/ablate.py), or another
+        checkout of it.
 
         The server started first, and whose tables open first, measures a few percent
         dearer than the other (two copies of the app side by side: 1.02-1.03), so `run`
-        alternates: `relay_first` starts the relay and opens its tables first."""
+        alternates: `relay_first` starts the servers in the opposite order (the relay
+        first). Returns each one's rows: "app", "relay" and "variant"."""
         core, gc_watch = self.args.server_core, self.args.gc_watch
+        order = ["app", "variant", "relay"] if variant else ["app", "relay"]
+        if relay_first:
+            order.reverse()
         servers: dict[str, Server] = {}
-        app_rows: list[dict[str, Any]] = []
-        relay_rows: list[dict[str, Any]] = []
-        mine: list[Any] = []
-        theirs: list[Any] = []
+        rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in order}
+        tables: dict[str, list[Any]] = {kind: [] for kind in order}
         rate = 2.8  # the relay's tables' rate a table until the app's is measured
         try:
-            for kind in ("relay", "app") if relay_first else ("app", "relay"):
-                served = transport if kind == "app" else kind
-                servers[kind] = Server(served, core, self.log, gc_watch=gc_watch)
+            for kind in order:
+                served = "relay" if kind == "relay" else "app"
+                third = variant if kind == "variant" else None
+                servers[kind] = Server(served, core, self.log, gc_watch=gc_watch, variant=third)
                 await servers[kind].ready()
-            app, relay = servers["app"], servers["relay"]
+            pids = ", ".join(f"{servers[k].label} (pid {servers[k].process.pid})" for k in order)
             print(
-                f"# app, {transport} (pid {app.process.pid}) and relay (pid {relay.process.pid})"
-                f" at once, on {'any core' if core is None else f'core {core}'},"
-                f" {'relay' if relay_first else 'app'} first",
+                f"# at once, on {'any core' if core is None else f'core {core}'}: {pids}",
                 flush=True,
             )
+            apps = [kind for kind in order if kind != "relay"]
+            app, relay = servers["app"], servers["relay"]
             for count in self.args.steps:
                 if relay_first:
-                    await self.open_relay_tables(theirs, count, rate, relay.port)
+                    await self.open_relay_tables(tables["relay"], count, rate, relay.port)
                     await asyncio.sleep(self.args.warmup)
-                new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
-                await open_all(new, app.port)
-                mine += new
-                warm = await self.measure([(app, mine)], self.args.warmup)
+                for kind in apps:
+                    mine = tables[kind]
+                    new: list[Any] = [Table("", self.stats) for _ in range(count - len(mine))]
+                    await open_all(new, servers[kind].port)
+                    mine += new
+                warm = await self.measure([(app, tables["app"])], self.args.warmup)
                 rate = warm[0]["in_per_s"] / count or rate  # (an app that sent nothing yet)
                 if not relay_first:
-                    await self.open_relay_tables(theirs, count, rate, relay.port)
+                    await self.open_relay_tables(tables["relay"], count, rate, relay.port)
                 # The app's rate with both running (its tables' first minute is busier): the
                 # relay's tables play at it from here on, so the two count the same traffic.
-                warm = await self.measure([(app, mine)], self.args.warmup)
-                for table in theirs:
+                warm = await self.measure([(app, tables["app"])], self.args.warmup)
+                for table in tables["relay"]:
                     table.rate = warm[0]["in_per_s"] / count or rate
                 await asyncio.sleep(2)
-                app_row, relay_row = await self.measure(
-                    [(app, mine), (relay, theirs)], self.args.seconds, follow=True
+                measured = ["app", *(k for k in apps if k != "app"), "relay"]
+                step = await self.measure(
+                    [(servers[k], tables[k]) for k in measured], self.args.seconds, follow=True
                 )
-                app_rows.append(app_row)
-                relay_rows.append(relay_row)
-                print(format_row(app_row), flush=True)
-                print(format_row(relay_row), flush=True)
+                for kind, row in zip(measured, step, strict=True):
+                    rows[kind].append(row)
+                    print(format_row(row), flush=True)
         finally:
-            hang_up(mine + theirs)
+            hang_up([table for kind in order for table in tables[kind]])
             for server in servers.values():
                 server.stop()
-        return app_rows, relay_rows
+        return rows
 
     async def open_relay_tables(
         self, tables: list[Any], count: int, rate: float, port: int
@@ -684,7 +721,7 @@ class Run:
         self, served: list[tuple[Server, list[Any]]], seconds: float, *, follow: bool = False
     ) -> list[dict[str, Any]]:
         """Each server's figures over the same `seconds` (its tables counted apart). With
-        `follow`, the second server's tables (the relay's) keep to the first's inbound
+        `follow`, the last server's tables (the relay's) keep to the first's inbound
         count over these seconds (`keep_pace`)."""
         for server, _ in served:
             await server.gc_pauses()  # (each a round trip: all of them before the clock starts)
@@ -697,8 +734,8 @@ class Run:
         self.stats = kept[0][2]  # the generator's loop lag goes into the first
         start = [(server.cpu_seconds(), server.core_busy_seconds()) for server, _ in served]
         began, own, load = now(), time.process_time(), os.getloadavg()[0]
-        if follow:
-            (_, _, leading), (_, relay_tables, following) = kept
+        if follow:  # the last server's tables (the relay's) keep to the first's count
+            (_, _, leading), (_, relay_tables, following) = kept[0], kept[-1]
             await keep_pace(relay_tables, following, leading, began, seconds)
         else:
             await asyncio.sleep(seconds)
@@ -745,7 +782,7 @@ class Run:
         pauses: dict[str, Any],
     ) -> dict[str, Any]:
         return {
-            "server": server.kind,
+            "server": server.label,
             "tables": count,
             "players": count * 4,
             "in_per_s": stats.inbound / took,
@@ -864,8 +901,8 @@ def ratio_report(
     """Server CPU ms per inbound message, app / relay, for each step of each round (an app
     ramp, then the relay's at the same rates; or both at once, `--together`) and, over
     several rounds, their median: alternating the ramps spreads the machine's drift over
-    both. `names`: what is compared (one transport of the app to another: the second's
-    core is never taken for saturated)."""
+    both. `names`: what is compared (a variant of the app to the app: the second's core is
+    never taken for saturated)."""
     lines = [f"server CPU ms per inbound message, {names[0]} / {names[1]}:"]
     by_step: dict[int, list[float]] = {}
     for number, (app, relay) in enumerate(rounds, 1):
@@ -912,48 +949,48 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench = Run(args)
     lag = asyncio.create_task(watch_lag(lambda: bench.stats))
     results: dict[str, Any] = {"args": {k: v for k, v in vars(args).items()}}
-    transports = APPS if args.transport == "both" else (args.transport,)
+    variant = Variant.of(args)
     try:
-        for transport in transports if args.idle else ():
-            idle = await bench.idle_memory(args.idle, transport)
-            results.setdefault("idle", {})[transport] = idle
+        for third in ((None, variant) if variant else (None,)) if args.idle else ():
+            idle = await bench.idle_memory(args.idle, third)
+            label = third.label if third else "app"
+            results.setdefault("idle", {})[label] = idle
             print(
-                f"idle memory, {transport}: {idle['players']} players sitting in lobbies: RSS "
+                f"idle memory, {label}: {idle['players']} players sitting in lobbies: RSS "
                 f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
                 f"{idle['kb_per_player']:.1f} KB per player",
                 flush=True,
             )
         print("\n" + HEADER, flush=True)
-        # Per transport, each round's (app rows, relay rows); and (stock rows, lean rows).
+        # Per server compared with the relay, each round's (its rows, the relay's); and
+        # side by side, (variant rows, app rows).
         rounds: dict[str, list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]] = {}
         side_by_side: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
         for number in range(args.rounds):
-            apps: dict[str, list[dict[str, Any]]] = {}
-            for transport in transports:
-                if args.together:
-                    app, relay = await bench.together(transport, relay_first=number % 2 == 1)
-                    results.setdefault("relay", []).extend(relay)
-                    rounds.setdefault(transport, []).append((app, relay))
-                else:
-                    app = await bench.ramp(transport, {})
-                results.setdefault(transport, []).extend(app)
-                apps[transport] = app
-            if args.relay and not args.together:
-                first = apps[transports[0]]  # the relay plays at the first one's rates
-                rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in first}
-                relay = await bench.ramp("relay", rates)
+            if args.together:
+                served = await bench.together(relay_first=number % 2 == 1, variant=variant)
+                app, relay = served["app"], served["relay"]
                 results.setdefault("relay", []).extend(relay)
-                for transport in transports:
-                    rounds.setdefault(transport, []).append((apps[transport], relay))
-            if len(apps) == 2:
-                side_by_side.append((apps["stock"], apps["lean"]))
-        for transport, taken in rounds.items():
-            print("\n" + ratio_report(taken, (transport, "relay")))
-        if side_by_side:
-            print("\n" + ratio_report(side_by_side, ("stock", "lean")))
+                rounds.setdefault("app", []).append((app, relay))
+                if variant:
+                    results.setdefault(variant.label, []).extend(served["variant"])
+                    rounds.setdefault(variant.label, []).append((served["variant"], relay))
+                    side_by_side.append((served["variant"], app))
+            else:
+                app = await bench.ramp("app", {})
+                if args.relay:
+                    rates = {row["tables"]: row["in_per_s"] / row["tables"] for row in app}
+                    relay = await bench.ramp("relay", rates)
+                    results.setdefault("relay", []).extend(relay)
+                    rounds.setdefault("app", []).append((app, relay))
+            results.setdefault("app", []).extend(app)
+        for name, taken in rounds.items():
+            print("\n" + ratio_report(taken, (name, "relay")))
+        if side_by_side and variant:
+            print("\n" + ratio_report(side_by_side, (variant.label, "app")))
         if args.markdown:
             print("\n" + MARKDOWN_HEADER)
-            for kind in (*transports, "relay"):
+            for kind in ("app", *([variant.label] if variant else []), "relay"):
                 for row in results.get(kind, []):
                     print(markdown_row(row))
     finally:
@@ -971,12 +1008,6 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=2000, help="players for idle memory; 0: skip")
     parser.add_argument("--no-relay", dest="relay", action="store_false")
     parser.add_argument(
-        "--transport",
-        choices=(*APPS, "both"),
-        default="both",
-        help="the app's SLAPJACK_TRANSPORT: lean, stock, or both side by side (default)",
-    )
-    parser.add_argument(
         "--rounds",
         type=positive,
         default=1,
@@ -987,6 +1018,21 @@ def main() -> None:
         action="store_true",
         help="run the app and the relay at once on the server's core (a steadier ratio; "
         "keep steps where both fit: 200 tables each on this machine)",
+    )
+    parser.add_argument(
+        "--ablate",
+        default="",
+        metavar="NAME[,NAME...]",
+        help="with --together: a third server beside the app and the relay, the app with these "
+        "overrides of the transport switched off (bench/ablate.py names them); its ratios "
+        "to the relay and to the app are printed too",
+    )
+    parser.add_argument(
+        "--against",
+        default="",
+        metavar="DIR",
+        help="with --together: a third server beside the app and the relay, the app as checked "
+        "out in DIR (another commit: `git worktree add DIR COMMIT`, set up with make)",
     )
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     parser.add_argument("--json", help="also write every figure to this file")
@@ -999,6 +1045,10 @@ def main() -> None:
     )
     parser.add_argument("--log", default=str(Path(tempfile.gettempdir()) / "slapjack-bench.log"))
     args = parser.parse_args()
+    if (args.ablate or args.against) and not args.together:
+        parser.error("--ablate and --against need --together")
+    if args.ablate and args.against:
+        parser.error("--ablate or --against, not both")
     args.server_core = None
     cores = sorted(os.sched_getaffinity(0))
     if args.pin and len(cores) >= 2:

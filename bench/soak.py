@@ -41,6 +41,7 @@ import httpx
 import socketio
 
 from bench.harness import RawClient
+from bench.limits import LIFTED_LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
 IDLE_AUTOFLIP = 10.0  # the server's default: the autopilot flips for a seat idle this long
@@ -281,8 +282,7 @@ async def soak(
         "SLAPJACK_PORT": str(port),
         "SLAPJACK_LOG_LEVEL": "info",
         "SLAPJACK_BOT_TIME_SCALE": "0.5",
-        "SLAPJACK_WRONG_CODES_PER_MINUTE": "100000",
-        "SLAPJACK_WRONG_CODES_BURST": "100000",
+        **LIFTED_LIMITS,
         "SLAPJACK_ROOM_EXPIRY_SECONDS": str(EXPIRY_SECONDS),
     }
     with log_path.open("w") as log:

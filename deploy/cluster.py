@@ -32,6 +32,7 @@ from deploy.redis import RedisServer
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
 START_SECONDS = 60.0  # generous: a shared 2-core machine may be very busy
+MOST_PER_ADDRESS = 65535  # nginx refuses a limit_conn of more ("must be less 65536")
 # Settings for processes that scripted players drive (the tests, bench/faults.py): nobody's
 # seat is flipped for them or handed over while a script looks at it, and a script's players
 # act far faster (a false start, from a person), and connect far more often from one address,
@@ -106,6 +107,12 @@ def nginx_config(
         per_address = Settings.model_fields["connections_per_address"].default
     if websockets is None:
         websockets = Settings.model_fields["websockets_per_address"].default
+    for name, cap in (("CONNECTIONS", per_address), ("WEBSOCKETS", websockets)):
+        if not 1 <= cap <= MOST_PER_ADDRESS:
+            raise ValueError(
+                f"SLAPJACK_{name}_PER_ADDRESS={cap}: nginx's limit_conn, which applies it in "
+                f"front of the apps, takes 1 to {MOST_PER_ADDRESS}"
+            )
     # Rooms: never marked down (max_fails=0). A request tries the room's own process and,
     # only if that refuses or times out, the next one on the ring; once the process is back
     # every request goes to it again. A process marked down for fail_timeout was probed by
@@ -174,6 +181,7 @@ class Cluster:
         self.redis_port = self.redis_port or ports[1]
         if not self.app_ports:
             self.app_ports = ports[2:]
+        self.write_nginx_config()  # before anything starts: it checks the apps' settings
         if not self.store_url:
             self.start_redis()
         # The apps (each a second or more of imports) and nginx start side by side: nginx
@@ -229,7 +237,7 @@ class Cluster:
 
         wait_until(up, f"app process {index + 1}")
 
-    def launch_nginx(self) -> None:
+    def write_nginx_config(self) -> Path:
         prefix = self.workdir / "nginx"
         prefix.mkdir(exist_ok=True)
         conf = prefix / "nginx.conf"
@@ -247,14 +255,43 @@ class Cluster:
                 int(websockets) if websockets else None,
             )
         )
-        self.nginx = subprocess.Popen(
-            [find_binary("nginx"), "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
+        return conf
+
+    def launch_nginx(self) -> None:
+        conf = self.write_nginx_config()
+        prefix = conf.parent
+        # What nginx says before its error log is open (a configuration it refuses) goes to
+        # its stderr: kept, and shown if it does not start.
+        with (prefix / "output.log").open("ab") as output:
+            self.nginx = subprocess.Popen(
+                [find_binary("nginx"), "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
 
     def wait_for_nginx(self) -> None:
-        wait_until(lambda: answers(f"{self.url}/healthz"), "nginx")
+        process = self.nginx
+
+        def up() -> bool:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"cluster: nginx exited at start:\n{self.nginx_said()}")
+            return answers(f"{self.url}/healthz")
+
+        try:
+            wait_until(up, "nginx")
+        except RuntimeError as error:
+            if process is not None and process.poll() is None:
+                raise RuntimeError(f"{error}; nginx said:\n{self.nginx_said()}") from None
+            raise
+
+    def nginx_said(self) -> str:
+        """The end of nginx's own output and error log (its reason for not starting)."""
+        prefix = self.workdir / "nginx"
+        said = []
+        for name in ("output.log", "error.log"):
+            with contextlib.suppress(OSError):
+                said += (prefix / name).read_text(errors="replace").splitlines()[-20:]
+        return "\n".join(said) or "(nothing)"
 
     def kill(self, index: int, sig: int = signal.SIGKILL) -> None:
         """Stop one app process the hard way (or pause it with SIGSTOP)."""

@@ -11,11 +11,10 @@ import shlex
 from pathlib import Path
 
 import pytest
+from doc_commands import commands
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-SHELL_FENCE = re.compile(r"^```sh\n(.*?)^```", re.MULTILINE | re.DOTALL)
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 # The README's shell commands, in order, without their comments. A newcomer runs these
 # first: the set-up (`make run`, `make test`), the lock, Docker and the cluster.
@@ -59,23 +58,6 @@ def makefile_rules() -> dict[str, str]:
         for target in found.group(1).split():
             rules[expand(target, variables)] = found.group(2)
     return rules
-
-
-def commands(page: Path) -> list[str]:
-    """The shell commands a page gives: each line of its `sh` blocks (comments dropped,
-    continued lines joined), and each code span that starts with `make ` or names a
-    `python -m` module."""
-    text = page.read_text()
-    found = []
-    for block in SHELL_FENCE.findall(text):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = re.sub(r"\s+#.*$", "", line).strip()
-            if line and not line.startswith("#"):
-                found.append(" ".join(line.split()))
-    for span in CODE_SPAN.findall(SHELL_FENCE.sub("", text)):
-        if span.startswith("make ") or "python -m " in span:
-            found.append(span)
-    return found
 
 
 def make_targets(command: str) -> list[str]:

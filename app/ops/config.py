@@ -77,13 +77,6 @@ class Settings(BaseSettings):
         "Keep a container's stop grace period above drain + shutdown.",
     )
 
-    transport: Literal["lean", "stock"] = Field(
-        default="lean",
-        description="How Socket.IO is served ([Transports](protocol.md#transports)): `lean`, our "
-        "own websocket reader and writer over python-engineio and uvicorn (the fast path), or "
-        "`stock`, the libraries' own websocket and Engine.IO paths with the guards their public "
-        "hooks allow.",
-    )
     max_message_bytes: int = Field(
         default=4096,
         ge=256,

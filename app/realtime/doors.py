@@ -8,6 +8,9 @@ then serves it (app/realtime/serving.py hands each connection here):
 - at most `websockets_per_address` websockets per address, and websockets never take the
   last `http_reserve` of `max_connections`: pages, the API and /healthz always have room
   (uvicorn answers 503 to HTTP only once all `max_connections` are taken);
+- a websocket whose client reads nothing for a ping interval and timeout while the server
+  has more to write (its writes paused all that time) is cut: a writer waiting to send to
+  it would otherwise wait for ever, and its connection stay open;
 - every frame a websocket sends that is not an Engine.IO message (websocket pings and
   pongs, binary and continuation frames, Engine.IO pings, pongs, upgrades, noops, anything
   else) is charged to a budget of the same rate, burst and cut-off as the connection's
@@ -21,11 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from typing import Any
 
 from app.ops.config import Settings
 from app.ops.limits import TokenBucket, address_key
 from app.ops.logs import Throttled
+from app.realtime.frames import FrameReader
 
 _CLOSE = 0x8  # websocket opcodes
 _TEXT = 0x1
@@ -41,6 +46,8 @@ class Doors:
         self.most_websockets = max(0, settings.max_connections - settings.http_reserve)
         self.rate, self.burst = settings.rate_per_second, settings.rate_burst
         self.cutoff = settings.flood_cutoff
+        # A client that reads nothing for this long while writes wait for it is cut.
+        self.stall_seconds = settings.ping_interval_seconds + settings.ping_timeout_seconds
         proxies = {p.strip() for p in settings.trusted_proxies.split(",") if p.strip()}
         self.trust_all = "*" in proxies
         self.trusted = {address_key(p) for p in proxies}
@@ -164,9 +171,15 @@ class FrameMeter:
         return self.in_a_row < self.cutoff
 
 
+# Each websocket protocol's meter, found by the protocol (the app knows it by ASGI's `send`,
+# a method of it): held as long as the protocol is.
+METERED: weakref.WeakKeyDictionary[asyncio.Protocol, Metered] = weakref.WeakKeyDictionary()
+
+
 class Metered(asyncio.Protocol):
-    """A websocket's protocol (uvicorn's or ours) behind its FrameMeter: the transport
-    calls this, this calls it. The websocket's count is given back when it ends."""
+    """A websocket's protocol (uvicorn's) behind its FrameMeter: the transport calls this,
+    this calls it. Its writes paused for `doors.stall_seconds` on end (a client that reads
+    nothing), the connection is cut. The websocket's count is given back when it ends."""
 
     def __init__(
         self, inner: asyncio.Protocol, transport: Any, meter: FrameMeter, doors: Doors, key: str
@@ -175,12 +188,21 @@ class Metered(asyncio.Protocol):
         self.doors, self.key = doors, key
         self._counted = True
         self._cut = False
+        self._stalled: asyncio.TimerHandle | None = None  # armed while writes are paused
+        # Set by the app once it reads this websocket (app/realtime/websocket.py): its events
+        # and pongs are taken here, as they arrive (app/realtime/frames.py).
+        self.reader: FrameReader | None = None
+        METERED[inner] = self
 
     def data_received(self, data: bytes) -> None:
         if self._cut:
             return  # what was still in flight
         if self.meter.feed(data):
-            self.inner.data_received(data)
+            reader = self.reader
+            if reader is None:
+                self.inner.data_received(data)
+            else:
+                reader.take(data, self.inner.data_received)
             return
         self._cut = True
         self.doors.refused("frames_past_budget", self.key)
@@ -191,12 +213,28 @@ class Metered(asyncio.Protocol):
         return self.inner.eof_received()
 
     def pause_writing(self) -> None:
+        if self._stalled is None:
+            loop = asyncio.get_running_loop()
+            self._stalled = loop.call_later(self.doors.stall_seconds, self._cut_stalled)
         self.inner.pause_writing()
 
     def resume_writing(self) -> None:
+        self._unstall()
         self.inner.resume_writing()
 
+    def _unstall(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _cut_stalled(self) -> None:
+        self._stalled = None
+        self.doors.refused("stalled_reader", self.key)
+        if not self.transport.is_closing():
+            self.transport.abort()
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._unstall()
         if self._counted:
             self._counted = False
             self.doors.websocket_closed(self.key)

@@ -2,25 +2,22 @@
 Task at all for one that never waits.
 
 A Task per client message would cost its creation, a loop pass, its step and its
-done-callback, about a fortieth of what a flip costs the server. Almost every message
-runs to its end without waiting (its room's lock is free; its answer and the states it
-causes are queued, not awaited), so `first_step` runs it right away, where its frame is
-read; only one that waits (a held lock, a lag-fair slap's judging) becomes a task, which
-goes on from that wait.
+done-callback. Almost every message runs to its end without waiting (its room's lock is
+free; its answer and the states it causes are queued, not awaited), so `first_step` runs
+it right away, where its frame is read; only one that waits (a held lock, a lag-fair
+slap's judging) goes on from that wait as a task, and the connection's next frame is read
+meanwhile. An ASGI `send` is started the same way (app/realtime/websocket.py): it writes
+at once unless the client reads too slowly.
 
 `ResumingWork` is what such a task runs: a `collections.abc.Coroutine` that hands the task
 what the work waits on first, then passes each value and exception the task sends (a
 result, a cancellation) into the work, exactly as if the task had run it from its start.
-Made with a `line` (a set), it also leaves that set when its task takes its first step,
-however that step comes (a cancellation included): app/realtime/transport.py keeps there the
-messages still waiting to begin, so that none read later begins before them.
 
-The first step runs in the caller's task and context: outside any task for a frame a
-websocket reads (`asyncio.current_task()` is None), inside the HTTP request's task for
-one a long-polling POST carries. Code that needs its own task before its first wait
-(`asyncio.timeout`, and `asyncio.wait_for` on 3.12) must not be started this way: on a
-websocket it would fail, and on long-polling it would time out the request instead.
-app/realtime/transport.py starts only a client's events so, whose handlers use neither.
+The first step runs in the caller's task and context (the task uvicorn reads the
+websocket in). Code that needs its own task before its first wait (`asyncio.timeout`, and
+`asyncio.wait_for` on 3.12) must not be started this way: its deadline would be the
+reader's. app/realtime/websocket.py starts only a client's events so, whose handlers use
+neither.
 """
 
 from __future__ import annotations
@@ -29,48 +26,32 @@ import asyncio
 from collections.abc import Coroutine, Generator
 from typing import Any
 
-_FROM_ITS_START = object()  # a ResumingWork whose work has not begun: its first send starts it
+_GIVEN = object()  # what the first step waits on was handed over: the work goes on itself
 
 
 class ResumingWork(Coroutine[Any, Any, Any]):
-    """`work` for a task to run: from the wait its first step reached (`waits_on`, what
-    `first_step` got), or from its start."""
+    """`work` for a task to run, or to be awaited, from the wait its first step reached
+    (`waits_on`, what `first_step` got)."""
 
-    __slots__ = ("_line", "_waits_on", "work")
+    __slots__ = ("_waits_on", "work")
 
-    def __init__(
-        self,
-        work: Coroutine[Any, Any, Any],
-        waits_on: Any = _FROM_ITS_START,
-        line: set[ResumingWork] | None = None,
-    ) -> None:
-        self.work, self._waits_on, self._line = work, waits_on, line
-        if line is not None:
-            line.add(self)
-
-    def _begins(self) -> Any:
-        """The task's first step is here: out of the line, and what the work waits on (or
-        _FROM_ITS_START), no longer held here."""
-        if self._line is not None:
-            self._line.discard(self)
-            self._line = None
-        waits_on, self._waits_on = self._waits_on, _FROM_ITS_START
-        return waits_on
+    def __init__(self, work: Coroutine[Any, Any, Any], waits_on: Any) -> None:
+        self.work, self._waits_on = work, waits_on
 
     def send(self, value: Any) -> Any:
-        waits_on = self._begins()
-        if waits_on is not _FROM_ITS_START:
+        if self._waits_on is not _GIVEN:
+            waits_on, self._waits_on = self._waits_on, _GIVEN
             return waits_on  # the task now waits on it, as the work does
         return self.work.send(value)
 
     def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        self._begins()  # a cancellation before the first step goes into the work too
+        self._waits_on = _GIVEN  # a cancellation before the first step goes into the work too
         if val is None and tb is None:
             return self.work.throw(typ)
         return self.work.throw(typ, val, tb)  # pragma: no cover (asyncio throws one)
 
     def close(self) -> None:
-        self._begins()
+        self._waits_on = _GIVEN
         self.work.close()
 
     # What asyncio's task repr, `get_stack` and debug mode read of a coroutine: the work's.

@@ -1,10 +1,8 @@
-"""What every incoming Socket.IO frame passes on either transport (SLAPJACK_TRANSPORT): a
-budget per connection, refusals counted and logged briefly, a connection that keeps going
-past its budget cut off at the transport.
+"""What every incoming Socket.IO frame passes: a budget per connection, refusals counted
+and logged briefly, a connection that keeps going past its budget cut off at the transport.
 
-The servers of app/realtime/transport.py (lean) and app/realtime/stock.py (stock) mix this
-in; each says how it answers a refused event (`_queue_packet`) and how it closes a
-connection (`hang_up`).
+The Socket.IO server of app/realtime/transport.py mixes this in; it says how it answers a
+refused event (`_queue_packet`) and how it closes a connection (`hang_up`).
 """
 
 from __future__ import annotations

@@ -4,43 +4,23 @@ python-socketio's `emit` builds a Packet per call (and scans its payload for bin
 for a room it starts a task per recipient. A room's change goes to everyone at the table at
 once, so each distinct message is encoded once (orjson) into its Socket.IO text packet,
 with its Engine.IO type in front, and that one text is written to every recipient's
-websocket (app/realtime/transport.py `queue_text`: python-engineio's `send_packet`, its API for
-sending a raw packet, without the packet object where nothing is queued before it). The
-bytes on the wire are what `emit` sends: `42["state",{...}]`.
+websocket (app/realtime/transport.py `queue_text`: what python-engineio's `send_packet` does,
+without a packet object where nothing is queued before it). The bytes on the wire are what
+`emit` sends: `42["state",{...}]`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
-from engineio import packet as eio_packet
-
 from app.wire.encoded import Encoded
 
 NAMESPACE = "/"  # the game uses Socket.IO's default namespace only
 
 
-class Assembled(eio_packet.Packet):  # type: ignore[misc]  # python-engineio has no types
-    """An Engine.IO MESSAGE packet made from its encoded text, what `encode()` returns (and
-    has cached, as python-engineio's packets cache theirs): the text is built in one piece,
-    not as a Socket.IO packet that `encode()` copies again behind its type. Its `data` is
-    read back from that text when asked for (long-polling and tests). The packet's
-    attributes it sets are in app/realtime/internals.py."""
-
-    def __init__(self, encoded: str) -> None:
-        self.packet_type = eio_packet.MESSAGE
-        self.binary = False
-        self.encode_cache = encoded
-
-    @property
-    def data(self) -> str:
-        return str(self.encode_cache[1:])
-
-
 class SocketServer(Protocol):
-    """python-socketio's server as ours extend it (app.realtime.transport.GameServer, lean,
-    or app.realtime.stock.StockServer, which import this module: named here by what they
-    do, not imported)."""
+    """python-socketio's server as ours extends it (app.realtime.transport.GameServer: named
+    here by what it does, not imported)."""
 
     manager: Any
 
@@ -52,7 +32,7 @@ class SocketServer(Protocol):
 
 
 class SocketTransport:
-    """What a Room needs from python-socketio's server (ours: GameServer or StockServer):
+    """What a Room needs from python-socketio's server (ours: GameServer):
     `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
     path."""
 
@@ -68,10 +48,9 @@ class SocketTransport:
     def send(self, message: Encoded, to: str) -> None:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was
         queued there before; nothing if it is gone. A connection is asked for no more than a
-        place in its queue: nothing here waits on a client (lean: GameEngineIO's
-        `queue_text`, what its `send_packet` does, without a coroutine per recipient, and
-        with no packet object where the text can be written at once; stock: python-engineio's
-        `send_packet` in a task of its own)."""
+        place in its queue: nothing here waits on a client (GameEngineIO's `queue_text`, what
+        its `send_packet` does, without a coroutine per recipient, and with no packet object
+        where the text can be written at once)."""
         eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
         if eio_sid is not None:
             self.sio.queue_text(eio_sid, message.text)

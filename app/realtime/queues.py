@@ -1,18 +1,16 @@
 """A connection's queue: asyncio.Queue's interface at a tenth of its memory, and a `get`
 that waits without a task of its own.
 
-Every connected player has two queues: python-engineio's outgoing packets (its
-`create_queue`) and uvicorn's incoming websocket events (app/realtime/serving.py). An asyncio.Queue
-is four deques (its items, getters, putters, and its `join` event's waiters) of 760 bytes
-each even when empty: 6.5 KB a player sitting in a lobby, a seventh of all it costs.
+Every connected player has one: python-engineio's queue of its outgoing packets (made by
+the server's `create_queue`). An asyncio.Queue is four deques (its items, getters, putters,
+and its `join` event's waiters) of 760 bytes each even when empty.
 
 `get` returns a future rather than a coroutine: python-engineio awaits each packet with
-`asyncio.wait_for(queue.get(), ...)`, which wraps a coroutine in a new Task on every wait
-(Python 3.11) but waits on a future as it is, and app/realtime/transport.py's writer times its wait
-by cancelling that future. A packet put while a getter waits is handed to it directly.
+`asyncio.wait_for(queue.get(), ...)` (long-polling), which wraps a coroutine in a new Task
+on every wait (Python 3.11) but waits on a future as it is. A packet put while a getter
+waits is handed to it directly.
 
-Unbounded (`put` never waits), which is what both users ask for: the outgoing queue's bound
-is app/realtime/transport.py's `send_queue_limit`, the incoming one's uvicorn's flow control.
+Unbounded (`put` never waits): the bound is app/realtime/transport.py's `send_queue_limit`.
 """
 
 from __future__ import annotations
@@ -88,11 +86,9 @@ class LeanQueue:
 
 
 class Wire(Protocol):
-    """Where an Outbox writes at once: app/realtime/serving.py's LeanWebSocket."""
+    """Where an Outbox writes at once: a websocket's ASGI `send` (app/realtime/websocket.py)."""
 
     def send_now(self, text: str) -> bool: ...
-
-    def abort_if_stuck(self) -> None: ...
 
 
 class Outbox(LeanQueue):
@@ -100,23 +96,23 @@ class Outbox(LeanQueue):
     straight to the websocket when nothing waits before them.
 
     Queued, each packet costs a hand-over to the connection's writer task: a future set, a
-    loop pass, a wake-up and two coroutines through uvicorn's `send`, per packet and per
-    recipient. Once app/realtime/transport.py's writer has attached the `wire`, a packet put while
-    nothing is `unsent` and the socket can take it is written then and there; otherwise it
-    is queued as before (behind what is queued, so the order never changes), and the writer
-    counts each one `written` when it is out. A client that reads too slowly pauses the
-    socket's writing, so its packets queue, and the queue's cap (send_queue_limit) still
-    decides when it is dropped."""
+    loop pass and a wake-up, per packet and per recipient. Once the websocket's writer has
+    attached the `wire`, a packet put while nothing is `unsent` is written then and there;
+    otherwise it is queued (behind what is queued, so the order never changes), and the
+    writer counts each one `written` when it is out. A client that reads too slowly makes
+    its packets queue, and the queue's cap (send_queue_limit) decides when it is dropped."""
 
-    __slots__ = ("unsent", "wire")
+    __slots__ = ("ended", "unsent", "wire")
 
     def __init__(self) -> None:
         super().__init__()
         self.wire: Wire | None = None  # set only while a websocket writer runs
         self.unsent = 0  # packets queued (or handed to the writer) and not yet written
+        self.ended = False  # its end was put: the connection is closing, nothing more goes
 
     def put_nowait(self, item: Any) -> None:
         if item is None:  # the writer's end, always through the queue, and no packet
+            self.ended = True
             super().put_nowait(item)
             return
         if self.unsent == 0 and self.wire is not None:
@@ -132,17 +128,29 @@ class Outbox(LeanQueue):
         super().put_nowait(item)
 
     def send_now(self, text: str) -> bool:
-        """Writes `text` (a packet's encoding) at once if nothing waits before it and the
-        socket can take it; False, and nothing done, otherwise: the caller queues it."""
+        """Writes `text` (a packet's encoding) at once if nothing waits before it; False, and
+        nothing done, otherwise: the caller queues it."""
         wire = self.wire
         return self.unsent == 0 and wire is not None and wire.send_now(text)
 
     def written(self) -> None:
         self.unsent -= 1
 
+    def after(self, first: Any) -> list[Any]:
+        """`first` (just taken) and whatever else is queued behind it, up to a None (the
+        end: [] if `first` is it; a None behind the others stays for the next take)."""
+        self.task_done()
+        if first is None:
+            return []
+        items = [first]
+        while self._items and self._items[0] is not None:  # the end stays for the next take
+            items.append(self._items.pop(0))
+            self.task_done()
+        return items
+
     @property
     def held(self) -> int:
-        """What the slow-consumer cap counts: while our websocket writer runs, what it has
-        not written yet (queued or taken); otherwise what is queued (long-polling, or a
-        websocket upgraded from it: python-engineio's writer counts nothing `written`)."""
+        """What the slow-consumer cap counts: while a websocket writer runs, what it has not
+        written yet (queued or taken); otherwise what is queued (long-polling, or a websocket
+        upgraded from it: python-engineio's writer counts nothing `written`)."""
         return self.unsent if self.wire is not None else len(self._items)

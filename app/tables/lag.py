@@ -1,7 +1,7 @@
 """Each person's round-trip time to the server, measured all game long, for lag-fair judging.
 
-While its `lag_fair` rule is on, or it judges false starts (app/tables/table.py
-`Table.measures_lag`), the room sends each connection an app-level `ping` every couple of
+While its `lag_fair` rule is on, or it judges false starts (app/tables/reflexes.py
+`Reflexes.measures_lag`), the room sends each connection an app-level `ping` every couple of
 seconds with an id nobody can guess, and the page answers `pong` with it; the time between is
 one sample. The
 estimate is a low percentile of the recent samples, so a player who holds some answers

@@ -290,7 +290,7 @@ class Rooms:
         return room
 
     def _add(self, room: Room) -> None:
-        room.hang_up = lambda sid: self.hang_up(sid)
+        room.connections.hang_up = lambda sid: self.hang_up(sid)
         delay = self.settings.save_seconds
         room.saver = Saver(
             self.store,

@@ -7,7 +7,9 @@ every change ends in `_commit`, which numbers it, sends each person one message,
 `state` with the change's events in it, then sets the timers that keep the game moving.
 Timers are derived from the table's state alone (app/tables/schedule.py), so a Room rebuilt
 from a snapshot (`Room.from_snapshot`) carries on with none stored. Slaps held for lag-fair
-or tie judging are app/tables/judging.py's.
+or tie judging are app/tables/judging.py's; who is on which connection, and what each is
+sent, app/tables/connections.py's; the table's fields read through the room,
+app/tables/reads.py's.
 
 Durability: after each commit, once its messages are sent, the room tells its `Saver`
 (app/stores/saver.py), which writes the table to the store a moment later off the hot path
@@ -30,25 +32,27 @@ from app.ops.timers import LockWatch, Timers, WatchedLock
 from app.stores import Savable, wall_clock
 from app.stores.saver import Saver
 from app.tables import judging
-from app.tables.bots import Bot, Plan
+from app.tables.bots import Plan
 from app.tables.commands import HANDLERS
+from app.tables.connections import Connections
 from app.tables.events import AppEvent, Closed, EventDict, FalseStart, Kick, Paused, Resumed
 from app.tables.journal import Saves, table_from_snapshot
 from app.tables.judging import Judge
+from app.tables.reads import TableReads
 from app.tables.schedule import Timetable
-from app.tables.table import Action, Person, Phase, Policy, Table, TableBot
+from app.tables.table import Action, Person, Phase, Policy, Table
 from app.tables.views import ViewParts, Views
 from app.wire.encoded import Encoded, Transport
 from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.names import clean_avatar
-from app.wire.protocol import COMMANDS, EVENT, PING, WELCOME, Ack, Message, Slap, ack
-from engine import Game, IllegalAction, Rules
+from app.wire.protocol import COMMANDS, EVENT, WELCOME, Ack, Message, Slap, ack
+from engine import IllegalAction, Rules
 
 # A timer may fire a little before its time (the loop's clock resolution, float rounding).
 IDLE_EARLY_SECONDS = 0.05
 
 
-class Room:
+class Room(TableReads):
     def __init__(
         self,
         code: str,
@@ -83,8 +87,7 @@ class Room:
         self._seen_at: float | None = wall_clock()
         # Logs a lock held past 1 s.
         self.lock = WatchedLock(code, metrics, lock_watch or LockWatch(clock))
-        self._people_by_sid: dict[str, str] = {}  # connection -> person id
-        self._sid_of: dict[str, str] = {}  # person id -> their current connection
+        self.connections = Connections(transport)  # who is on which, what each is sent
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
         self._timers = Timers(self.lock, clock)
         self.judge = Judge(self._timers)  # slaps held for lag-fair or tie judging
@@ -102,9 +105,6 @@ class Room:
         # room only its opener came to is of no use to anyone else, and goes soon.
         self.used = table is not None
         self.on_used: Callable[[], None] | None = None  # told once two people have been in it
-        # Closes a connection at the transport (the registry's: app/web/sockets.py sets it),
-        # after what was queued on it: a kicked person's, and everyone's when the room closes.
-        self.hang_up: Callable[[str], None] = lambda sid: None
         if table is None:
             # Until someone joins, a room lives only long enough for its creator to arrive.
             now = clock.now()
@@ -204,7 +204,7 @@ class Room:
         self._timers.cancel_all()
         self.judge.answer_held(ErrorCode.PAUSED)
         log_event("room_paused", room=self.code, version=self.table.version)
-        self._notice(Paused())
+        self.connections.send_everyone(Encoded.of(EVENT, Paused().to_dict()))  # no version
 
     def resume(self) -> None:
         """Judging goes on (call it under the lock): the timers are set again from the
@@ -215,84 +215,11 @@ class Room:
         now = self.clock.now()
         gone, self._gone_while_paused = self._gone_while_paused, {}
         for person_id, left in gone.items():
-            if person_id not in self._sid_of:  # not back meanwhile
+            if not self.connections.has(person_id):  # not back meanwhile
                 self._apply(self.table.drop(person_id, now, left=left), now)
         self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
         log_event("room_resumed", room=self.code, version=self.table.version)
-        self._notice(Resumed())
-
-    def _notice(self, event: Paused | Resumed) -> None:
-        """An `event` message of its own to everyone connected (no version: no change)."""
-        message = Encoded.of(EVENT, event.to_dict())
-        for sid in self._people_by_sid:
-            self.transport.send(message, sid)
-
-    # ---- reading (the table's fields, for the pages and the tests) ---------------------
-
-    @property
-    def version(self) -> int:
-        return self.table.version
-
-    @property
-    def game(self) -> Game | None:
-        return self.table.game
-
-    @property
-    def phase(self) -> Phase:
-        return self.table.phase
-
-    @phase.setter
-    def phase(self, phase: Phase) -> None:
-        """Only tests stage a phase (tests/app/test_lobby.py); the server never does."""
-        self.table.phase = phase
-
-    @property
-    def rules(self) -> Rules:
-        return self.table.rules
-
-    @rules.setter
-    def rules(self, rules: Rules) -> None:
-        """Only tests set rules the protocol refuses (a 0.2 s time limit); the server never
-        does: `rules` goes through `Table.set_rules`."""
-        self.table.rules = rules
-
-    @property
-    def games(self) -> int:
-        return self.table.games
-
-    @property
-    def first(self) -> int:
-        return self.table.first
-
-    @property
-    def seats(self) -> list[Person | Bot | None]:
-        """Who sits where: people, and the bots' minds (whose plans tests may watch)."""
-        seats: list[Person | Bot | None] = []
-        for seat in range(len(self.table.seats)):
-            occupant = self.table.occupant(seat)
-            seats.append(
-                self.timetable.planner(occupant) if isinstance(occupant, TableBot) else occupant
-            )
-        return seats
-
-    @property
-    def host(self) -> Person | None:
-        return self.table.host_person()
-
-    def connected(self) -> list[Person]:
-        return self.table.connected()
-
-    def spectators(self) -> list[Person]:
-        return self.table.spectators()
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "phase": self.table.phase,
-            "game": self.table.games,
-            "seated": self.table.seated(),
-            "spectators": len(self.table.spectators()),
-        }
+        self.connections.send_everyone(Encoded.of(EVENT, Resumed().to_dict()))
 
     # ---- people come and go ------------------------------------------------------------
 
@@ -326,11 +253,7 @@ class Room:
                 invite=invite,
             )
             person = joined.person
-            replaced = self._sid_of.get(person.id) if joined.returning else None
-            if replaced is not None:
-                del self._people_by_sid[replaced]
-            self._people_by_sid[sid] = person.id
-            self._sid_of[person.id] = sid
+            replaced = self.connections.bind(sid, person.id)
             await self.transport.enter_room(sid, self.code)  # the cluster's hand-over finds it so
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
             self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
@@ -340,10 +263,9 @@ class Room:
         """Connection `sid` is gone; `left` when the person said goodbye (`leave`)."""
         async with self.lock:
             now = self.clock.now()
-            person_id = self._people_by_sid.pop(sid, None)
+            person_id = self.connections.unbind(sid)
             if person_id is None:
                 return  # replaced by a newer connection: the person is still here
-            del self._sid_of[person_id]
             if self.closed:
                 return
             if not self.may_judge():
@@ -371,7 +293,7 @@ class Room:
         if not lock.acquire_now():  # free: taken and released with no coroutine (almost always)
             await lock.acquire()
         try:
-            person_id = self._people_by_sid.get(sid)
+            person_id = self.connections.person_on(sid)
             held = None
             if (
                 isinstance(message, Slap)
@@ -409,8 +331,7 @@ class Room:
         except IllegalAction as refused:
             return ack(ProtocolError(ErrorCode(refused.code), refused.message))
         if command.ends_connection:
-            self._people_by_sid.pop(sid, None)
-            self._sid_of.pop(person_id, None)
+            self.connections.unbind(sid)
         if event != "pong":
             self.table.acted_at = now
         if any(e.kind == "start" for e in done.events):
@@ -439,13 +360,8 @@ class Room:
 
     def _show_out(self, kick: Kick) -> None:
         """A kicked person's connection is told, then closed: nothing more is sent to it."""
-        sid = self._sid_of.pop(kick.player, None)
         log_event("kicked", room=self.code, player=kick.player, seat=kick.seat)
-        if sid is None:
-            return
-        self._people_by_sid.pop(sid, None)
-        self.transport.send(Encoded.of(EVENT, kick.to_dict()), sid)
-        self.hang_up(sid)
+        self.connections.show_out(kick.player, Encoded.of(EVENT, kick.to_dict()))
 
     def _new_game(self) -> None:
         self.metrics.games_started.inc()
@@ -522,17 +438,9 @@ class Room:
         starts: an app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's
         `pong` (app/tables/lag.py). A room that does neither sends none; one that judges
         only false starts measures the seated (nobody else slaps)."""
-        table = self.table
-        if self.closed or not table.measures_lag():
+        if self.closed or not self.table.measures_lag():
             return
-        everyone = table.lag_fair
-        seated = set(table.seats)
-        for person in table.connected():
-            sid = self._sid_of.get(person.id)
-            if sid is not None and (everyone or person.id in seated):
-                sent = self.clock.now()  # the moment it leaves, not when the timer fired
-                ping = {"id": self.table.lag.ping(person.id, sent)}
-                self.transport.send(Encoded.of(PING, ping), sid)
+        self.connections.ping(self.table, self.clock)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
             when = self.clock.now() + self.settings.lag_ping_seconds
             self._timers.at("ping", when, self.on_ping)
@@ -559,7 +467,9 @@ class Room:
         # Built and encoded once, shared by recipients and bots.
         views = Views(self.table, sent, self._view_parts)
         connected = self.table.connected()  # who is here, looked up once for the change
-        self._broadcast(views, connected)
+        # Each person's own state, the change's events in it: one message per person, the
+        # shared part encoded once, every send queued before the next change's.
+        self.connections.broadcast(views, connected, self.table.seat_by_id())
         self._schedule(now, views, anyone=bool(connected))
         self._changed(urgent=self.table.phase != phase_before, anyone=bool(connected))
 
@@ -586,16 +496,6 @@ class Room:
             winner=game.winner,
             reason=game.win_reason,
         )
-
-    def _broadcast(self, views: Views, connected: list[Person]) -> None:
-        """Each person's own state, the change's events in it: one message per person per
-        change, the shared part encoded once. Every send is queued on its connection
-        before this returns, so the next change's messages come after these."""
-        seat_of = self.table.seat_by_id()
-        for person in connected:
-            sid = self._sid_of.get(person.id)
-            if sid is not None:
-                self.transport.send(views.message(person, seat_of.get(person.id)), sid)
 
     def _schedule(self, now: float, views: Views, *, anyone: bool) -> None:
         """Every timer, from the table's state alone (app/tables/schedule.py). `anyone`:
@@ -632,12 +532,7 @@ class Room:
             self.timetable.idle(self, self.table)  # fired early (clock resolution): the rest
             return
         log_event("room_idle", room=self.code, people=len(self.table.connected()))
-        notice = Encoded.of(EVENT, Closed().to_dict())
-        for sid in list(self._people_by_sid):
-            self.transport.send(notice, sid)
-            self.hang_up(sid)
-        self._people_by_sid.clear()
-        self._sid_of.clear()
+        self.connections.close_all(Encoded.of(EVENT, Closed().to_dict()))
         self.close()
 
     def close(self) -> None:

@@ -76,13 +76,6 @@ QUICK_POLLS = {"ping_interval_seconds": 1.0, "ping_timeout_seconds": 5.0}
 SHORT_COLLECT_SECONDS = 0.1
 
 
-# The transport (SLAPJACK_TRANSPORT) every Server of a test is made with, unless it names
-# one: conftest.py's `transport` fixture sets it for the tests marked `transports`, which
-# run once on each.
-TRANSPORTS = ("lean", "stock")
-transport = "lean"
-
-
 class Server:
     """The app served by uvicorn on 127.0.0.1 in this event loop, so tests can see rooms.
     `clock`: the app's clock (a ManualClock the test turns; real time by default)."""
@@ -95,7 +88,7 @@ class Server:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        options = {**FAST, "transport": transport, "allowed_origins": [self.url], **overrides}
+        options = {**FAST, "allowed_origins": [self.url], **overrides}
         self.settings = Settings(**options)
         self.clock = clock if clock is not None else Clock()
         self.app = create_app(self.settings, self.clock)

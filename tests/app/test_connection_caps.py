@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from app_harness import serving
 from hostile import BareWebSocket, hold_bare_websockets, http_success, trickle, until
 from raw_client import RawClient
 
-pytestmark = pytest.mark.transports("lean", "stock")
 ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4"]
 
 

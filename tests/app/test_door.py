@@ -1,8 +1,9 @@
-"""The host's door, as the Table keeps it (app/tables/table.py): who is let in (a kicked
+"""The host's door, as the Table keeps it (app/tables/door.py): who is let in (a kicked
 token or address never again, nobody new while locked but with the invite), who holds the
 host's role (the table's own host, back whenever they return; else who came first), what
 a person is called (never like anyone else here; a new name at most once a minute, never in
-a game), and a slap sooner than a person can react (a false start: it takes nothing)."""
+a game); and a slap sooner than a person can react (app/tables/reflexes.py: a false start
+takes nothing)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,6 @@ from app_harness import join, serving
 from hostile import REAL_LIMITS, BareWebSocket, frame
 from raw_client import RawClient
 
-pytestmark = pytest.mark.transports("lean", "stock")
 FLOOD = 2000  # frames, sent at once: far past the burst (40) and the cut-off (40 in a row)
 
 

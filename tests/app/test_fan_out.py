@@ -9,7 +9,6 @@ import json
 import time
 from typing import Any
 
-import pytest
 from app_harness import (
     WAIT,
     Client,
@@ -28,9 +27,6 @@ from app.ops.config import Settings
 from app.ops.metrics import Metrics
 from app.tables.registry import Rooms
 from app.tables.room import Room
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def frames_until(client: RawClient, version: int) -> list[str]:

@@ -2,13 +2,9 @@
 
 import asyncio
 
-import pytest
 from app_harness import WAIT, Client, close_all, join, serving
 
 from app.ops.config import Settings
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default

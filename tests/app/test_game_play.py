@@ -2,7 +2,6 @@
 
 import asyncio
 
-import pytest
 from app_harness import (
     SHORT_COLLECT_SECONDS,
     Client,
@@ -16,9 +15,6 @@ from app_harness import (
 from app_steps import start_game
 
 from app.ops.clock import ManualClock
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def test_three_seats_one_a_bot_play_to_the_end_with_every_card_kept(server: Server) -> None:

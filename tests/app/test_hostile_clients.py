@@ -10,7 +10,6 @@ import socket
 from typing import Any
 
 import httpx
-import pytest
 import socketio
 from app_harness import (
     QUICK_POLLS,
@@ -28,9 +27,6 @@ from raw_client import RawClient
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 REAL_LIMITS = {
     name: Settings.model_fields[name].default

@@ -1,37 +1,32 @@
-"""The internals of python-engineio, python-socketio, uvicorn, websockets and asyncio that our
-code relies on (app/realtime/internals.py) are there, as listed, in what is installed; and
-no class of ours defines a private name of its library's classes without the list saying so
-(a release that adds a name we already use would otherwise change our class silently)."""
+"""The internals of python-engineio, python-socketio, uvicorn and asyncio that our code relies
+on (app/realtime/internals.py) are there, as listed, in what is installed; no class of ours
+defines a private name of its library's classes without the list saying so (a release that
+adds a name we already use would otherwise change our class silently); each says why, what
+it buys and what would remove it; and pyproject.toml caps exactly the libraries they are
+of, so that `make lock` takes every other release at once."""
 
 from __future__ import annotations
 
 import inspect
 import re
+import tomllib
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
 from app.ops.timers import WatchedLock
 from app.realtime import internals
 from app.realtime.internals import INTERNALS, Internal
-from app.realtime.outgoing import Assembled
-from app.realtime.serving import DeadlineHttp, LeanWebSocket
-from app.realtime.stock import StockServer
-from app.realtime.transport import GameEngineIO, GameServer, GameSocket
+from app.realtime.serving import DeadlineHttp
+from app.realtime.transport import GameEngineIO, GameServer
 from tools import check_internals
 from tools.check_internals import find, problem, problems
 
-OURS = [
-    GameSocket,
-    GameEngineIO,
-    GameServer,
-    StockServer,
-    LeanWebSocket,
-    DeadlineHttp,
-    WatchedLock,
-    Assembled,
-]
-LIBRARIES = ("engineio", "socketio", "uvicorn", "websockets", "asyncio")
+ROOT = Path(__file__).resolve().parents[2]
+OURS = [GameEngineIO, GameServer, DeadlineHttp, WatchedLock]
+LIBRARIES = ("engineio", "socketio", "uvicorn", "asyncio")
+MOST_NAMES = 30  # overridden, called, read or set (the classes we derive from aside)
 ASSIGNED = re.compile(r"self\.(_[a-z]\w*)\b[^=\n(]*=(?!=)")
 
 
@@ -47,7 +42,8 @@ def listed_on(cls: type) -> set[str]:
         owner, _, attribute = internal.name.rpartition(".")
         if not owner:
             continue
-        located, target = find(Internal(internal.library, internal.module, owner, "reads", ""))
+        owned = Internal(internal.library, internal.module, owner, "reads", "", internal.why)
+        located, target = find(owned)
         if located and target in cls.__mro__:
             names.add(attribute)
     return names
@@ -86,6 +82,7 @@ def test_a_name_gone_is_told_with_the_library_the_name_and_what_to_do() -> None:
         "AsyncSocket._gone",
         "overrides",
         "app/realtime/transport.py",
+        internals.OWN_WEBSOCKETS,
         "(self)",
     )
     assert problem(gone) == (
@@ -103,6 +100,7 @@ def test_a_signature_changed_is_told_too() -> None:
         "AsyncServer._handle_eio_message",
         "overrides",
         "app/realtime/transport.py",
+        internals.FAST_EVENTS,
         "(self, eio_sid, data, extra)",
     )
     assert problem(changed) == (
@@ -114,8 +112,37 @@ def test_a_signature_changed_is_told_too() -> None:
 
 
 def test_an_attribute_is_found_where_its_class_assigns_it() -> None:
-    assert find(Internal("uvicorn", internals.WS.split(":")[0], "X", "reads", ""))[0] is False
-    entry = next(i for i in INTERNALS if i.name.endswith("WebSocketsSansIOProtocol.frames"))
-    assert find(entry) == (True, None)  # set in __init__, not a class attribute
-    missing = Internal(entry.library, entry.module, entry.name + "_gone", "reads", "")
+    socket = internals.SOCKET.split(":")[0]
+    assert find(Internal("python-engineio", socket, "X", "reads", "", internals.OUTBOX))[0] is False
+    entry = next(i for i in INTERNALS if i.name == "AsyncSocket.queue")
+    assert find(entry) == (True, None)  # set in BaseSocket.__init__, not a class attribute
+    missing = Internal(entry.library, entry.module, entry.name + "_gone", "reads", "", entry.why)
     assert find(missing) == (False, None)
+
+
+def test_each_says_why_what_it_buys_and_what_would_remove_it() -> None:
+    for internal in INTERNALS:
+        why = internal.why
+        assert why.reason and why.gain and why.hook, internal.name
+        assert "GAIN_" not in why.gain, f"{internal.name}: its gain is not measured yet"
+
+
+def test_few_names_and_only_where_they_are_listed() -> None:
+    names = {(i.module, i.name) for i in INTERNALS if i.use != "subclasses"}
+    assert len(names) <= MOST_NAMES, len(names)
+    for internal in INTERNALS:
+        for where in internal.where.split(", "):
+            assert (ROOT / where).exists(), (internal.name, where)
+
+
+def test_exactly_the_libraries_whose_internals_we_use_are_capped() -> None:
+    """A cap (`<`) on a library whose internals we use keeps `make lock` from taking a
+    release nobody checked; on any other it only keeps the fixes away."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    capped = {
+        re.split(r"[\[<>=~!; ]", requirement, maxsplit=1)[0]
+        for requirement in project["dependencies"]
+        if "<" in requirement.split(";")[0]
+    }
+    ours = {internal.library for internal in INTERNALS if internal.library != "python"}
+    assert capped == ours

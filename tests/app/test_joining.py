@@ -9,9 +9,6 @@ from app_steps import refused
 
 from app.ops.clock import ManualClock
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 
 @pytest.mark.parametrize(
     ("auth", "code"),

@@ -32,9 +32,6 @@ from app.tables.room import Room
 from app.wire import protocol
 from app.wire.encoded import Encoded
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 NEAR_TO_FAR_MS = 120  # the far player's extra round trip: 60 ms each way
 REACTION_MS = (0, 100)  # both players' reaction times are drawn from the same range
 RACES = 30
@@ -269,7 +266,8 @@ async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
     for sid in ("near", "far"):
         assert (await network.call(sid, "sit", {"seat": None}))["ok"]
     assert (await network.call("near", "rules", {"collect_seconds": 0}))["ok"]
-    far = room._people_by_sid["far"]
+    far = room.connections.person_on("far")
+    assert far is not None
     if lag_fair:  # ten round trips measured for each before the first race
         await clock.advance(10 * 0.25)
         assert room.table.lag.samples(far) == 10
@@ -303,7 +301,7 @@ async def test_without_lag_fair_the_near_player_wins_every_race() -> None:
 
 async def test_with_lag_fair_equal_reactions_split_the_races_fairly() -> None:
     near, far, room = await simulated_races(lag_fair=True)
-    estimate = room.table.lag.estimate(room._people_by_sid["far"])
+    estimate = room.table.lag.estimate(room.connections.person_on("far") or "")
     assert estimate == pytest.approx(NEAR_TO_FAR_MS / 1000 + 0.01)  # its round trip, exactly
     assert near + far == RACES
     assert RACES * 0.2 <= far <= RACES * 0.8, (near, far)
@@ -377,7 +375,8 @@ async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most
     network = Network(room, clock, recorder)
     await network.join("honest", "Honest", one_way=0.01)
     await network.join("faker", "Faker", one_way=0.01, pong_delay=0.4)
-    honest, faker = room._people_by_sid["honest"], room._people_by_sid["faker"]
+    honest, faker = room.connections.person_on("honest"), room.connections.person_on("faker")
+    assert honest is not None and faker is not None
     await clock.advance(3 * 0.5)
     assert room.table.lag.samples(faker) >= 3
     assert room.table.lag.estimate(faker) == 0.15  # it looks 420 ms away: credited 150

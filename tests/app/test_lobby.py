@@ -1,10 +1,6 @@
 """Seats, bots, rules and starting: who may do what, and when."""
 
-import pytest
 from app_harness import Server, close_all, join
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def test_seats_are_taken_freed_and_moved(server: Server) -> None:

@@ -13,12 +13,10 @@ import time
 from pathlib import Path
 
 import app_harness
-import pytest
 from hostile import BareWebSocket, frame
 
 ROOT = Path(__file__).resolve().parents[2]
 CONNECTIONS = 40
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 def free_port() -> int:
@@ -41,7 +39,6 @@ async def test_reconnecting_clients_cut_off_each_time_write_a_bounded_log(
         "SLAPJACK_HOST": "127.0.0.1",
         "SLAPJACK_PORT": str(port),
         "SLAPJACK_STORE": "memory",
-        "SLAPJACK_TRANSPORT": app_harness.transport,
     }
     out = (tmp_path / "out.log").open("w+")
     server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=out)

@@ -14,9 +14,6 @@ from hypothesis import strategies as st
 
 from app.wire.protocol import CLIENT_EVENTS, ErrorCode
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 ERROR_CODES = {code.value for code in ErrorCode}
 RESERVED = {"connect", "connect_error", "disconnect"}
 NOT_UNKNOWN = set(CLIENT_EVENTS) | RESERVED
@@ -100,8 +97,8 @@ class Table:
 
 
 @pytest.fixture(scope="module")
-def table(transport: str) -> Iterator[tuple[Background, Table]]:
-    background = Background()  # one table per transport: `transport` made before it
+def table() -> Iterator[tuple[Background, Table]]:
+    background = Background()
     serving_cm = serving(rate_per_second=100_000, rate_burst=100_000)
 
     async def open_table() -> Table:

@@ -8,14 +8,10 @@ abandon timer's and the game's own waits come when the test says, not after real
 import asyncio
 from typing import Any
 
-import pytest
 from app_harness import WAIT, Client, Server, close_all, join, serving, turn_until
 
 from app.ops.clock import ManualClock, settle
 from app.wire.protocol import Flip
-
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 async def seated_game(server: Server, *names: str) -> list[Client]:
@@ -168,7 +164,8 @@ async def test_a_message_cancelled_at_a_busy_rooms_lock_leaves_the_room_playing(
     game = room.table.game
     assert game is not None and game.next_to_play is not None
     turn = next(c for c in (ann, bob) if c.seat == game.next_to_play)
-    sid = room._sid_of[room.table.seats[game.next_to_play]]
+    sid = room.connections.sid_of(room.table.seats[game.next_to_play] or "")
+    assert sid is not None
     version = room.version
     await room.lock.acquire()  # a busy room
     waiting = asyncio.create_task(room.act(sid, "flip", Flip(), room.clock.now()))

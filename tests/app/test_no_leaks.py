@@ -17,9 +17,6 @@ from app_harness import (
 from app.tables.room import Room
 from engine import Card
 
-# The same on both transports (SLAPJACK_TRANSPORT: conftest.py runs each test on each).
-pytestmark = pytest.mark.transports("lean", "stock")
-
 Snapshot = dict[str, Any]
 EMPTY: Snapshot = {"pile": [], "hands": []}
 

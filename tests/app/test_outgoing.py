@@ -61,7 +61,7 @@ async def test_every_message_is_what_emit_would_send_and_its_data() -> None:
     assert [e["kind"] for e in events] == ["start"]
     assert all(e["version"] == room.version for e in events)
     for to, message in recorder.sent:
-        person = room.table.people[room._people_by_sid[to]]
+        person = room.table.people[room.connections.person_on(to) or ""]
         state = build_state(room.table, person, seat_of.get(person.id), events)
         assert message.data == state
         wire = on_the_wire(message)

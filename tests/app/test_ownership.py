@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from app.cluster.ownership import POLL_SECONDS, QUIET_SECONDS, Ownership, claim_wait
+from app.cluster.leasing import POLL_SECONDS, QUIET_SECONDS, claim_wait
+from app.cluster.ownership import Ownership
 from app.ops.clock import ManualClock, settle
 from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics

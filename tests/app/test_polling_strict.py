@@ -15,7 +15,6 @@ from hostile import REAL_LIMITS
 from app.ops.logs import THROTTLE_BURST, THROTTLE_RATE
 
 POLLING = "/socket.io/?EIO=4&transport=polling"
-pytestmark = pytest.mark.transports("lean", "stock")
 
 
 @pytest.fixture

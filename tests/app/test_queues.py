@@ -1,4 +1,4 @@
-"""A connection's queues (app/realtime/queues.py): asyncio.Queue's behaviour at a fraction of its
+"""A connection's queue (app/realtime/queues.py): asyncio.Queue's behaviour at a fraction of its
 memory, no task per wait, and connections that still end when their client goes."""
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from app_harness import WAIT, join, serving
 from raw_client import RawClient
 from websockets.exceptions import ConnectionClosed
 
-from app.realtime.queues import LeanQueue
-from app.realtime.serving import LeanWebSocket
-from app.realtime.transport import GameEngineIO, GameSocket
+from app.realtime.queues import LeanQueue, Outbox
+from app.realtime.transport import GameEngineIO
 
 
 async def test_first_in_first_out_and_empty() -> None:
@@ -93,14 +92,14 @@ def test_far_smaller_than_an_asyncio_queue() -> None:
 
 # Where the tasks that serve a connection run: uvicorn's websocket protocol, python-engineio,
 # asyncio's own queues and waits (wait_for's task per wait was one), and the transport's own
-# reader and writer (app/realtime/transport.py). Not the room's timers or saves, which come and go
-# with no connection's help.
+# reader and writer (app/realtime/websocket.py) and pings. Not the room's timers or saves,
+# which come and go with no connection's help.
 CONNECTION_CODE = (
     "uvicorn/protocols/",
     "engineio/",
     "asyncio/queues.py",
     "asyncio/tasks.py",
-    "app/realtime/transport.py",
+    "app/realtime/",
 )
 
 
@@ -127,17 +126,14 @@ async def test_an_idle_connection_uses_lean_queues_and_a_bounded_number_of_tasks
             await client.join(code, f"P{number}")
         await asyncio.sleep(0.2)  # idle: nothing is sent
         per_connection = (await connection_tasks() - before) / len(clients)
-        # uvicorn's task for the connection (which reads, in app/realtime/transport.py) and the
-        # writer: no task for a wait for a frame or a packet, none sleeping until a ping
+        # uvicorn's task for the connection (which reads, in app/realtime/websocket.py) and
+        # the writer: no task for a wait for a frame or a packet, none sleeping until a ping
         # (python-engineio's own path kept four: a reader's wait_for and _send_ping more).
         assert per_connection <= 2, per_connection
         pinging = [t for t in asyncio.all_tasks() if "_send_ping" in t.get_coro().__qualname__]
         assert not pinging, pinging
         sockets = server.app.engineio_server.eio.sockets
-        assert all(isinstance(s.queue, LeanQueue) for s in sockets.values())
-        protocols = [p for p in server.server.server_state.connections]
-        assert any(isinstance(p, LeanWebSocket) for p in protocols)
-        assert all(isinstance(p.queue, LeanQueue) for p in protocols if hasattr(p, "queue"))
+        assert all(isinstance(s.queue, Outbox) for s in sockets.values())
         for client in [first, *clients]:
             client.ws.transport.abort()  # it read none of the states: no closing handshake
 
@@ -175,34 +171,23 @@ async def test_a_silent_client_is_dropped_while_its_writer_waits() -> None:
                 await asyncio.sleep(0.05)
 
 
-# ---- the writer's poll (app/realtime/transport.py GameSocket) ---------------------------
+# ---- python-engineio's poll (long-polling) on our queue -----------------------------------
 
 
-def engine_socket(ping_interval: float = 25, ping_timeout: float = 20) -> GameSocket:
+def engine_socket(ping_interval: float = 25, ping_timeout: float = 20) -> Any:
     engine = GameEngineIO(async_mode="asgi", ping_interval=ping_interval, ping_timeout=ping_timeout)
-    return GameSocket(engine, "sid")
+    return engineio.async_socket.AsyncSocket(engine, "sid")
 
 
-def poll_at_once(socket: GameSocket) -> list[Any]:
-    """Runs the socket's poll to its end without the event loop; fails if it would wait."""
-    coroutine = socket.poll()
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return list(done.value)
-    coroutine.close()
-    raise AssertionError("poll waited though packets were queued")
-
-
-async def test_poll_takes_what_is_queued_without_waiting() -> None:
+async def test_poll_takes_what_is_queued() -> None:
     socket = engine_socket()
     socket.queue.put_nowait("a")
     socket.queue.put_nowait("b")
-    assert poll_at_once(socket) == ["a", "b"]
+    assert await asyncio.wait_for(socket.poll(), WAIT) == ["a", "b"]
     socket.queue.put_nowait("c")
     socket.queue.put_nowait(None)  # the end: what came before it still goes out
-    assert poll_at_once(socket) == ["c"]
-    assert poll_at_once(socket) == []
+    assert await asyncio.wait_for(socket.poll(), WAIT) == ["c"]
+    assert await asyncio.wait_for(socket.poll(), WAIT) == []
     await asyncio.wait_for(socket.queue.join(), WAIT)  # every packet taken is done
 
 
@@ -220,13 +205,13 @@ async def test_poll_gives_up_after_the_ping_interval_and_timeout_as_before() -> 
     with pytest.raises(engineio.exceptions.QueueEmpty):
         await asyncio.wait_for(socket.poll(), WAIT)
     socket.queue.put_nowait("kept")  # the wait that gave up took nothing with it
-    assert poll_at_once(socket) == ["kept"]
+    assert await asyncio.wait_for(socket.poll(), WAIT) == ["kept"]
 
 
-async def test_every_connection_gets_the_game_socket(server: Any) -> None:
+async def test_every_websocket_is_served_by_ours(server: Any) -> None:
     code = await server.new_room()
     raw = await RawClient.open(server)
     await raw.join(code, "Ann")
-    sockets = server.app.engineio_server.eio.sockets
-    assert [type(socket) for socket in sockets.values()] == [GameSocket]
+    [socket] = server.app.engineio_server.eio.sockets.values()
+    assert socket.queue.wire is not None and socket.upgraded
     raw.ws.transport.abort()

@@ -11,7 +11,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
-import pytest
 from app_harness import START_WAIT, WAIT, Client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,8 +35,7 @@ async def wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
     raise AssertionError("the server exited before it was healthy")
 
 
-@pytest.mark.transports("lean", "stock")  # the same on both (SLAPJACK_TRANSPORT)
-async def test_sigterm_tells_every_room_closes_connections_and_exits(transport: str) -> None:
+async def test_sigterm_tells_every_room_closes_connections_and_exits() -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
@@ -47,7 +45,6 @@ async def test_sigterm_tells_every_room_closes_connections_and_exits(transport: 
         "SLAPJACK_DRAIN_SECONDS": "2",
         "SLAPJACK_SHUTDOWN_SECONDS": "5",
         "SLAPJACK_STORE": "memory",
-        "SLAPJACK_TRANSPORT": transport,
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "app"],

@@ -1,4 +1,4 @@
-"""Strangers, impostors and robots against a real server, on each transport: every way to
+"""Strangers, impostors and robots against a real server: every way to
 test a room code spends one budget per address; the host removes a stranger for good and
 locks the door; names and avatars that pass for someone else are refused; a script that
 slaps the instant a trigger reaches it wins nothing; rooms count against their opener until
@@ -29,8 +29,6 @@ from app_steps import stage_a_jack
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.tables.registry import Rooms
-
-pytestmark = pytest.mark.transports("lean", "stock")
 
 GUESSER = {"X-Forwarded-For": "203.0.113.66"}  # through the trusted proxy (loopback)
 NEIGHBOUR = {"X-Forwarded-For": "198.51.100.30"}

@@ -1,18 +1,17 @@
-"""A websocket's own path (app/realtime/queues.py Outbox, app/realtime/serving.py
-LeanWebSocket, app/realtime/transport.py
-GameSocket and GameEngineIO's ping sweep): packets written at once when nothing waits
-before them and in order when some do, frames handed over as uvicorn reads them, and one
-sweep that pings every connection and drops the ones that stopped answering."""
+"""A websocket's own path (app/realtime/websocket.py GameWebSocket, app/realtime/queues.py
+Outbox, app/realtime/transport.py GameEngineIO and GameServer.heard): packets written at
+once when nothing waits before them and in order when some do, each frame handled where it
+is read, an event answered without a task unless it waits."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
-import time
 from socket import SO_SNDBUF, SOL_SOCKET
 from typing import Any
 
+import pytest
 from app_harness import (
     WAIT,
     Client,
@@ -25,20 +24,25 @@ from app_harness import (
     serving,
     until,
 )
+from engineio import async_socket
 from engineio import packet as eio_packet
 from raw_client import RawClient
 
+from app.ops.config import Settings
+from app.ops.limits import TokenBucket
+from app.ops.metrics import Metrics
 from app.realtime.eager import ResumingWork, first_step
+from app.realtime.guards import FrameBudget
 from app.realtime.queues import Outbox
-from app.realtime.serving import LeanWebSocket
-from app.realtime.transport import NOOP, PING, GameEngineIO, GameSocket
+from app.realtime.transport import GameEngineIO, GameServer
+from app.realtime.websocket import GameWebSocket, Wire
 
 # ---- the Outbox (app/realtime/queues.py), on a wire that takes or refuses what it is given
 
 
 class FakeWire:
-    """LeanWebSocket.send_now as the Outbox sees it: True and the text written, or False
-    (the client reads too slowly, the connection is closing) and nothing written."""
+    """A wire's send_now as the Outbox sees it: True and the text written, or False and
+    nothing written (a wire that queues the text itself says True)."""
 
     def __init__(self) -> None:
         self.takes = True
@@ -48,9 +52,6 @@ class FakeWire:
         if self.takes:
             self.written.append(text)
         return self.takes
-
-    def abort_if_stuck(self) -> None:
-        """What a hang-up asks of the wire (nothing to cut here)."""
 
 
 def message(data: str) -> Any:
@@ -170,25 +171,37 @@ def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
     assert wire.written == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
 
 
-# ---- the ping sweep (GameEngineIO.sweep), on real sockets with no connection -------------
+def test_the_writer_takes_what_is_queued_up_to_the_end() -> None:
+    outbox = Outbox()
+    for data in ("a", "b"):
+        outbox.put_behind(message(data))
+    outbox.put_nowait(None)
+    outbox.put_behind(message("late"))  # after the end: never the writer's
+    taken = outbox.after(outbox.get_nowait())
+    assert [p.encode() for p in taken] == ["4a", "4b"]
+    assert outbox.after(outbox.get_nowait()) == []  # the end, put back for the next take
+    assert outbox.ended
 
 
-def engine(ping_interval: float = 10, ping_timeout: float = 5) -> GameEngineIO:
-    return GameEngineIO(async_mode="asgi", ping_interval=ping_interval, ping_timeout=ping_timeout)
+# ---- sending (GameEngineIO.queue_text), to sockets of python-engineio's own --------------
 
 
-def queued(socket: GameSocket) -> list[Any]:
+def engine() -> GameEngineIO:
+    return GameEngineIO(async_mode="asgi")
+
+
+def connected(server: GameEngineIO, sid: str) -> Any:
+    socket = async_socket.AsyncSocket(server, sid)
+    server.sockets[sid] = socket
+    return socket
+
+
+def queued(socket: Any) -> list[Any]:
     packets = []
     while not socket.queue.empty():
         packets.append(socket.queue.get_nowait())
         socket.queue.task_done()
     return packets
-
-
-def connected(server: GameEngineIO, sid: str) -> GameSocket:
-    socket = GameSocket(server, sid)
-    server.sockets[sid] = socket
-    return socket
 
 
 def drops(server: GameEngineIO) -> list[str]:
@@ -206,7 +219,7 @@ async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest
     socket.queue.wire = wire
     server.queue_text("reader", '42["state",{"version":1}]')
     assert wire.written == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
-    wire.takes = False  # the client stopped reading
+    wire.takes = False  # a wire that cannot take it (none of ours: they queue it themselves)
     server.queue_text("reader", '42["state",{"version":2}]')
     wire.takes = True
     server.queue_text("reader", '42["state",{"version":3}]')
@@ -223,125 +236,179 @@ async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest
     assert drops(server) == ["reader"]  # the cap (3) reached: dropped, in a task of its own
     await asyncio.gather(*server._drops)
     assert "reader" not in server.sockets
+    assert socket.closed and socket.queue.ended
 
 
-async def test_a_text_for_a_closing_or_silent_connection_is_not_queued() -> None:
-    """queue_text takes queue_packet's way to a connection: nothing for one that is closing,
-    and one whose pong is late is dropped instead."""
-    server = engine(ping_interval=10, ping_timeout=5)
-    closing, silent = connected(server, "closing"), connected(server, "silent")
-    closing.closing = True
-    server.queue_text("closing", "42[]")
-    silent.last_ping = time.time() - 6  # pinged 6 s ago, and the timeout is 5
-    server.queue_text("silent", "42[]")
-    assert queued(closing) == [] and queued(silent) == []
-    assert drops(server) == ["silent"]
-    await asyncio.gather(*server._drops)
-
-
-async def test_the_sweep_sends_each_ping_when_it_is_due_in_order() -> None:
-    server = engine(ping_interval=10, ping_timeout=5)
-    first, second = connected(server, "first"), connected(server, "second")
-    start = time.monotonic()
-    first.schedule_ping()  # as python-engineio does on connect (and on each pong)
-    second.schedule_ping()
-    assert first.last_ping is None and second.last_ping is None
-    server.sweep(start + 1)  # nothing due yet
-    assert queued(first) == [] and queued(second) == []
-    due = server._pings[1][0]  # the second's, a moment after the first's
-    server.sweep(due)
-    assert queued(first) == [PING] and queued(second) == [PING]
-    # last_ping is python-engineio's wall time (the sweep's lines run on the monotonic clock)
-    assert all(abs(s.last_ping - time.time()) < 60 for s in (first, second) if s.last_ping)
-    assert first.last_ping is not None and second.last_ping is not None
-    server.sweep(due + 4.9)  # pinged, the pong is not late yet: nothing dropped
-    assert queued(first) == [] and queued(second) == [] and drops(server) == []
-
-
-async def test_a_late_pong_drops_the_connection_and_an_answered_ping_does_not() -> None:
-    server = engine(ping_interval=10, ping_timeout=5)
-    answers, silent = connected(server, "answers"), connected(server, "silent")
-    answers.schedule_ping()
-    silent.schedule_ping()
-    pinged = time.monotonic() + 10.5
-    server.sweep(pinged)
-    assert queued(answers) == [PING] and queued(silent) == [PING]
-    answers._on_text_frame("3")  # its pong: its next ping ping_interval after it
-    assert answers.last_ping is None
-    server.sweep(pinged + 5)  # the pong's deadline
-    assert drops(server) == ["silent"]
-    await asyncio.wait_for(asyncio.gather(*server._drops), WAIT)
-    assert silent.closed and "silent" not in server.sockets
-    assert silent.queue.get_nowait() is None  # its writer is told to end
-    assert queued(answers) == [PING]  # its next one, due by then
-    answers._on_text_frame("3")
-    server.sweep(pinged + 10)  # that pong came in time too
-    assert drops(server) == [] and "answers" in server.sockets
-
-
-async def test_stale_and_closed_entries_are_skipped() -> None:
-    server = engine(ping_interval=10, ping_timeout=5)
-    twice, gone = connected(server, "twice"), connected(server, "gone")
-    twice.schedule_ping()
-    server.ping_later(twice)  # a second entry for a socket already waiting for its ping
-    gone.schedule_ping()
-    gone.closed = True
-    server.sweep(time.monotonic() + 10.5)
-    assert queued(twice) == [PING]  # one ping, not two
-    assert queued(gone) == []
-    assert not server._pings and len(server._pongs) == 1  # the stale entries are gone
-    server.sweep(time.monotonic() + 20)  # twice's pong is late; gone is nobody's concern
-    assert drops(server) == ["twice"]
-    await asyncio.wait_for(asyncio.gather(*server._drops), WAIT)
-
-
-async def test_a_second_pong_schedules_no_second_ping() -> None:
-    server = engine(ping_interval=10, ping_timeout=5)
-    socket = connected(server, "sid")
-    socket.schedule_ping()
-    server.sweep(time.monotonic() + 10.5)
-    assert queued(socket) == [PING]
-    socket._on_text_frame("3")
-    socket._on_text_frame("3")  # a pong that answers no ping
-    assert len(server._pings) == 1
-
-
-# ---- frames as uvicorn reads them (GameSocket._on_text_frame) ------------------------------------
-
-
-class Heard:
-    """What _on_text_frame asked of the server, recorded instead of done."""
-
-    def __init__(self, server: GameEngineIO) -> None:
-        self.messages: list[tuple[str, Any]] = []
-        self.hang_ups: list[tuple[str, str | None]] = []
-        server.on_message = lambda sid, data: self.messages.append((sid, data))  # type: ignore[method-assign]
-        server.hang_up_in_turn = lambda sid, reason=None: self.hang_ups.append((sid, reason))  # type: ignore[method-assign]
-
-
-def test_heard_hands_messages_over_and_hangs_up_on_what_is_no_engine_io() -> None:
+async def test_nothing_is_queued_for_a_connection_that_is_ending() -> None:
     server = engine()
-    socket = connected(server, "sid")
-    heard = Heard(server)
-    socket._on_text_frame('42["sit",{"seat":1}]')
-    assert heard.messages == [("sid", '2["sit",{"seat":1}]')]
-    for frame in ("x", "", "4" + "a" * server.max_http_buffer_size):
-        heard.hang_ups.clear()
-        socket._on_text_frame(frame)
-        assert heard.hang_ups == [("sid", None)], frame
-    assert len(heard.messages) == 1
+    socket = connected(server, "ending")
+    socket.queue.put_nowait(None)  # its writer's end: hung up, or its reader stopped
+    queued(socket)
+    server.queue_text("ending", "42[]")
+    server.queue_packet("ending", message("x"))
+    assert queued(socket) == [] and drops(server) == []
 
 
-def test_heard_close_hangs_up_as_the_client_asked_and_upgrade_is_answered() -> None:
+async def test_a_send_never_waits_and_never_closes_in_the_sender() -> None:
+    """python-engineio's send_packet closes a connection whose pong is late inline, and
+    the disconnect handler would run inside the sender (a room sending under its lock).
+    Ours only queues: its socket's own ping bookkeeping is never consulted."""
     server = engine()
-    socket = connected(server, "sid")
-    heard = Heard(server)
-    socket._on_text_frame("1")
-    assert heard.hang_ups == [("sid", server.reason.CLIENT_DISCONNECT)]
-    socket._on_text_frame("5")
-    assert queued(socket) == [NOOP]
-    socket._on_text_frame("6")  # a NOOP from the client: nothing to do
-    assert queued(socket) == [] and len(heard.hang_ups) == 1 and heard.messages == []
+    closed: list[str] = []
+
+    async def disconnect(sid: str, reason: str) -> None:
+        closed.append(sid)
+
+    server.on("disconnect", disconnect)
+    socket = connected(server, "late")
+    socket.last_ping = 1.0  # pinged in 1970, never answered
+    work = server.send_packet("late", message("x"))
+    assert first_step(work) is None  # done in one step: no wait
+    assert [p.encode() for p in queued(socket)] == ["4x"] and closed == []
+
+
+# ---- a websocket's reader and writer (GameWebSocket), over a fake ASGI connection ----------
+
+
+class Asgi:
+    """ASGI's receive and send for one websocket: frames from the client, what was sent."""
+
+    def __init__(self, *frames: str | bytes) -> None:
+        self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        for frame in frames:
+            self.client_sends(frame)
+        self.sent: list[dict[str, Any]] = []
+        self.writable = asyncio.Event()
+        self.writable.set()
+
+    def client_sends(self, frame: str | bytes) -> None:
+        key = "text" if isinstance(frame, str) else "bytes"
+        self.frames.put_nowait({"type": "websocket.receive", key: frame})
+
+    def client_goes(self) -> None:
+        self.frames.put_nowait({"type": "websocket.disconnect", "code": 1000})
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.frames.get()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.writable.wait()  # uvicorn's send waits while the client reads nothing
+        self.sent.append(message)
+
+    @property
+    def texts(self) -> list[str]:
+        return [m["text"] for m in self.sent if m["type"] == "websocket.send"]
+
+    def environ(self) -> dict[str, Any]:
+        return {"asgi.receive": self.receive, "asgi.send": self.send}
+
+
+class Served:
+    """A GameServer (python-socketio's) and one websocket its driver serves, its messages
+    and hang-ups recorded instead of handled."""
+
+    def __init__(self, *frames: str | bytes, limit: int = 4096) -> None:
+        settings = Settings(allowed_origins=["http://127.0.0.1"], max_message_bytes=limit)
+        self.server = GameServer(settings, Metrics())
+        self.eio: GameEngineIO = self.server.eio
+        self.socket = connected(self.eio, "sid")
+        self.heard: list[Any] = []
+        self.hung_up: list[tuple[str, str | None]] = []
+        driver: type[GameWebSocket] = self.eio._async["websocket"]
+
+        def heard(sid: str, data: Any) -> None:
+            self.heard.append(data)
+
+        async def hang_up(sid: str, reason: str | None = None) -> None:
+            self.hung_up.append((sid, reason))
+            await self.eio.hang_up(sid, reason)
+
+        driver.heard = staticmethod(heard)  # type: ignore[method-assign, assignment]
+        driver.hang_up = staticmethod(hang_up)  # type: ignore[method-assign, assignment]
+        self.asgi = Asgi(*frames)
+        self.websocket = driver(self.socket._websocket_handler, self.eio)
+
+    async def run(self) -> None:
+        await asyncio.wait_for(self.websocket(self.asgi.environ()), WAIT)
+
+
+async def test_messages_are_heard_and_a_pong_and_a_noop_change_nothing() -> None:
+    served = Served('42["sit",{"seat":1}]', "40", "6", "3", 'b"x"')
+    served.asgi.client_sends(b"binary")
+    served.asgi.client_goes()
+    await served.run()
+    assert served.heard == ['2["sit",{"seat":1}]', "0", b'b"x"', b"binary"]  # binary: bytes
+    assert served.asgi.sent[0] == {"type": "websocket.accept"}
+    assert served.asgi.sent[-1] == {"type": "websocket.close"}
+    assert served.socket.closed and served.hung_up == []
+
+
+@pytest.mark.parametrize("frame", ["x", "", "\x00", "9"])
+async def test_what_is_no_engine_io_is_hung_up_on(frame: str) -> None:
+    served = Served(frame, '42["never",{}]')
+    await served.run()
+    assert served.hung_up == [("sid", None)] and served.heard == []
+    assert served.socket.closed and "sid" not in served.eio.sockets
+
+
+async def test_a_frame_past_the_limit_ends_the_connection_unheard() -> None:
+    served = Served("42" + "x" * 64, limit=256)  # the limit's floor is 256
+    served.asgi.frames = asyncio.Queue()
+    served.asgi.client_sends("42" + "x" * 300)
+    await served.run()
+    assert served.heard == [] and served.socket.closed
+
+
+async def test_a_close_hangs_up_as_the_client_asked_and_an_upgrade_is_answered() -> None:
+    served = Served("5", "1", '42["never",{}]')
+    await served.run()
+    assert served.hung_up == [("sid", served.eio.reason.CLIENT_DISCONNECT)]
+    assert served.asgi.texts == ["6"] and served.heard == []
+
+
+async def test_a_send_that_waits_holds_back_every_later_packet_until_it_is_out() -> None:
+    """The client reads nothing: a packet's send began at once and waits (`Sending`), and
+    what comes after it queues behind it, written in order once the client reads again."""
+    served = Served()
+    reading = asyncio.create_task(served.websocket(served.asgi.environ()))
+    await until(lambda: served.socket.queue.wire is not None)
+    outbox: Outbox = served.socket.queue
+    served.eio.queue_text("sid", "4first")
+    served.asgi.writable.clear()  # the client stops reading
+    served.eio.queue_text("sid", "4second")
+    served.eio.queue_text("sid", "4third")
+    assert served.asgi.texts == ["4first"] and outbox.unsent == 2  # "second" is begun
+    served.asgi.writable.set()
+    await until(lambda: outbox.unsent == 0)
+    served.eio.queue_text("sid", "4fourth")  # nothing unsent: at once again
+    assert served.asgi.texts == ["4first", "4second", "4third", "4fourth"]
+    served.asgi.client_goes()
+    await asyncio.wait_for(reading, WAIT)
+
+
+async def test_a_send_to_a_client_that_went_is_nothing() -> None:
+    async def gone(message: dict[str, Any]) -> None:
+        raise OSError("the client went")  # uvicorn: ClientDisconnected
+
+    outbox = Outbox()
+    outbox.wire = Wire(gone, outbox)
+    outbox.put_nowait(message("x"))
+    assert outbox.unsent == 0 and outbox.qsize() == 0
+
+
+async def test_the_writer_ends_the_websocket_after_python_engineios_close() -> None:
+    """python-engineio closes a session itself (its disconnect): its CLOSE is the last
+    packet written, the websocket closes, and nothing is queued for it afterwards."""
+    served = Served()
+    reading = asyncio.create_task(served.websocket(served.asgi.environ()))
+    await until(lambda: served.socket.queue.wire is not None)
+    await served.eio.disconnect("sid")
+    await until(lambda: {"type": "websocket.close"} in served.asgi.sent)
+    assert served.asgi.texts[-1] == "1"
+    served.eio.queue_text("sid", "4late")
+    assert "4late" not in served.asgi.texts
+    served.asgi.client_goes()
+    await asyncio.wait_for(reading, WAIT)
 
 
 # ---- through a real server --------------------------------------------------------------
@@ -356,12 +423,15 @@ def versions(frames: list[str | bytes]) -> list[int]:
 
 
 async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
-    """While the client does not read, the server's transport pauses writing and the
-    packets queue; once it reads again the queue drains and later packets go straight out,
-    never before the queued ones."""
+    """While the client does not read, the server's sends wait and the packets queue; once
+    it reads again the queue drains and later packets go straight out, never before the
+    queued ones."""
     async with serving(
         send_queue_limit=100_000, ping_interval_seconds=60.0, ping_timeout_seconds=60.0
     ) as server:
+        # Small kernel buffers on the server's side (inherited from its listening socket):
+        # its sends wait after a few dozen states, not after MBs.
+        server.sock.setsockopt(SOL_SOCKET, SO_SNDBUF, 4096)
         code = await server.new_room()
         players = await join(server, code, "Ann", "Bob", "Cid")
         stuck = await RawClient.open(server, small_buffer=True)
@@ -370,21 +440,7 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
         others = {player.sio.eio.sid for player in players}
         (socket,) = [s for sid, s in sockets.items() if sid not in others]
         outbox: Outbox = socket.queue
-        wire = outbox.wire
-        assert isinstance(wire, LeanWebSocket)
-        # Small buffers on the server's side too: it pauses after a few states, not MBs.
-        wire.transport.get_extra_info("socket").setsockopt(SOL_SOCKET, SO_SNDBUF, 4096)
-        wire.transport.set_write_buffer_limits(high=2048)
-        straight: list[str] = []
-        send_now = wire.send_now
-
-        def counted(text: str) -> bool:
-            written = send_now(text)
-            if written:
-                straight.append(text)
-            return written
-
-        wire.send_now = counted  # type: ignore[method-assign]
+        assert isinstance(outbox.wire, Wire)
         room = server.room(code)
         changes = 0
 
@@ -404,15 +460,15 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
             changes += 1
 
         # 1. It does not read (not even its socket: no buffer of its own drains meanwhile):
-        # its packets queue, and not one more goes straight out.
+        # its packets queue, and every one after goes behind them.
         stuck.ws.transport.pause_reading()
         async with asyncio.timeout(WAIT * 3):
             while outbox.unsent < 10:
                 await change()
-        written = len(straight)
+        unsent = outbox.unsent
         for _ in range(5):
             await change()
-        assert len(straight) == written and outbox.unsent >= 20
+        assert outbox.unsent >= unsent + 5 * 6  # 5 changes, 3 people each sat and stood
 
         # 2. It reads again while the room goes on: the queued ones, then the rest.
         target = 10**9
@@ -424,37 +480,19 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
         stuck.ws.transport.resume_reading()
         reading = asyncio.create_task(read_on())
         async with asyncio.timeout(WAIT * 3):
-            while outbox.unsent > 0 or len(straight) == written:
+            while outbox.unsent > 0:
                 await change()
         for _ in range(5):
             await change()
+            assert outbox.unsent == 0  # caught up: straight out again
         target = room.version
         await change()  # what the reader reads to see it is there
         await asyncio.wait_for(reading, WAIT)
         seen = versions(stuck.frames)
         assert seen == list(range(seen[0], seen[-1] + 1)), seen
         assert seen[-1] >= target
-        assert len(straight) >= written + 5  # once caught up, straight out again
         await close_all(players)
         stuck.ws.transport.abort()
-
-
-async def test_a_client_that_answers_pings_stays_through_many_of_them() -> None:
-    async with serving(ping_interval_seconds=0.3, ping_timeout_seconds=3.0) as server:
-        code = await server.new_room()
-        raw = await RawClient.open(server)
-        await raw.join(code, "Awake")
-        pings = 0
-        async with asyncio.timeout(WAIT * 2):
-            while pings < 6:
-                frame = await raw.next()
-                if frame == "2":
-                    pings += 1
-                    await raw.send("3")
-        assert len(server.app.engineio_server.eio.sockets) == 1
-        await raw.send('421["stand",{}]')  # and it still plays
-        assert (await raw.ack(1))["ok"]
-        await raw.close()
 
 
 async def test_what_is_no_engine_io_frame_ends_the_connection() -> None:
@@ -499,8 +537,8 @@ async def test_an_upgrade_probe_is_answered_with_a_noop(server: Any) -> None:
 
 
 async def test_a_client_that_upgrades_from_polling_plays_a_game() -> None:
-    """The upgraded websocket keeps python-engineio's reader and writer, and the sweep's
-    pings (short here: many of them in a game)."""
+    """The upgraded websocket keeps python-engineio's reader and writer, and its pings
+    (short here: many of them in a game)."""
     async with serving(ping_interval_seconds=0.5, ping_timeout_seconds=5.0) as server:
         code = await server.new_room()
         ann = await Client(server, code, "Ann").connect(transports=["polling", "websocket"])
@@ -541,49 +579,51 @@ async def test_a_browser_offering_compression_gets_plain_frames() -> None:
 
 async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> None:
     """uvicorn's websocket-level pings would duplicate Engine.IO's (two timers per
-    connection, a ping and a pong every 20 s): off; Engine.IO's sweep pings instead."""
+    connection, a ping and a pong every 20 s): off, on every connection uvicorn serves.
+    Engine.IO's sweep pings instead, and python-engineio's own monitoring is off."""
     async with serving() as server:
+        config = server.server.config
+        assert config.ws_ping_interval is None and config.ws_ping_timeout is None
+        eio = server.app.engineio_server.eio
+        assert eio.start_service_task is False  # monitor_clients=False
         code = await server.new_room()
         raw = await RawClient.open(server)
         await raw.join(code, "Quiet")
-        [socket] = server.app.engineio_server.eio.sockets.values()
-        wire = socket.queue.wire
-        assert isinstance(wire, LeanWebSocket)
-        assert wire.ping_interval is None
-        assert wire.ping_timer is None and wire.pong_timer is None
-        assert socket in [entry[1] for entry in server.app.engineio_server.eio._pings]
+        [socket] = eio.sockets.values()
+        assert socket.queue.wire is not None  # served by GameWebSocket
         await raw.close()
 
 
-def engine_with(handler: Any) -> GameEngineIO:
-    """A bare GameEngineIO whose message handler is `handler`."""
-    eio = GameEngineIO(async_mode="asgi")
-    eio.on("message", handler)
-    return eio
+# ---- an event answered where it is read (GameServer.heard, app/realtime/eager.py) ----------
 
 
-FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as GameSocket._on_text_frame hands it over
+FLIP = '2["flip",{}]'  # a Socket.IO EVENT, as the reader hands it over
+
+
+def game_server(handler: Any) -> GameServer:
+    """A GameServer whose python-engineio message handler (after the guards) is `handler`."""
+    server = GameServer(Settings(allowed_origins=["http://127.0.0.1"]), Metrics())
+    server.engineio_message = handler  # type: ignore[method-assign]
+    return server
 
 
 async def test_an_event_that_never_waits_is_handled_at_once_without_a_task() -> None:
-    """A Socket.IO EVENT (a flip, a slap) runs to its end inside `on_message` when it
-    never waits, as the frame is read: no task, no loop pass. Anything else is a task."""
+    """A Socket.IO EVENT (a flip, a slap) runs to its end inside `heard` when it never
+    waits, as the frame is read: no task, no loop pass. Anything else is given back to the
+    reader to await (a connect is done before the next frame counts)."""
     handled: list[tuple[str, Any]] = []
 
     async def handler(sid: str, data: Any) -> str:
         handled.append((sid, data))
-        await asyncio.sleep(0) if data == "0" else None  # only a connect waits here
         return "answered"
 
-    eio = engine_with(handler)
-    eio.on_message("s1", FLIP)
-    assert handled == [("s1", FLIP)]  # before this test gave the loop a pass
-    assert not eio._handling and not eio._to_begin
-    eio.on_message("s1", "0")  # a connect: a task, which has not begun yet
-    assert handled == [("s1", FLIP)] and len(eio._handling) == 1
-    await until(lambda: not eio._handling)
+    server = game_server(handler)
+    assert server.heard("s1", FLIP) is None
+    assert handled == [("s1", FLIP)] and not server._handling  # before any loop pass
+    connect = server.heard("s1", "0")
+    assert handled == [("s1", FLIP)] and connect is not None
+    await connect
     assert handled == [("s1", FLIP), ("s1", "0")]
-    assert not eio._to_begin
 
 
 async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
@@ -592,8 +632,7 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
     """An EVENT that waits (a room's lock held, a lag-fair slap's judging) has begun at
     once and goes on in a task: what it waited for is handed back into it, its end is
     let go, and a failure before or after the wait is one `message_failed` line (with
-    its traceback), as is one in a message that is a task from its start: never an
-    exception nobody retrieved."""
+    its traceback): never an exception nobody retrieved."""
     loop = asyncio.get_running_loop()
     waits: dict[str, asyncio.Future[str]] = {}
     steps: list[str] = []
@@ -609,25 +648,49 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
         if got == "fail":
             raise ValueError("a bug of ours, after the wait")
 
-    eio = engine_with(handler)
-    eio.on_message("s1", '2["a",{}]')
-    eio.on_message("s2", '2["b",{}]')
-    eio.on_message("s3", '2["bad",{}]')
+    server = game_server(handler)
+    server.heard("s1", '2["a",{}]')
+    server.heard("s2", '2["b",{}]')
+    server.heard("s3", '2["bad",{}]')
     assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
     assert logged.events == ["message_failed"] and "before any wait" in logged.tracebacks[0]
-    assert len(eio._handling) == 2 and not eio._to_begin  # a and b, already begun
+    assert len(server._handling) == 2  # a and b, begun, waiting in tasks
     await asyncio.sleep(0)  # their tasks take up their waits
     waits["b"].set_result("fail")
     waits["a"].set_result("a card")
-    await until(lambda: not eio._handling)
-    eio.on_message("s4", '0["bad",{}]')  # not an event: a task, which fails
+    await until(lambda: not server._handling)
     assert steps[3:] == ["b got fail", "a got a card"]
-    await until(lambda: not eio._handling)
-    assert steps[5:] == ["d begins"]
-    assert logged.events == ["message_failed"] * 3
-    errors = logged.tracebacks
-    assert "ValueError: a bug of ours, after the wait" in errors[1]
-    assert "before any wait" in errors[2] and "in handler" in errors[2]  # traceback
+    assert logged.events == ["message_failed"] * 2
+    assert "ValueError: a bug of ours, after the wait" in logged.tracebacks[1]
+
+
+async def test_a_handler_still_waiting_holds_up_no_later_message() -> None:
+    """A websocket's event that waits (at its room's lock) never stops the connection's
+    later frames from being read and answered."""
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def first(sid: str) -> None:
+        order.append("first waits")
+        await release.wait()
+        order.append("first done")
+
+    async def second(sid: str) -> None:
+        order.append("second")
+        release.set()
+
+    served = Served('42["first"]', '42["second"]')
+    served.server.on("first", first)
+    served.server.on("second", second)
+    served.server._budgets["sid"] = FrameBudget(TokenBucket(100, 100))
+    await served.server.manager.connect("sid", "/")
+    driver = type(served.websocket)
+    driver.heard = staticmethod(served.server.heard)  # type: ignore[method-assign, assignment]
+    served.asgi.client_goes()
+    await served.run()
+    await asyncio.wait_for(release.wait(), WAIT)
+    await until(lambda: len(order) == 3)
+    assert order == ["first waits", "second", "first done"]
 
 
 async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits() -> None:
@@ -645,14 +708,14 @@ async def test_a_waiting_event_cancelled_hears_the_cancellation_where_it_waits()
         if data == FLIP:
             raise asyncio.CancelledError  # and this one ends as cancelled after all
 
-    eio = engine_with(handler)
-    eio.on_message("s1", FLIP)
-    eio.on_message("s2", '2["slap",{}]')
-    tasks = list(eio._handling)
+    server = game_server(handler)
+    server.heard("s1", FLIP)
+    server.heard("s2", '2["slap",{}]')
+    tasks = list(server._handling)
     await asyncio.sleep(0)
     for task in tasks:
         task.cancel()
-    await until(lambda: not eio._handling)
+    await until(lambda: not server._handling)
     assert seen == ["cancelled at the wait", None] * 2
     assert sorted(task.cancelled() for task in tasks) == [False, True]
 
@@ -668,44 +731,17 @@ async def test_a_waiting_event_cancelled_before_its_task_steps_still_hears_it() 
         async with lock:
             ran.append(sid)
 
-    eio = engine_with(handler)
+    server = game_server(handler)
     await lock.acquire()
-    eio.on_message("s1", FLIP)  # waits for the lock: a task from that wait
-    [task] = eio._handling
+    server.heard("s1", FLIP)  # waits for the lock: a task from that wait
+    [task] = server._handling
     lock.release()  # hands the lock to s1's wait...
     task.cancel()  # ...and s1's task is cancelled before it has taken a step
-    await until(lambda: not eio._handling)
+    await until(lambda: not server._handling)
     assert task.cancelled() and ran == []
-    eio.on_message("s2", FLIP)
+    server.heard("s2", FLIP)
     await until(lambda: ran == ["s2"])  # the lock is free for the next one
     assert not lock.locked()
-
-
-async def test_a_message_task_cancelled_before_it_began_leaves_the_line_quietly() -> None:
-    """A connect still waiting to begin when the server cancels it: out of the line (the
-    next event runs at once again) and no 'never awaited' warning for its handler."""
-    import gc
-    import warnings
-
-    handled: list[Any] = []
-
-    async def handler(sid: str, data: Any) -> None:
-        handled.append(data)
-
-    eio = engine_with(handler)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        eio.on_message("s1", "0")
-        [task] = eio._handling
-        task.cancel()
-        await until(lambda: not eio._handling)
-        cancelled = task.cancelled()
-        del task  # and with it the handler's coroutine, warned about then if never awaited
-        gc.collect()
-    assert cancelled and handled == [] and not eio._to_begin
-    assert not [w for w in caught if "never awaited" in str(w.message)]
-    eio.on_message("s1", FLIP)
-    assert handled == [FLIP]
 
 
 async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
@@ -750,67 +786,3 @@ async def _await(awaitable: Any) -> Any:
 
 async def _done(value: str) -> str:
     return value
-
-
-async def test_messages_polling_reads_take_the_same_line() -> None:
-    """python-engineio's own sockets (long-polling) hand a message to `_trigger_event`
-    with run_async: it goes to on_message, so it begins in the same order as a
-    websocket's, and an event among them runs at once when nothing waits before it."""
-    handled: list[Any] = []
-
-    async def handler(sid: str, data: Any) -> None:
-        handled.append(data)
-
-    eio = engine_with(handler)
-    assert await eio._trigger_event("message", "s1", FLIP, run_async=True) is None
-    assert handled == [FLIP]
-    await eio._trigger_event("message", "s1", "0", run_async=True)
-    eio.on_message("s2", FLIP)
-    assert handled == [FLIP]
-    await until(lambda: not eio._handling)
-    assert handled == [FLIP, "0", FLIP]
-
-
-async def test_messages_begin_in_the_order_they_arrive() -> None:
-    """A message that is a task (a connect, a hang-up) and has not begun yet keeps every
-    message read after it behind it, from any connection: an event read next is a task
-    too, and begins after it. Once nothing waits to begin, events run at once again."""
-    begun: list[Any] = []
-
-    async def handler(sid: str, data: Any) -> None:
-        begun.append(data)
-
-    async def hang_up(sid: str, reason: str | None = None) -> None:
-        begun.append(f"hang up {sid}")
-
-    eio = engine_with(handler)
-    eio.hang_up = hang_up  # type: ignore[method-assign]
-    eio.on_message("s1", '0{"token":"x"}')  # s1 connects
-    eio.on_message("s1", FLIP)  # and flips at once
-    eio.hang_up_in_turn("s2")  # s2 says goodbye (a CLOSE)
-    eio.on_message("s3", FLIP)  # s3 flips
-    assert begun == []  # all behind the connect, which has not begun
-    await until(lambda: not eio._handling)
-    assert begun == ['0{"token":"x"}', FLIP, "hang up s2", FLIP]
-    assert not eio._to_begin
-    eio.on_message("s1", '2["slap",{}]')
-    assert begun[-1] == '2["slap",{}]'  # at once again
-
-
-async def test_a_socketio_frame_reaches_the_handler_as_python_engineio_decodes_it() -> None:
-    """GameSocket._on_text_frame hands a Socket.IO packet (`4` then a digit) over without building
-    python-engineio's Packet: the data must be what that Packet's decoding gives."""
-    eio = GameEngineIO(async_mode="asgi", max_http_buffer_size=64)
-    heard: list[tuple[str, Any]] = []
-    eio.on_message = lambda sid, data: heard.append((sid, data))  # type: ignore[method-assign]
-    socket = GameSocket(eio, "s1")
-    frames = ['42["flip",{}]', "40", '40{"token":"x"}', "41", '437[{"ok":true}]', "4²", "4"]
-    for text in frames:
-        heard.clear()
-        socket._on_text_frame(text)
-        assert heard == [("s1", eio_packet.Packet(encoded_packet=text).data)], text
-    hung_up: list[str] = []
-    eio.hang_up_in_turn = lambda sid, reason=None: hung_up.append(sid)  # type: ignore[method-assign]
-    heard.clear()
-    socket._on_text_frame("42" + "x" * 64)  # too large: never handled, the connection is cut
-    assert heard == [] and hung_up == ["s1"]

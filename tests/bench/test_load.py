@@ -17,7 +17,7 @@ import uvicorn
 from app_harness import serving
 
 from app.stores.saver import EARLY_SECONDS
-from bench import load
+from bench import ablate, load
 from bench.load import (
     Fanout,
     RelayTable,
@@ -221,9 +221,10 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
         seconds=3.0,
         idle=0,
         relay=True,
-        transport="lean",
         rounds=2,
         together=True,
+        ablate="",
+        against="",
         markdown=False,
         gc_watch=True,
         server_core=None,
@@ -241,10 +242,10 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     # The relay's tables, and only they, kept pace over the measured seconds.
     assert len(paced) == 2 and {type(t).__name__ for t in paced[0] + paced[1]} == {"RelayTable"}
     assert len(paced[0]) == len(paced[1]) == 3
-    assert [row["server"] for row in results["lean"] + results["relay"]] == ["lean"] * 2 + [
+    assert [row["server"] for row in results["app"] + results["relay"]] == ["app"] * 2 + [
         "relay"
     ] * 2
-    (app, _), (relay, _) = results["lean"], results["relay"]
+    (app, _), (relay, _) = results["app"], results["relay"]
     assert app["tables"] == relay["tables"] == 3 and app["players"] == relay["players"] == 12
     assert app["in_per_s"] > 0 and relay["in_per_s"] > 0
     # The relay's tables play at the app's rate (a few seconds' counts: within a half).
@@ -260,9 +261,9 @@ async def test_together_runs_the_app_and_the_relay_at_once_at_the_same_rate(
     assert "saved_per_s" not in relay
     printed = capsys.readouterr().out
     assert printed.count("saving: ") == 2  # under the app's line
-    assert "at once, on any core, app first" in printed.split("round 1")[0]
-    assert "at once, on any core, relay first" in printed
-    assert printed.split("lean / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
+    assert "at once, on any core: app (pid" in printed.split("round 1")[0]
+    assert "at once, on any core: relay (pid" in printed
+    assert printed.split("app / relay:")[1].count("      3 tables: ") == 3  # 2 rounds, median
 
 
 async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> None:
@@ -296,3 +297,29 @@ async def test_the_relay_keeps_pace_with_the_apps_count_over_the_window() -> Non
         following.inbound,
         leading.inbound,
     )
+
+
+@pytest.mark.timeout(180)  # three servers: a long test, run early (tests/conftest.py)
+async def test_the_app_with_every_override_switched_off_still_plays(tmp_path: Path) -> None:
+    """`--ablate` with every group of bench/ablate.py at once: the third server still plays
+    its tables (each group puts the libraries' own path back, which must still work), and
+    its ratio to the app is printed."""
+    args = SimpleNamespace(
+        steps=[2],
+        warmup=1.5,
+        seconds=3.0,
+        idle=0,
+        relay=True,
+        rounds=1,
+        together=True,
+        ablate=",".join(ablate.GROUPS),
+        against="",
+        markdown=False,
+        gc_watch=False,
+        server_core=None,
+        log=str(tmp_path / "bench.log"),
+    )
+    results = await run(args)  # type: ignore[arg-type]
+    (variant,) = results[f"app-{args.ablate}"]
+    assert variant["in_per_s"] > 0 and variant["acks"] > 0, variant
+    assert "ablated" in (tmp_path / "bench.log").read_text()  # bench/ablate.py's line

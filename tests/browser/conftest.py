@@ -1,6 +1,6 @@
 """Browser tests: a real uvicorn server in a subprocess and Debian's Chromium via Playwright.
 
-One server (per transport) and one Chromium per pytest process (per xdist worker), each
+One server and one Chromium per pytest process (per xdist worker), each
 test in a browser left with no context of its own: a test opens its contexts (a phone, a
 desktop) on the shared `browser`, and whatever it leaves open is closed after it. Every
 test of this folder runs in the session's event loop, the loop the shared Chromium's
@@ -52,9 +52,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    config.addinivalue_line(
-        "markers", "transports(*names): run once on a server of each transport named"
-    )
     config.addinivalue_line("markers", "engines: run once in each engine (engines.py ENGINES)")
     config.addinivalue_line(
         "markers",
@@ -64,29 +61,24 @@ def pytest_configure(config: Any) -> None:
 
 
 def pytest_generate_tests(metafunc: Any) -> None:
-    marker = metafunc.definition.get_closest_marker("transports")
-    if marker is not None and "base_url" in metafunc.fixturenames:
-        metafunc.parametrize("base_url", marker.args, indirect=True)
     if metafunc.definition.get_closest_marker("engines") is not None:
         metafunc.parametrize("engine", ENGINES)
 
 
 class Servers:
-    """`python -m app` as `make run` serves it, one per transport (SLAPJACK_TRANSPORT) a test
-    of this worker asked for, each started on first use and kept until the session ends: a
-    session-scoped parametrized fixture would stop `lean` for a `stock` test and start it
-    again for the next one."""
+    """`python -m app` as `make run` serves it, started on first use and kept until the
+    session ends."""
 
     def __init__(self) -> None:
         self.running: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
 
-    def url(self, transport: str) -> str:
-        if transport not in self.running:
-            self.running[transport] = self._start(transport)
-        return self.running[transport][0]
+    def url(self) -> str:
+        if "app" not in self.running:
+            self.running["app"] = self._start()
+        return self.running["app"][0]
 
     @staticmethod
-    def _start(transport: str) -> tuple[str, subprocess.Popen[bytes]]:
+    def _start() -> tuple[str, subprocess.Popen[bytes]]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         env = {
@@ -94,7 +86,6 @@ class Servers:
             **FAST_SETTINGS,
             "SLAPJACK_HOST": "127.0.0.1",
             "SLAPJACK_PORT": str(port),
-            "SLAPJACK_TRANSPORT": transport,
         }
         process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
         try:
@@ -126,10 +117,9 @@ def servers() -> Iterator[Servers]:
 
 
 @pytest.fixture
-def base_url(request: Any, servers: Servers) -> str:
-    """The app on a free loopback port, on the transport a test marked `transports` asks
-    for, else `lean`."""
-    return servers.url(getattr(request, "param", "lean"))
+def base_url(servers: Servers) -> str:
+    """The app on a free loopback port."""
+    return servers.url()
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

@@ -47,7 +47,6 @@ async def everyone_sees_the_summary(host: Person, guests: list[Person], host_nam
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.transports("lean", "stock")  # the smoke test of both transports (SLAPJACK_TRANSPORT)
 async def test_a_phone_and_two_desktops_play_a_whole_game_with_a_bot(
     base_url: str, browser: Browser, screenshots: Path
 ) -> None:

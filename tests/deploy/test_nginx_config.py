@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from app.ops.config import Settings
-from deploy.cluster import compose_nginx_config, find_binary, nginx_config
+from deploy.cluster import Cluster, compose_nginx_config, find_binary, free_port, nginx_config
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -48,3 +50,25 @@ def test_nginx_caps_connections_per_address_as_the_app_would() -> None:
     assert "limit_conn_status 429;" in conf
     assert "limit_conn per_address 7;" in nginx_config("80", ["app:8000"], None, per_address=7)
     assert "limit_conn" in (DOCS / "operations.md").read_text()
+
+
+def test_a_per_address_cap_nginx_would_refuse_is_refused_before_anything_starts() -> None:
+    # nginx: "connection limit must be less 65536"; the apps would start and nginx not.
+    assert "limit_conn per_address 65535;" in nginx_config("80", ["app:8000"], None, 65535)
+    with pytest.raises(ValueError, match="SLAPJACK_CONNECTIONS_PER_ADDRESS=65536"):
+        nginx_config("80", ["app:8000"], None, per_address=65536)
+    with pytest.raises(ValueError, match="1 to 65535"):
+        Cluster(processes=1, env={"SLAPJACK_CONNECTIONS_PER_ADDRESS": "100000"}).start()
+
+
+def test_nginx_that_does_not_start_says_why(tmp_path: Path) -> None:
+    # An address nginx cannot listen on (TEST-NET-3, not this machine's): nginx exits, and
+    # the cluster's error carries nginx's own words at once, not a timeout a minute later.
+    cluster = Cluster(processes=1, workdir=tmp_path, listen_host="203.0.113.9")
+    cluster.port, cluster.app_ports = free_port(), [free_port()]
+    cluster.launch_nginx()
+    try:
+        with pytest.raises(RuntimeError, match=r"nginx exited at start:\n.*bind\(\) to 203"):
+            cluster.wait_for_nginx()
+    finally:
+        cluster.stop()

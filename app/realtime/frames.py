@@ -1,0 +1,90 @@
+"""A websocket's events and pongs read where they arrive, before uvicorn's websocket protocol
+parses them.
+
+uvicorn parses each frame with websockets' parser (a Frame object and a generator step per
+read), puts it in a queue as an ASGI event, pauses reading until the app takes it, and
+wakes the app's reader: as much CPU as the app's own work on the message. Every byte of a
+websocket passes our meter first (app/realtime/doors.py `Metered`), which reads each
+frame's header anyway; once the app reads the websocket (app/realtime/websocket.py), a
+FrameReader there takes each whole final text frame that carries a client's event (`42`)
+or pong (`3`), unmasks it and hands its text to the app at once. Every other frame (a
+CONNECT, an ack, a close, a ping, anything binary or fragmented) goes on to uvicorn whole,
+in order, so its parser always starts at a frame: ordered with the events, as a Socket.IO
+client sends none before its CONNECT is answered. From the first frame that is no final
+masked text frame within the size limit, or no UTF-8, everything goes to uvicorn for good,
+and what it answers (a pong, a close with its code) is as ever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+_TEXT_FIN = 0x81  # a frame's first byte: final, no extension bit, opcode TEXT
+_MASKED = 0x80
+OURS = (b"42", b"3")  # what the app reads here: a Socket.IO event, an Engine.IO pong
+
+
+def unmask(payload: bytes, mask: bytes) -> bytes:
+    """RFC 6455's unmasking: `payload` XOR the 4-byte `mask` repeated (as one big integer:
+    the work is done in C)."""
+    size = len(payload)
+    key = (mask * (size // 4 + 1))[:size]
+    return (int.from_bytes(payload, "little") ^ int.from_bytes(key, "little")).to_bytes(
+        size, "little"
+    )
+
+
+class FrameReader:
+    """Splits a websocket's incoming bytes (`take`): the text of each final text frame of
+    ours to `listener`, every other frame's bytes to `forward`, in order."""
+
+    __slots__ = ("_partial", "for_good", "limit", "listener")
+
+    def __init__(self, listener: Callable[[str], None], limit: int) -> None:
+        self.listener, self.limit = listener, limit
+        self._partial = b""  # the start of a frame not yet whole (at most limit + 8 bytes)
+        self.for_good = False  # everything goes to uvicorn from here
+
+    def take(self, data: bytes, forward: Callable[[bytes], None]) -> None:
+        if self.for_good:
+            forward(data)
+            return
+        if self._partial:
+            data, self._partial = self._partial + data, b""
+        at, end = 0, len(data)
+        while at < end:
+            if end - at < 2:
+                self._partial = data[at:]
+                return
+            if data[at] != _TEXT_FIN or data[at + 1] < _MASKED:
+                break  # no final text frame, or not masked (uvicorn closes then)
+            size = data[at + 1] & 0x7F
+            if size < 126:
+                start = at + 6
+            elif size == 126:
+                if end - at < 4:
+                    self._partial = data[at:]
+                    return
+                size, start = int.from_bytes(data[at + 2 : at + 4], "big"), at + 8
+            else:
+                break  # an 8-byte length: never a message of ours
+            if size > self.limit:
+                break  # uvicorn closes with 1009
+            if end < start + size:
+                self._partial = data[at:]
+                return
+            payload = unmask(data[start : start + size], data[start - 4 : start])
+            if not payload.startswith(OURS):
+                forward(data[at : start + size])  # a CONNECT, an ack...: uvicorn's
+                at = start + size
+                continue
+            try:
+                text = payload.decode()
+            except UnicodeDecodeError:
+                break  # uvicorn closes with 1007
+            at = start + size
+            self.listener(text)
+        else:
+            return
+        self.for_good = True
+        forward(data[at:])
