@@ -8,7 +8,8 @@ Keys (under a namespace, `slapjack` by default):
 - `slapjack:tables`: a sorted set of codes scored by `seen_at` (wall clock), for `codes()` and
   expiry;
 - `slapjack:lease:CODE`: the process judging the table: a hash {node, token, beat, at} with
-  no expiry (see TAKE in app/stores/redis_scripts.py); `slapjack:fence:CODE`: the counter its fencing tokens come from;
+  no expiry (see TAKE in app/stores/redis_scripts.py); `slapjack:fence:CODE`: the counter
+  its fencing tokens come from;
 - `slapjack:nodes`: a hash, each process's renewal counter (node -> count), moved on by every
   lease it takes or renews and by each round of renewals; `slapjack:lives`: a hash, how many
   times each process started (node -> count): app/cluster/ownership.py watches both;
