@@ -55,7 +55,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         engineio_logger=library_logger("engineio"),
     )
     # Opened at start-up, not here: importing the app must not touch a file or a network.
-    store = open_store(settings.store, newest_schema=NEWEST_SCHEMA, damaged=settings.store_damaged)
+    store = open_store(
+        settings.store,
+        newest_schema=NEWEST_SCHEMA,
+        damaged=settings.store_damaged,
+        connections=settings.redis_connections,
+    )
     # On Redis, a cluster node (app/cluster/node.py): tables served under a lease, saves fenced.
     cluster = cluster_node(store, settings, sio, metrics, clock)
     rooms = Rooms(

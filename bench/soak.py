@@ -6,11 +6,19 @@ uvloop, httptools), each table's clients from an address of its own (X-Forwarded
 loopback, the trusted proxy).
 
     .venv/bin/python -m bench.soak --tables 50 --minutes 10
+    taskset -c 1 .venv/bin/python -m bench.soak --tables 40 --hours 4 --churn 20   # an evening
 
 Prints: rooms alive at the end, stalls (a table playing with no change for longer than the
 autopilot allows), the longest any room lock was held and how often past the watchdog's
 1 s, the server's memory at start and end, and tracebacks/errors in its log. All must be
 zero or flat.
+
+An evening (`--hours`, `--churn`): every table's people leave after about `--churn` minutes
+and a new table (a new code, a new address) opens in its place, as a games night goes;
+the server's RSS is sampled every minute. At the end everyone leaves, every room closes
+(SLAPJACK_ROOM_EXPIRY_SECONDS is 120 s here) and the server is watched while it sits empty
+(`--empty-minutes`):
+the RSS then is compared with the most the first hour reached (the promise: within 10%).
 """
 
 from __future__ import annotations
@@ -73,6 +81,8 @@ class Table:
         self.last_change = time.monotonic()
         self.games = 0
         self.troubles: dict[str, int] = {}
+        self.gone = False  # its people left for good (an evening's churn, or the end)
+        self.watcher: socketio.AsyncClient | None = None
 
     @property
     def headers(self) -> dict[str, str]:
@@ -110,6 +120,8 @@ class Table:
         self.person = await self._connect("Pat", self.token, self._play)
 
     async def _watch(self, state: dict[str, Any]) -> None:
+        if self.gone:
+            return
         now = time.monotonic()
         if self.phase == "playing":
             self.longest_gap = max(self.longest_gap, now - self.last_change)
@@ -145,7 +157,7 @@ class Table:
 
     async def trouble(self, until: float) -> None:
         kinds = [self.drop_and_return, self.silent_phone, self.never_reads, self.junk]
-        while time.monotonic() < until - 20:
+        while time.monotonic() < until - 20 and not self.gone:
             await asyncio.sleep(self.rng.uniform(5, 25))
             kind = self.rng.choice(kinds)
             self.troubles[kind.__name__] = self.troubles.get(kind.__name__, 0) + 1
@@ -157,7 +169,8 @@ class Table:
         if person is not None:
             await person.disconnect()
         await asyncio.sleep(self.rng.uniform(0.5, 8))
-        await self.come_back()
+        if not self.gone:
+            await self.come_back()
 
     async def silent_phone(self) -> None:
         raw = await RawClient.open(self.target, headers=self.headers)
@@ -185,6 +198,9 @@ class Table:
         await raw.closed()
 
     async def close(self) -> None:
+        if self.phase == "playing":  # a gap up to now counts; none after it
+            self.longest_gap = max(self.longest_gap, time.monotonic() - self.last_change)
+        self.gone, self.phase = True, "left"
         for client in (self.person, self.watcher):
             if client is not None:
                 with contextlib.suppress(Exception):
@@ -198,7 +214,65 @@ async def metric(target: Target, name: str) -> float:
     return float(match.group(1)) if match else 0.0
 
 
-async def soak(tables: int, minutes: float, seed: int) -> int:
+START_SECONDS = 120  # generous: a shared machine may be busy when the server imports
+EXPIRY_SECONDS = 120  # SLAPJACK_ROOM_EXPIRY_SECONDS for the soak: rooms close soon after
+SAMPLE_SECONDS = 60.0  # the RSS is sampled this often in an evening
+
+
+class Evening:
+    """Tables that come and go: each one's people leave after about `churn` minutes (never
+    all at once) and a new table opens in its place; the server's RSS over the run."""
+
+    def __init__(self, target: Target, server_pid: int, churn: float, rng: random.Random):
+        self.target, self.pid, self.churn, self.rng = target, server_pid, churn, rng
+        self.opened = 0
+        self.closed: list[Table] = []
+        self.samples: list[tuple[float, float]] = []  # (seconds since start, RSS MB)
+
+    def new_table(self) -> Table:
+        self.opened += 1
+        return Table(self.target, self.opened, random.Random(self.rng.random()))
+
+    async def seat(self, index: int, everyone: list[Table], until: float) -> None:
+        """Slot `index`: a table plays for about `churn` minutes, leaves, a new one opens."""
+        while True:
+            stay = self.churn * 60 * self.rng.uniform(0.5, 1.5)
+            if time.monotonic() + stay >= until - 30:
+                return
+            await asyncio.sleep(stay)
+            leaving, everyone[index] = everyone[index], self.new_table()
+            await leaving.close()
+            self.closed.append(leaving)
+            with contextlib.suppress(Exception):  # a refused open is tried at the next turn
+                await everyone[index].open()
+
+    async def sample(self, started: float) -> None:
+        while True:
+            self.samples.append((time.monotonic() - started, rss_mb(self.pid)))
+            await asyncio.sleep(SAMPLE_SECONDS)
+
+    def first_hour_mb(self) -> float:
+        return max((mb for at, mb in self.samples if at <= 3600), default=0.0)
+
+    def hourly(self) -> str:
+        hours: dict[int, float] = {}
+        for at, mb in self.samples:
+            hours[int(at // 3600)] = max(hours.get(int(at // 3600), 0.0), mb)
+        return ", ".join(f"h{hour + 1} {mb:.1f}" for hour, mb in sorted(hours.items()))
+
+
+async def all_rooms_closed(target: Target, seconds: float) -> float:
+    """Waits (bounded) until the server has no room open; the seconds it took."""
+    began = time.monotonic()
+    async with asyncio.timeout(seconds):
+        while await metric(target, "slapjack_rooms") > 0:
+            await asyncio.sleep(5)
+    return time.monotonic() - began
+
+
+async def soak(
+    tables: int, minutes: float, seed: int, churn: float = 0.0, empty_minutes: float = 10.0
+) -> int:
     port = free_port()
     target = Target(port)
     log_path = Path(f"/tmp/slapjack-soak-{port}.log")
@@ -209,13 +283,14 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
         "SLAPJACK_LOG_LEVEL": "info",
         "SLAPJACK_BOT_TIME_SCALE": "0.5",
         **LIFTED_LIMITS,
+        "SLAPJACK_ROOM_EXPIRY_SECONDS": str(EXPIRY_SECONDS),
     }
     with log_path.open("w") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log, stderr=log
         )
     try:
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(START_SECONDS):
             while True:
                 with contextlib.suppress(httpx.HTTPError):
                     async with httpx.AsyncClient(base_url=target.url) as http:
@@ -224,22 +299,38 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
                 await asyncio.sleep(0.2)
         rng = random.Random(seed)
         start_mb = rss_mb(server.pid)
-        everyone = [Table(target, i, random.Random(rng.random())) for i in range(tables)]
+        began = time.monotonic()
+        evening = Evening(target, server.pid, churn, rng)
+        everyone = [evening.new_table() for _ in range(tables)]
         for table in everyone:
             await table.open()
         opened_mb = rss_mb(server.pid)
         until = time.monotonic() + minutes * 60
-        troubles = [asyncio.create_task(t.trouble(until)) for t in everyone]
+        troubles: list[asyncio.Task[None]] = []
+        background = [asyncio.create_task(evening.sample(began))]
+        if churn > 0:
+            background += [
+                asyncio.create_task(evening.seat(i, everyone, until)) for i in range(tables)
+            ]
+        seen: set[int] = set()
+        report_every = 10 if minutes <= 30 else SAMPLE_SECONDS * 5
         while time.monotonic() < until:
-            await asyncio.sleep(min(10, max(0, until - time.monotonic())))
-            stalls = sum(t.stalled() for t in everyone)
+            for table in everyone:  # tables opened since make their own trouble too
+                if id(table) not in seen and table.code:
+                    seen.add(id(table))
+                    troubles.append(asyncio.create_task(table.trouble(until)))
+            await asyncio.sleep(min(report_every, max(0, until - time.monotonic())))
+            stalls = sum(t.stalled() for t in everyone + evening.closed)
             print(
-                f"  t+{minutes * 60 - (until - time.monotonic()):5.0f}s rss "
+                f"  t+{time.monotonic() - began:5.0f}s rss "
                 f"{rss_mb(server.pid):6.1f} MB, stalls so far {stalls}, "
+                f"tables opened {evening.opened}, "
                 f"machine load {os.getloadavg()[0]:.1f}",  # a starved loop holds locks long
                 flush=True,
             )
         await asyncio.gather(*troubles, return_exceptions=True)
+        for task in background:
+            task.cancel()
         end_mb = rss_mb(server.pid)
         async with httpx.AsyncClient(base_url=target.url) as http:
             alive = sum(
@@ -248,9 +339,18 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
         lock_max = await metric(target, "slapjack_room_lock_held_max_seconds")
         lock_long = await metric(target, "slapjack_room_lock_held_long_total")
         connected = await metric(target, "slapjack_connected_players")
-        stalled = [t for t in everyone if t.stalled()]
+        stalled = [t for t in everyone + evening.closed if t.stalled()]
         for table in everyone:
             await table.close()
+        empty: dict[str, float] = {}
+        if churn > 0:  # an evening's end: everyone gone, every room closed, then watched
+            empty["closing_s"] = await all_rooms_closed(target, EXPIRY_SECONDS + 300)
+            quiet: list[float] = []
+            for _ in range(max(1, round(empty_minutes))):
+                await asyncio.sleep(60)
+                quiet.append(rss_mb(server.pid))
+            empty["rss_mb"] = quiet[-1]
+            empty["rss_max_mb"] = max(quiet)
     finally:
         server.terminate()
         server.wait(30)
@@ -262,9 +362,10 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
     for table in everyone:
         for kind, count in table.troubles.items():
             totals[kind] = totals.get(kind, 0) + count
-    print(f"soak: {tables} tables, {minutes} min, seed {seed}")
+    print(f"soak: {tables} tables, {minutes} min, seed {seed}, churn {churn} min")
     print(f"  trouble mixed in: {json.dumps(totals)}")
-    print(f"  games finished: {sum(t.games for t in everyone)}")
+    print(f"  tables opened: {evening.opened}")
+    print(f"  games finished: {sum(t.games for t in everyone + evening.closed)}")
     print(f"  rooms alive at the end: {alive}/{tables}")
     print(f"  stalls (playing, no change > {STALL_SECONDS:.0f} s): {len(stalled)}")
     print(f"  longest gap while playing: {max(t.longest_gap for t in everyone):.1f} s")
@@ -277,6 +378,17 @@ async def soak(tables: int, minutes: float, seed: int) -> int:
         f"non-JSON lines {len(not_json)} ({log_path})"
     )
     clean = alive == tables and not stalled and lock_long == 0 and tracebacks == 0 and not errors
+    if empty:
+        first = evening.first_hour_mb()
+        print(f"  RSS by hour (max): {evening.hourly()}")
+        print(
+            f"  every room closed after {empty['closing_s']:.0f} s; then, empty for "
+            f"{empty_minutes:.0f} min: RSS {empty['rss_mb']:.1f} MB"
+            f" (max {empty['rss_max_mb']:.1f}),"
+            f" {100 * (empty['rss_max_mb'] / first - 1):+.1f}% of the first hour's most"
+            f" ({first:.1f} MB)"
+        )
+        clean = clean and empty["rss_max_mb"] <= first * 1.10
     print("  CLEAN" if clean else "  NOT CLEAN")
     return 0 if clean else 1
 
@@ -285,9 +397,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--hours", type=float, default=0.0, help="instead of --minutes")
+    parser.add_argument(
+        "--churn", type=float, default=0.0, help="minutes a table stays before another replaces it"
+    )
+    parser.add_argument(
+        "--empty-minutes", type=float, default=10.0, help="watched once every room closed"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    sys.exit(asyncio.run(soak(args.tables, args.minutes, args.seed)))
+    minutes = args.hours * 60 if args.hours else args.minutes
+    sys.exit(asyncio.run(soak(args.tables, minutes, args.seed, args.churn, args.empty_minutes)))
 
 
 if __name__ == "__main__":

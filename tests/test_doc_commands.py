@@ -28,7 +28,7 @@ README_COMMANDS = [
     "git commit uv.lock",
     "docker build -t slapjack .",
     "docker run -d --name slapjack -p 8000:8000 -v slapjack-data:/data --restart"
-    " unless-stopped slapjack",
+    " unless-stopped --stop-timeout 15 slapjack",
     "make cluster",
     ".venv/bin/python -m deploy.cluster --processes 3 --port 8080",
     "docker compose -f deploy/compose.cluster.yaml up -d --build",

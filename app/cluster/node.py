@@ -48,9 +48,9 @@ from app.ops.limits import SharedCodeBudget, SharedPerAddress
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, Savable, Snapshot, StoreError
-from app.stores.redis import RedisStore, TooManyRooms, connect
+from app.stores.redis import NotHeld, RedisStore, TooManyRooms, connect
 from app.tables.journal import table_from_snapshot
-from app.tables.registry import HOARDING, Rooms, new_code
+from app.tables.registry import HOARDING, NOT_WRITTEN, Rooms, new_code
 from app.tables.room import Room
 from app.tables.table import Policy, Table
 from app.wire.errors import ErrorCode, ProtocolError
@@ -69,6 +69,18 @@ WATCH_SECONDS = 0.1
 # SLAPJACK_UNUSED_ROOM_SECONDS when that is shorter): one Redis call.
 UNOPENED_SECONDS = 5.0
 TELL_AGAIN_SECONDS = 1.0  # a room's use not told to Redis is told again this soon
+START_AT_ONCE = 32  # at start, tables nobody serves are taken and restored this many at once
+# A process back after a stop or a crash gets the tables that came here from it meanwhile:
+# their people are sent back through the router SEND_HOME_BATCH tables at a time, every
+# SEND_HOME_SECONDS, starting SEND_HOME_DELAY_SECONDS after its start was seen (it listens
+# by then), each table once.
+SEND_HOME_DELAY_SECONDS = 2.0
+SEND_HOME_BATCH = 10
+SEND_HOME_SECONDS = 1.0
+SEND_HOME_LONGEST_SECONDS = 300.0
+# Taken this much before the returning process's last renewal (as seen here) still counts as
+# taken while it was away: it let its tables go as it stopped, after its last renewals.
+AWAY_SLACK_SECONDS = 2.0
 MOVING = "the table is moving between servers: try again"
 PAUSED = "the table is paused while the server reaches its store: try again"
 UNREACHABLE = "the server cannot reach its tables: try again"
@@ -128,6 +140,35 @@ class ClusterStore:
                 raise
             await self.redis.save_fenced(code, self.node, token, snapshot, seen_at)
 
+    async def save_many(
+        self, items: list[tuple[str, Savable, float | None]]
+    ) -> list[BaseException | None]:
+        """A beat's tables in one round trip (app/stores/saver.py): each fenced as `save`;
+        one refused for want of a lease goes through `save` again (a lease Redis lost is
+        taken back there, if nobody wrote the table since)."""
+        outcomes: list[BaseException | None] = []
+        ours: list[int] = []  # the items held here, by their place in `items`
+        fenced: list[tuple[str, int, Savable, float | None]] = []
+        for index, (code, snapshot, seen) in enumerate(items):
+            token = self.ownership.token(code)
+            if token is None:
+                outcomes.append(LeaseLost(f"table {code}: not held by {self.node}"))
+                continue
+            outcomes.append(None)
+            ours.append(index)
+            fenced.append((code, token, snapshot, seen))
+        written = await self.redis.save_fenced_many(self.node, fenced)
+        for index, outcome in zip(ours, written, strict=True):
+            if isinstance(outcome, NotHeld):
+                code, snapshot, seen = items[index]
+                try:
+                    await self.save(code, snapshot, seen)
+                    outcome = None
+                except StoreError as error:
+                    outcome = error
+            outcomes[index] = outcome
+        return outcomes
+
     async def load(self, code: str) -> Snapshot | None:
         return await self.redis.load(code)
 
@@ -143,7 +184,7 @@ class ClusterStore:
         return await self.redis.codes()
 
     async def exists(self, code: str) -> bool:
-        return await self.redis.load(code) is not None
+        return await self.redis.exists(code)
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         return await self.redis.purge_expired(older_than_seconds)
@@ -164,6 +205,8 @@ class ClusterNode:
         self.ownership = Ownership(redis, self.node, settings.lease_seconds, metrics, clock=clock)
         self.ownership.on_lost = self._lost
         self.ownership.on_hand_over = self._hand_over
+        self.ownership.on_node_back = self._node_back
+        self.ownership.leaving = lambda: self._rooms is not None and self._rooms.draining
         self.store = ClusterStore(redis, self.ownership)
         self._rooms: Rooms | None = None
         self.beside: Beside | None = None  # the events (app/main.py sets it)
@@ -173,7 +216,7 @@ class ClusterNode:
         self._watching: asyncio.Task[None] | None = None
         self._closing_unopened: asyncio.Task[None] | None = None
         self._telling: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
-        limits = connect(redis.url, socket_timeout=1)
+        limits = connect(redis.url, socket_timeout=1, connections=redis.connections)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
         self.connect_limit = SharedPerAddress(limits, "connects", settings.connects_per_minute)
         self.code_limit = SharedCodeBudget(
@@ -207,11 +250,16 @@ class ClusterNode:
         self._saving = loop.create_task(self._save_changed())
         self._watching = loop.create_task(self._watch())
         self._closing_unopened = loop.create_task(self._close_unopened())
-        opened = 0
-        for code in await self.store.codes():
-            async with self._lock(code):
+        gate = asyncio.Semaphore(START_AT_ONCE)
+
+        async def open_if_free(code: str) -> bool:
+            async with gate, self._lock(code):
                 if self.rooms.get(code) is None and await self.ownership.take_if_free(code):
-                    opened += await self._open(code) is not None
+                    return await self._open(code) is not None
+            return False
+
+        codes = await self.store.codes()
+        opened = sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
         log_event("cluster_node_started", node=self.node, tables=opened)
 
     async def close(self) -> None:
@@ -443,6 +491,45 @@ class ClusterNode:
             self.beside.drop(code)
             self._send_away(code)
 
+    async def _node_back(self, node: str, away_since: float) -> None:
+        """`node` started again: the tables taken from it since it went away (as this process
+        saw it) go back, their people sent through the router a batch at a time. A turn
+        when `node` seems not to renew (a busy moment, here or there) waits; `node` silent
+        for a lease again, or SEND_HOME_LONGEST_SECONDS gone by, ends it."""
+        await self.clock.sleep(SEND_HOME_DELAY_SECONDS)
+        sent, ends = 0, self.clock.now() + SEND_HOME_LONGEST_SECONDS
+        while self.clock.now() < ends:
+            homeward = []
+            for code in self.ownership.held():
+                origin = self.ownership.came_from(code)
+                if origin is not None and origin[0] == node:
+                    if origin[1] >= away_since - AWAY_SLACK_SECONDS:
+                        homeward.append(code)
+                    else:
+                        self.ownership.settled(code)  # from an earlier absence: it stays
+            quiet = self.ownership.quiet(node)
+            if not homeward or (quiet is not None and quiet >= self.settings.lease_seconds):
+                break
+            if self.ownership.alive(node):
+                for code in homeward[:SEND_HOME_BATCH]:
+                    self.ownership.settled(code)
+                    sent += self._send_home(code)
+            await self.clock.sleep(SEND_HOME_SECONDS)
+        if sent:
+            log_event("tables_sent_home", node=self.node, to=node, tables=sent)
+
+    def _send_home(self, code: str) -> bool:
+        """Closes the table's connections (it stays here, lease and all): its pages reconnect
+        through the router, which sends them to the table's own process, and that process
+        asks for it. If the router sends them here again, the table simply stays."""
+        room = self.rooms.get(code)
+        if room is None or room.closed or self.ownership.giving(code):
+            return False
+        participants = list(self.sio.manager.get_participants("/", code))
+        for _, eio_sid in participants:
+            self.sio.start_background_task(self.sio.eio.disconnect, eio_sid)
+        return bool(participants)
+
     def _let_go(self, code: str) -> None:
         """Forgets the room here (its stored table stays) and closes its connections at the
         transport: their pages reconnect by themselves, through the router, to the owner."""
@@ -514,8 +601,9 @@ class ClusterNode:
         except TooManyRooms:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "too many rooms are open") from None
         except StoreError as error:
-            log_event("table_unreachable", level=logging.WARNING, reason=str(error))
-            raise ProtocolError(ErrorCode.SHUTTING_DOWN, UNREACHABLE) from None
+            log_event("room_not_written", level=logging.ERROR, reason=str(error)[:200])
+            self.metrics.saves_failed.inc()
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, NOT_WRITTEN) from None
 
     async def exists(self, code: str) -> bool:
         try:

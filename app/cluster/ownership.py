@@ -28,6 +28,24 @@ swapped-out VM, Redis away) knows on waking that it may not judge, before Redis 
 anything: its tables pause in memory (app/cluster/node.py) until a renewal confirms the
 lease again, or Redis says another process has it.
 
+Failover by the process, not the table. Every lease a process takes or renews also moves its
+renewal counter on (`slapjack:nodes`, inside the same script), and every process watches every
+other's counter all the time (one HGETALL every NODE_WATCH_SECONDS). A process whose counter
+stood still for `lease_seconds` by the watcher's clock, with Redis answering all the while,
+has renewed no lease since the watch began: it stopped judging before then, and each of its
+tables may be taken over at once (TAKE, conditional on the counter being still the same). So
+the tables of a killed process are taken about a lease after its last renewal, not a lease
+after their people's reconnections reached another process; the claims of those people wait
+for it and are answered together, each table restored on its own.
+
+Tables go home. A table taken over from a process that went away (killed, or stopped by a
+deploy) remembers where it came from (`came_from`). When that process starts again (its
+start count, `slapjack:lives`, moves on), `on_node_back` is told, and the node sends those
+tables' people back through the router, a few at a time (app/cluster/node.py): the router
+sends them to the returning process, which asks for the table as for any other. A process
+that just started is not asked for its tables for a lease (`claim` gives up at once): the
+people the router sent elsewhere while it was away come to it now.
+
 Hand-over (Redis pub/sub, one channel per node, `slapjack:node:NODE`): a process that gets a
 connection for a table another live process holds publishes `hand_over` to the holder; the
 holder runs `on_hand_over` (the room is saved and dropped, its people told to reconnect),
@@ -46,57 +64,35 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from redis.exceptions import RedisError
 
+from app.cluster.leasing import (
+    ASK_AGAIN_SECONDS,
+    HAND_OVER_SECONDS,
+    LISTEN_RETRY_SECONDS,
+    NODE_GAP_SECONDS,
+    NODE_WATCH_SECONDS,
+    QUIET_SECONDS,
+    RENEW_SECONDS,
+    RETRY_SECONDS,
+    STOP_SECONDS,
+    LeaseStore,
+    NodeCallback,
+    TableCallback,
+    Watched,
+    _no_one,
+    _nothing,
+    claim_wait,
+    judge_seconds,
+)
 from app.ops.clock import REAL_TIME, Clock
 from app.ops.logs import log_event
 from app.ops.metrics import Metrics
 from app.stores import StoreError
 from app.stores.redis import Lease, connect
-
-RENEW_SECONDS = 1.0  # how often each held lease is renewed
-RETRY_SECONDS = 0.25  # how soon a renewal is tried again while a lease is unconfirmed
-POLL_SECONDS = 0.1  # while waiting for a lease: how often to try it between `released` notes
-ASK_AGAIN_SECONDS = 1.0  # a hand-over request unanswered this long is published again
-LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): resubscribe after
-# A holder stops judging this much before its lease could be taken over: clocks that run at
-# different rates (well under 1%) and a pause between the check and the judging itself.
-MARGIN_SHARE = 0.2
-MARGIN_MIN_SECONDS = 0.5
-
-TableCallback = Callable[[str], Awaitable[None]]
-
-
-class LeaseStore(Protocol):
-    """The lease half of app/stores/redis.py's RedisStore."""
-
-    url: str
-
-    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease: ...
-
-    async def renew_lease(self, code: str, node: str, token: int) -> bool: ...
-
-    async def release_lease(self, code: str, node: str, token: int) -> bool: ...
-
-    async def lease(self, code: str) -> Lease | None: ...
-
-    async def fence(self, code: str) -> int: ...
-
-    def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]: ...
-
-    def renew_script(self) -> Any: ...
-
-
-async def _nothing(code: str) -> None:
-    return None
-
-
-def judge_seconds(lease_seconds: float) -> float:
-    """How long after its last confirmed renewal was sent a holder may still judge."""
-    return lease_seconds - max(MARGIN_MIN_SECONDS, lease_seconds * MARGIN_SHARE)
 
 
 class Ownership:
@@ -121,6 +117,12 @@ class Ownership:
         # Set by whoever serves the tables (app/cluster/node.py); both run before the lease goes.
         self.on_lost: TableCallback = _nothing
         self.on_hand_over: TableCallback = _nothing
+        # A process that went away came back (started again): (node, since when it was away,
+        # by our clock). The tables that came from it meanwhile are its again.
+        self.on_node_back: NodeCallback = _no_one
+        # Whether this process is stopping (set by its node): a table it hands over then is
+        # the asker's to send back when this process returns.
+        self.leaving: Callable[[], bool] = lambda: False
         self._tokens: dict[str, int] = {}  # code -> the fencing token of our lease
         self._confirmed: dict[str, float] = {}  # code -> when its last confirmed renewal left
         # code -> a lease of another process we watch, and when we first saw it so.
@@ -131,10 +133,19 @@ class Ownership:
         # code -> until when a lease we handed over is left for the asker to take, and the
         # fencing token it had (a greater one since: the asker has taken it)
         self._promised: dict[str, tuple[float, int]] = {}
-        self._redis: Any = connect(store.url, socket_timeout=2)
+        # Renewals (one pipelined round), hand-over notes and the channel's own connection.
+        self._redis: Any = connect(
+            store.url, socket_timeout=2, connections=getattr(store, "connections", 32)
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
         self._failing_since: float | None = None  # renewals have failed since then
+        self._nodes: dict[str, Watched] = {}  # every other process, as watched
+        self._nodes_read: float | None = None  # when the counters were last read (our clock)
+        self._life = 0  # this process's start count
+        # code -> (the process it was taken from while that one was away, when)
+        self._came_from: dict[str, tuple[str, float]] = {}
+        self._left_by: dict[str, str] = {}  # code -> the stopping process that handed it over
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -159,30 +170,73 @@ class Ownership:
     def channel(self, node: str) -> str:
         return f"{self.namespace}:node:{node}"
 
+    def came_from(self, code: str) -> tuple[str, float] | None:
+        """The process a held table was taken from while it was away, and when (our clock)."""
+        return self._came_from.get(code)
+
+    def settled(self, code: str) -> None:
+        """The table stays here: it no longer counts as another process's to send back."""
+        self._came_from.pop(code, None)
+
+    def quiet(self, node: str) -> float | None:
+        """How long (our clock) `node`'s renewal counter has stood still, watched without a
+        gap; None if it is not being watched now."""
+        watched = self._nodes.get(node)
+        read = self._nodes_read
+        if watched is None or read is None or self.clock.now() - read > NODE_GAP_SECONDS:
+            return None
+        return self.clock.now() - watched.since
+
+    def alive(self, node: str) -> bool:
+        """`node` renewed something lately (its counter moved within QUIET_SECONDS)."""
+        quiet = self.quiet(node)
+        return quiet is not None and quiet < QUIET_SECONDS
+
+    def _still(self, node: str) -> tuple[str, int] | None:
+        """(node, count) if `node` renewed nothing for a whole lease, as watched."""
+        quiet = self.quiet(node)
+        if quiet is None or quiet < self.lease_seconds:
+            return None
+        return node, self._nodes[node].beat
+
+    def _just_started(self, node: str) -> bool:
+        """`node` started again less than a lease ago (as this process saw it)."""
+        watched = self._nodes.get(node)
+        return (
+            watched is not None
+            and watched.restarted is not None
+            and self.clock.now() - watched.restarted < self.lease_seconds
+        )
+
     # ---- the process starts and stops ----------------------------------------------------
 
     async def start(self) -> None:
-        """Subscribes to this node's channel and starts renewing; returns once subscribed."""
+        """Counts this start (the other processes see it: `on_node_back`), subscribes to this
+        node's channel, starts renewing and watching the others; returns once subscribed.
+        StoreError if Redis cannot be reached."""
         self.metrics.watch_tables_owned(lambda: len(self._tokens))
+        self._life = await self.store.node_started(self.node)
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._listen(), name=f"ownership-listen:{self.node}"),
             loop.create_task(self._renew_forever(), name=f"ownership-renew:{self.node}"),
+            loop.create_task(self._watch_nodes(), name=f"ownership-nodes:{self.node}"),
         ]
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._subscribed.wait(), 5.0)
+            async with asyncio.timeout(5.0):
+                await self._subscribed.wait()
 
     async def stop(self) -> None:
         """Releases every lease (the tables are saved by then: another process may take them
-        at once) and stops listening."""
-        for task in self._tasks:
+        at once) and stops listening. Bounded: a task that does not end within STOP_SECONDS
+        of its cancellation is left behind."""
+        tasks, self._tasks = list(self._tasks), []
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks = []
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
         for code in list(self._tokens):
-            await self.release(code)
+            await self.release(code, leaving=True)
         await self._redis.aclose()
 
     # ---- taking, keeping and giving up a table --------------------------------------------
@@ -205,9 +259,15 @@ class Ownership:
         over = None
         if watched is not None and self.clock.now() - watched[1] >= self.lease_seconds:
             over = watched[0]
+        still = None if watched is None else self._still(watched[0].node)
         sent = self.clock.now()
         try:
-            lease = await self.store.take_lease(code, self.node, over)
+            lease = await self.store.take_lease(code, self.node, over, still)
+            if lease.node != self.node and still is None:
+                still = self._still(lease.node)  # its holder, seen now, renews nothing
+                if still is not None:
+                    sent = self.clock.now()
+                    lease = await self.store.take_lease(code, self.node, None, still)
         except StoreError:
             self._watched.pop(code, None)  # a watch counts only while Redis answers it
             raise
@@ -217,15 +277,34 @@ class Ownership:
             return False
         self._watched.pop(code, None)
         self._tokens[code], self._confirmed[code] = lease.token, sent
+        self._mark_origin(code, lease, over, still)
         self.metrics.leases_taken.inc()
         log_event(
             "lease_taken",
             room=code,
             node=self.node,
             token=lease.token,
-            over=None if over is None else over.node,
+            over=over.node if over is not None else still[0] if still is not None else None,
         )
         return True
+
+    def _mark_origin(
+        self, code: str, lease: Lease, over: Lease | None, still: tuple[str, int] | None
+    ) -> None:
+        """Remembers where a table just taken came from, if that process was away: taken
+        over from it, or let go by it as it stopped (found free, or handed over to us then).
+        Any other table came here by the router's choice: it stays."""
+        left_by = self._left_by.pop(code, None) or lease.left_by
+        if still is not None:  # taken over from a process that renewed nothing
+            origin = still[0]
+        elif over is not None:  # its lease stood still
+            origin = over.node
+        else:  # free: let go as its process stopped, or handed over by a live one (ours)
+            origin = left_by
+        if not origin or origin == self.node:
+            self._came_from.pop(code, None)
+        else:
+            self._came_from[code] = (origin, self.clock.now())
 
     async def claim(self, code: str, wait_seconds: float) -> bool:
         """Takes the table's lease: at once if nobody holds it, else by asking the holder to
@@ -238,13 +317,21 @@ class Ownership:
         self._claiming.add(code)
         try:
             while True:
+                released.clear()  # before asking: a note that comes from now on counts
                 if await self.take_if_free(code):
                     return True
                 watched = self._watched.get(code)
                 holder = None if watched is None else watched[0].node
+                if holder is not None and self._just_started(holder):
+                    # Its process is back: the router sends this table's people there now.
+                    log_event("lease_left_home", room=code, holder=holder)
+                    return False
                 now = self.clock.now()
-                if holder is not None and (
-                    asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS
+                quiet = None if holder is None else self.quiet(holder)
+                if (
+                    holder is not None
+                    and (quiet is None or quiet < QUIET_SECONDS)
+                    and (asked is None or asked[0] != holder or now - asked[1] >= ASK_AGAIN_SECONDS)
                 ):
                     await self._publish(holder, {"kind": "hand_over", "room": code})
                     asked = (holder, now)
@@ -252,28 +339,33 @@ class Ownership:
                 if left <= 0:
                     log_event("lease_busy", level=logging.WARNING, room=code, holder=holder)
                     return False
-                released.clear()
-                # Redis is asked again every POLL_SECONDS of real time (an I/O poll).
+                wait = claim_wait(quiet, self.lease_seconds)
+                # Not `asyncio.wait_for`: on Python 3.11 it swallows a cancellation that
+                # comes as the note arrives, and the claim would go on for its caller gone.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(released.wait(), min(POLL_SECONDS, left))
+                    async with asyncio.timeout(min(wait, left)):
+                        await released.wait()
         finally:
             self._claiming.discard(code)
             if code not in self._claiming:
                 self._released.pop(code, None)
+                self._left_by.pop(code, None)
 
-    async def release(self, code: str) -> None:
-        """Gives the lease up (the table is saved and dropped here first)."""
+    async def release(self, code: str, *, leaving: bool = False) -> None:
+        """Gives the lease up (the table is saved and dropped here first); `leaving`: as
+        this process stops, and the table is its own again when it returns."""
         token = self._forget(code)
         if token is None:
             return
         try:
-            await self.store.release_lease(code, self.node, token)
+            await self.store.release_lease(code, self.node, token, leaving=leaving)
         except StoreError as error:
             # Taken over once another process has watched it stand still.
             log_event("lease_release_failed", level=logging.WARNING, room=code, reason=str(error))
 
     def _forget(self, code: str) -> int | None:
         self._confirmed.pop(code, None)
+        self._came_from.pop(code, None)
         return self._tokens.pop(code, None)
 
     def forget(self, code: str) -> None:
@@ -290,19 +382,19 @@ class Ownership:
 
     async def renew_all(self) -> None:
         """Renews every held lease once, in one round trip (a pipeline: hundreds of tables
-        cost one exchange with Redis, not hundreds of connections); a lease Redis gives to
-        another process is lost. While Redis cannot be reached nothing is lost: the tables
-        pause once `holds` says so, and go on at the first renewal that lands."""
+        cost one exchange with Redis, not hundreds of connections), and moves this process's
+        renewal counter on even with no table; a lease Redis gives to another process is
+        lost. While Redis cannot be reached nothing is lost: the tables pause once `holds`
+        says so, and go on at the first renewal that lands."""
         tokens = dict(self._tokens)
-        if not tokens:
-            return
         sent = self.clock.now()
         script = self.store.renew_script()
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hincrby(*self.store.heartbeat(self.node))  # alive, with tables or none
                 for code, token in tokens.items():
                     await script(client=pipe, **self.store.renewal(code, self.node, token))
-                answers = await pipe.execute()
+                answers = (await pipe.execute())[1:]
         except RedisError as error:
             if self._failing_since is None:  # once per outage, not four times a second
                 self._failing_since = sent
@@ -323,6 +415,47 @@ class Ownership:
                 self._confirmed[code] = max(sent, self._confirmed.get(code, sent))
             else:
                 await self.lost(code, "taken")
+
+    async def _watch_nodes(self) -> None:
+        while True:
+            await self.clock.sleep(NODE_WATCH_SECONDS)
+            try:
+                await self.watch_nodes()
+            except Exception:  # a bug of ours: watching goes on
+                log_event("node_watch_failed", level=logging.ERROR, exc_info=True)
+
+    async def watch_nodes(self) -> None:
+        """Reads every process's renewal counter and start count once: a counter that moved
+        starts its watch again; a start count that moved tells `on_node_back`. A failed read,
+        or one long after the last, starts every watch again from the next."""
+        try:
+            counts = await self.store.node_counts()
+        except StoreError:
+            self._nodes_read = None
+            return
+        now = self.clock.now()
+        gap = self._nodes_read is None or now - self._nodes_read > NODE_GAP_SECONDS
+        self._nodes_read = now
+        for node, beat in counts.beats.items():
+            if node == self.node:
+                continue
+            life = counts.lives.get(node, 0)
+            watched = self._nodes.get(node)
+            if watched is None:
+                self._nodes[node] = Watched(beat, now, life, first_seen=now)
+                continue
+            # Away since its counter last moved before this read (or since first watched).
+            away_since = watched.moved if watched.moved is not None else watched.first_seen
+            if beat != watched.beat:
+                watched.beat, watched.since, watched.moved = beat, now, now
+            elif gap:
+                watched.since = now  # nobody watched meanwhile: it counts from now
+            if life != watched.life:
+                watched.life, watched.restarted = life, now
+                log_event("node_back", node=node, life=life)
+                task = asyncio.get_running_loop().create_task(self.on_node_back(node, away_since))
+                self._tasks.append(task)
+                task.add_done_callback(self._done)
 
     async def keep(self, code: str) -> bool:
         """Renews the lease now (or takes it back if it went with nobody writing the table
@@ -386,6 +519,8 @@ class Ownership:
         if note.get("kind") == "released":
             event = self._released.get(code)
             if event is not None:
+                if note.get("leaving") and isinstance(sender, str):
+                    self._left_by[code] = sender
                 event.set()
         elif note.get("kind") == "hand_over" and isinstance(sender, str) and sender != self.node:
             if code in self._giving or code in self._claiming:
@@ -400,7 +535,17 @@ class Ownership:
             self._tasks.remove(task)
 
     async def _hand_over(self, code: str, asker: str) -> None:
-        """The router now sends this table's people to `asker`: save it, let it go, say so."""
+        """The router now sends this table's people to `asker`: save it, let it go, say so
+        (within HAND_OVER_SECONDS: a table is never left refusing its people)."""
+        try:
+            async with asyncio.timeout(HAND_OVER_SECONDS):
+                await self._give(code, asker)
+        except TimeoutError:
+            log_event("hand_over_failed", level=logging.ERROR, room=code, reason="timeout")
+        finally:
+            self._giving.discard(code)
+
+    async def _give(self, code: str, asker: str) -> None:
         try:
             if code in self._tokens and not self.holds(code) and not await self.keep(code):
                 # Asked while paused past the lease: the table is the asker's already.
@@ -415,15 +560,14 @@ class Ownership:
                 now = self.clock.now()
                 self._promised = {c: p for c, p in self._promised.items() if p[0] > now}
                 self._promised[code] = (now + self.lease_seconds, token)
-            await self.release(code)
+            await self.release(code, leaving=self.leaving())
             if code not in self._tokens:
                 # Not serving it (a restart under the same node id left its lease behind):
                 # let that go too, so the asker need not watch it stand still.
                 stale = await self.store.lease(code)
                 if stale is not None and stale.node == self.node:
                     await self.store.release_lease(code, self.node, stale.token)
-            await self._publish(asker, {"kind": "released", "room": code})
+            note = {"kind": "released", "room": code, "leaving": self.leaving()}
+            await self._publish(asker, note)
         except StoreError as error:
             log_event("hand_over_failed", level=logging.WARNING, room=code, reason=str(error))
-        finally:
-            self._giving.discard(code)

@@ -362,6 +362,15 @@ class Settings(BaseSettings):
         "(about every second). A process that dies loses its tables to another this long "
         "after.",
     )
+    redis_connections: int = Field(
+        default=32,
+        ge=2,
+        le=1000,
+        description="A Redis store: the most connections each of the process's Redis clients "
+        "opens (the tables' store; the leases, with the hand-over channel; the shared "
+        "limits). A command that finds them all busy waits up to 20 s for one rather than "
+        "failing: hundreds of tables saved, restored or handed over at once queue.",
+    )
 
     max_rooms: int = Field(
         default=1000,

@@ -126,6 +126,24 @@ class Metrics:
             registry=self.registry,
         )
 
+        # The store (app/stores/saver.py): writes that failed, tables whose writes are failing
+        # now, and how old the oldest change not written yet is.
+        self.saves_failed = Counter(
+            "slapjack_saves_failed",
+            "Table writes to the store that failed (each is retried while the game goes on)",
+            registry=self.registry,
+        )
+        self.saves_failing = Gauge(
+            "slapjack_tables_saves_failing",
+            "Tables whose last write failed and none has landed since",
+            registry=self.registry,
+        )
+        self.unsaved_seconds = Gauge(
+            "slapjack_unsaved_seconds",
+            "Age of the oldest change to any table that the store does not hold yet",
+            registry=self.registry,
+        )
+
         self.frames_refused = Counter(
             "slapjack_frames_refused",
             "Incoming frames refused at the transport (binary, malformed, over budget), by why",
@@ -198,6 +216,11 @@ class Metrics:
         """Gauges read at scrape time, so they can never drift from the truth."""
         self.rooms.set_function(rooms)
         self.connected.set_function(connected)
+
+    def watch_saving(self, failing: Callable[[], int], unsaved: Callable[[], float]) -> None:
+        """The store's health, read at scrape time."""
+        self.saves_failing.set_function(failing)
+        self.unsaved_seconds.set_function(unsaved)
 
     def watch_tables_owned(self, owned: Callable[[], int]) -> None:
         self.tables_owned.set_function(owned)

@@ -46,9 +46,12 @@ __all__ = [
 ]
 
 
-def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA, damaged: str = "move") -> Store:
+def open_store(
+    url: str, *, newest_schema: int = NEWEST_SCHEMA, damaged: str = "move", connections: int = 32
+) -> Store:
     """The store for a `SLAPJACK_STORE` value (not yet opened: `await store.open()`);
-    `damaged` (SQLite): `move` a file that is no database aside, or `refuse` it."""
+    `damaged` (SQLite): `move` a file that is no database aside, or `refuse` it;
+    `connections` (Redis): each client's connections at most."""
     where = parse_store_url(url)
     if where.kind == "memory":
         from app.stores.memory import MemoryStore
@@ -61,4 +64,4 @@ def open_store(url: str, *, newest_schema: int = NEWEST_SCHEMA, damaged: str = "
         return SqliteStore(where.path, newest_schema=newest_schema, damaged=damaged)
     from app.stores.redis import RedisStore
 
-    return RedisStore(where.url, newest_schema=newest_schema)
+    return RedisStore(where.url, newest_schema=newest_schema, connections=connections)

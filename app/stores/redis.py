@@ -8,7 +8,13 @@ Keys (under a namespace, `slapjack` by default):
 - `slapjack:tables`: a sorted set of codes scored by `seen_at` (wall clock), for `codes()` and
   expiry;
 - `slapjack:lease:CODE`: the process judging the table: a hash {node, token, beat, at} with
-  no expiry (see TAKE below); `slapjack:fence:CODE`: the counter its fencing tokens come from;
+  no expiry (see TAKE in app/stores/redis_scripts.py); `slapjack:fence:CODE`: the counter
+  its fencing tokens come from;
+- `slapjack:nodes`: a hash, each process's renewal counter (node -> count), moved on by every
+  lease it takes or renews and by each round of renewals; `slapjack:lives`: a hash, how many
+  times each process started (node -> count): app/cluster/ownership.py watches both;
+  `slapjack:left:CODE`: the process that let the table's lease go as it stopped (for ten
+  minutes, or until the lease is taken): the table goes back to it when it returns;
 - rooms and who opened them (a cluster's POST /api/rooms, `open_waiting`):
   `slapjack:opener`, a hash code -> the address that opened it, and `slapjack:opened:ADDRESS`,
   a sorted set of that address's codes, both until the table closes (an address holds at most
@@ -32,8 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import Sentinel
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
@@ -49,6 +56,18 @@ from app.stores.base import (
     encode_snapshot,
     snapshot_version,
     wall_clock,
+)
+from app.stores.redis_scripts import (
+    CLOSE_UNOPENED,
+    FENCED_DELETE,
+    FENCED_SAVE,
+    LEFT_SECONDS,
+    OPEN_WAITING,
+    PURGE,
+    RELEASE,
+    RENEW,
+    TAKE,
+    WAITED,
 )
 
 # A lease whose holder renewed it within this many seconds (Redis's clock) keeps its table
@@ -66,178 +85,38 @@ LIVE_TABLE_SECONDS = 600.0
 # the Saver): a game never waits on it, but a shutdown's last save should not hang.
 SOCKET_SECONDS = 2.0
 
-# The lease of a table (`NS:lease:CODE`, a hash with no expiry): {node, token, beat, at}.
-# `token` is the fencing token, from INCR on `NS:fence:CODE`: it only grows, and each taker
-# gets a new one. `beat` counts the holder's renewals: another process takes the lease over
-# only after watching `beat` stand still for a whole lease by its own clock (app/cluster/
-# ownership.py), so time spent with Redis stopped or hung never counts against a holder,
-# whatever Redis's clock did meanwhile. `at` (Redis's clock, seconds) only tells expiry
-# apart a lease left behind by a process gone for good.
-
-# Every save is conditional on the caller's node and token, inside Redis; a table whose
-# stored version is newer than the one offered is never overwritten (a version only grows).
-FENCED_SAVE = """
-local lease = redis.call('HMGET', KEYS[3], 'node', 'token')
-if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
-if ARGV[8] ~= '' then
-  local stored = tonumber(redis.call('HGET', KEYS[1], 'version'))
-  if stored and stored > tonumber(ARGV[8]) then return -1 end
-end
-redis.call('HSET', KEYS[1], 'snapshot', ARGV[3], 'schema', ARGV[4], 'saved_at', ARGV[5],
-           'seen_at', ARGV[6], 'token', ARGV[2], 'version', ARGV[8])
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
-return 1
-"""
-
-# The table goes with its lease, its fence and, if it was waiting for players, the entries
-# that counted it against its opener (KEYS[5] waiting, KEYS[6] opener).
-FENCED_DELETE = """
-local lease = redis.call('HMGET', KEYS[3], 'node', 'token')
-if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
-redis.call('ZREM', KEYS[2], ARGV[3])
-local address = redis.call('HGET', KEYS[6], ARGV[3])
-if address then
-  redis.call('ZREM', ARGV[4] .. address, ARGV[3])
-  redis.call('HDEL', KEYS[6], ARGV[3])
-end
-redis.call('ZREM', KEYS[5], ARGV[3])
-return 1
-"""
-
-# Taking: a new token, if nobody holds the lease, or its holder is this node's own name (a
-# process started again under it: what the old one held in memory is gone), or the lease is
-# still exactly the one the caller watched stand still (ARGV[2] token, ARGV[3] beat).
-# Else the lease as it is: {0, node, token, beat}.
-TAKE = """
-local lease = redis.call('HMGET', KEYS[1], 'node', 'token', 'beat')
-if lease[1] and lease[1] ~= ARGV[1] and (lease[2] ~= ARGV[2] or lease[3] ~= ARGV[3]) then
-  return {0, lease[1], lease[2], lease[3]}
-end
-local token = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', token, 'beat', 0,
-           'at', redis.call('TIME')[1])
-return {token}
-"""
-
-# Renewing: the beat moves on while the lease is still the caller's (node and token). A
-# lease that is gone (a Redis that restarted empty, or lost its last second of writes) is
-# taken back under the same token if nobody wrote the table since: it is absent, or its
-# last writer holds this token. 1 if the lease is the caller's now, 0 if it is another's.
-RENEW = """
-local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
-if lease[1] then
-  if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
-  redis.call('HINCRBY', KEYS[1], 'beat', 1)
-  redis.call('HSET', KEYS[1], 'at', redis.call('TIME')[1])
-  return 1
-end
-local writer = redis.call('HGET', KEYS[2], 'token')
-if writer and writer ~= ARGV[2] then return 0 end
-local fence = tonumber(redis.call('GET', KEYS[3]) or '0')
-if fence < tonumber(ARGV[2]) then redis.call('SET', KEYS[3], ARGV[2]) end
-redis.call('HSET', KEYS[1], 'node', ARGV[1], 'token', ARGV[2], 'beat', 0,
-           'at', redis.call('TIME')[1])
-return 1
-"""
-
-RELEASE = """
-local lease = redis.call('HMGET', KEYS[1], 'node', 'token')
-if lease[1] ~= ARGV[1] or lease[2] ~= ARGV[2] then return 0 end
-redis.call('DEL', KEYS[1])
-return 1
-"""
-
-# Tables nobody was connected to since the cutoff, unless a live process holds their lease
-# (renewed within ARGV[5] seconds by Redis's clock: an idle lobby whose people are still
-# there is saved rarely, but is not gone).
-PURGE = """
-local gone = {}
-local now = tonumber(redis.call('TIME')[1])
-for _, code in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
-  local at = tonumber(redis.call('HGET', ARGV[3] .. code, 'at') or '0')
-  if now - at > tonumber(ARGV[5]) then
-    redis.call('DEL', ARGV[2] .. code, ARGV[3] .. code, ARGV[4] .. code)
-    redis.call('ZREM', KEYS[1], code)
-    table.insert(gone, code)
-  end
-end
-return gone
-"""
+# Each client's connections (SLAPJACK_REDIS_CONNECTIONS sets them for the app): a command
+# finding every one busy waits for the next free one, up to POOL_WAIT_SECONDS, rather than
+# failing at once as redis-py's default pool does past its hundredth ("Too many
+# connections"). Hundreds of tables saved, restored or handed over at once queue: Redis
+# answers each in well under a millisecond, and the beat's saves and the renewals go in
+# one pipelined round each. What holds a connection that long is this process's own loop,
+# too busy to read the answers (a takeover of 150 tables on a saturated core: 5 s was seen
+# to run out): a Redis that is down fails each command within SOCKET_SECONDS instead, so
+# the wait only has to outlast a busy loop (redis-py's own default).
+CONNECTIONS = 32
+POOL_WAIT_SECONDS = 20.0
 
 
-# A new room ARGV[1] (KEYS[1] the address's opened set, KEYS[2] waiting, KEYS[3] opener,
-# KEYS[4] the tables' index): 1 and the code recorded; -1 when ARGV[7] tables (> 0) are open
-# in the cluster, those someone was at since ARGV[8] (wall clock, as the index scores them);
-# 0 when the address ARGV[2] (none: "") holds ARGV[3] open rooms already. A code counts
-# against its address while it is the address's and its table is open (stored and seen
-# since ARGV[8]), or being written (recorded less than ARGV[6] s ago): until it closes,
-# used or not. The new code goes into the index at once (ARGV[9], now), so that rooms
-# opened together all count: its table is written just after (a table never written is
-# closed by `close_unopened`).
-OPEN_WAITING = """
-local now = tonumber(redis.call('TIME')[1])
-local most = tonumber(ARGV[7])
-if most > 0 and redis.call('ZCOUNT', KEYS[4], ARGV[8], '+inf') >= most then return -1 end
-if ARGV[2] ~= '' then
-  local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-  local held = 0
-  for i = 1, #entries, 2 do
-    local code, at = entries[i], tonumber(entries[i + 1])
-    local seen = tonumber(redis.call('ZSCORE', KEYS[4], code) or '-1')
-    if redis.call('HGET', KEYS[3], code) == ARGV[2]
-       and (now - at < tonumber(ARGV[6])
-            or (redis.call('EXISTS', ARGV[5] .. code) == 1 and seen >= tonumber(ARGV[8])))
-    then held = held + 1 else redis.call('ZREM', KEYS[1], code) end
-  end
-  if held >= tonumber(ARGV[3]) then return 0 end
-  redis.call('ZADD', KEYS[1], now, ARGV[1])
-  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
-end
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
-redis.call('ZADD', KEYS[4], ARGV[9], ARGV[1])
-return 1
-"""
-
-# Two people came to the room ARGV[1] (KEYS[1] waiting): no longer waiting for players (it
-# still counts against its opener until it closes).
-WAITED = """
-return redis.call('ZREM', KEYS[1], ARGV[1])
-"""
-
-# Waiting rooms due a look (KEYS[1] waiting, KEYS[2] opener, KEYS[3] the tables' index): one
-# that a live process serves (its lease renewed within ARGV[5] s) closes by its own timer,
-# and is looked at again in ARGV[6] s; any other is closed: its table, lease and fence go
-# (a table nobody opened in time, or whose process is gone), and so do its entries. The
-# codes whose table went; at most 100 a call (the rest at the next).
-CLOSE_UNOPENED = """
-local now = tonumber(redis.call('TIME')[1])
-local closed = {}
-for _, code in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 100)) do
-  local stored = redis.call('EXISTS', ARGV[1] .. code) == 1
-  local at = tonumber(redis.call('HGET', ARGV[2] .. code, 'at') or '0')
-  if stored and now - at <= tonumber(ARGV[5]) then
-    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), code)
-  else
-    if stored then table.insert(closed, code) end
-    redis.call('DEL', ARGV[1] .. code, ARGV[2] .. code, ARGV[3] .. code)
-    redis.call('ZREM', KEYS[3], code)
-    local address = redis.call('HGET', KEYS[2], code)
-    if address then redis.call('ZREM', ARGV[4] .. address, code) end
-    redis.call('HDEL', KEYS[2], code)
-    redis.call('ZREM', KEYS[1], code)
-  end
-end
-return closed
-"""
+class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
+    """Sentinel's pool (each new connection asks the sentinels for the primary), waiting
+    for a free connection as BlockingConnectionPool does."""
 
 
-def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any) -> Any:
+def connect(
+    url: str,
+    *,
+    socket_timeout: float = SOCKET_SECONDS,
+    connections: int = CONNECTIONS,
+    **options: Any,
+) -> Any:
     """A redis.asyncio client for a store URL (strings decoded, every wait bounded: no
     retry unless `retry` says so, where redis-py's default would try a hung Redis four
-    times over)."""
+    times over), with at most `connections` connections: a command beyond them waits,
+    up to POOL_WAIT_SECONDS, for one to come free."""
     options.setdefault("retry", Retry(NoBackoff(), 0))
     where = parse_store_url(url)
+    pooled = {"max_connections": connections, "timeout": POOL_WAIT_SECONDS}
     if where.sentinels:
         # redis-py's own Sentinel support: each new connection asks the sentinels which
         # server is the primary now, so a failover is followed by reconnecting.
@@ -252,47 +131,70 @@ def connect(url: str, *, socket_timeout: float = SOCKET_SECONDS, **options: Any)
         return sentinel.master_for(
             where.service,
             redis_class=aioredis.Redis,
+            connection_pool_class=BlockingSentinelPool,
             db=where.db,
             password=where.password,
             decode_responses=True,
             socket_timeout=socket_timeout,
             socket_connect_timeout=socket_timeout,
+            **pooled,
             **options,
         )
-    return aioredis.Redis.from_url(
+    pool = BlockingConnectionPool.from_url(
         url,
         decode_responses=True,
         socket_timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
+        **pooled,
         **options,
     )
+    return aioredis.Redis.from_pool(pool)
 
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A table's lease as Redis holds it: who, under which fencing token, renewed how often."""
+    """A table's lease as Redis holds it: who, under which fencing token, renewed how often;
+    for a lease just taken, `left_by`: the process that let it go as it stopped ("": none)."""
 
     node: str
     token: int
     beat: int
+    left_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeCounts:
+    """Every process's renewal counter and how many times it started, as Redis has them."""
+
+    beats: dict[str, int]
+    lives: dict[str, int]
 
 
 class RedisStore:
     def __init__(
-        self, url: str, *, newest_schema: int = NEWEST_SCHEMA, namespace: str = "slapjack"
+        self,
+        url: str,
+        *,
+        newest_schema: int = NEWEST_SCHEMA,
+        namespace: str = "slapjack",
+        connections: int = CONNECTIONS,
     ) -> None:
         self.url = url
+        self.connections = connections  # per client: this store's, and its cluster node's
         self.newest_schema = newest_schema
         self._table_prefix = f"{namespace}:table:"
         self._lease_prefix = f"{namespace}:lease:"
+        self._left_prefix = f"{namespace}:left:"
         self._fence_prefix = f"{namespace}:fence:"
         self._index = f"{namespace}:tables"
         self._opened_prefix = f"{namespace}:opened:"
         self._waiting = f"{namespace}:waiting"
         self._opener = f"{namespace}:opener"
+        self._nodes = f"{namespace}:nodes"
+        self._lives = f"{namespace}:lives"
         # One quick retry covers a pooled connection that a Redis restart left dead; longer
         # outages are the Saver's to retry, with backoff.
-        self._redis: Any = connect(url, retry=Retry(NoBackoff(), 1))
+        self._redis: Any = connect(url, connections=connections, retry=Retry(NoBackoff(), 1))
         self._scripts = {
             name: self._redis.register_script(source)
             for name, source in (
@@ -359,18 +261,55 @@ class RedisStore:
 
     # ---- leases and fenced writes (one owner per table in a cluster) -----------------------
 
-    async def take_lease(self, code: str, node: str, over: Lease | None = None) -> Lease:
+    async def take_lease(
+        self,
+        code: str,
+        node: str,
+        over: Lease | None = None,
+        still: tuple[str, int] | None = None,
+    ) -> Lease:
         """Takes the table's lease with a new fencing token if nobody holds it, its holder
-        is `node` itself (a process started again under the same name), or it is still
-        exactly `over` (a lease the caller watched stand still). The lease as it is after:
-        `node`'s (taken) or another's."""
-        keys = [self._lease_prefix + code, self._fence_prefix + code]
-        args = [node, over.token, over.beat] if over is not None else [node, "", ""]
+        is `node` itself (a process started again under the same name), it is still
+        exactly `over` (a lease the caller watched stand still), or its holder is the node
+        `still` names whose renewal counter is still the count `still` gives (a process the
+        caller watched renew nothing for a whole lease). The lease as it is after: `node`'s
+        (taken, with the process that let it go as it stopped) or another's."""
+        keys = [
+            self._lease_prefix + code,
+            self._fence_prefix + code,
+            self._left_prefix + code,
+            self._nodes,
+        ]
+        args: list[Any] = [node, over.token, over.beat] if over is not None else [node, "", ""]
+        args += list(still) if still is not None else ["", ""]
         async with self._errors():
             answer = await self._scripts["take"](keys=keys, args=args)
         if int(answer[0]) > 0:
-            return Lease(node, int(answer[0]), 0)
+            return Lease(node, int(answer[0]), 0, str(answer[1]))
         return Lease(str(answer[1]), int(answer[2]), int(answer[3]))
+
+    async def node_counts(self) -> NodeCounts:
+        """Every process's renewal counter and start count (one round trip)."""
+        async with self._errors(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(self._nodes)
+            pipe.hgetall(self._lives)
+            beats, lives = await pipe.execute()
+        return NodeCounts(
+            {node: int(count) for node, count in beats.items()},
+            {node: int(count) for node, count in lives.items()},
+        )
+
+    async def node_started(self, node: str) -> int:
+        """A process starts under `node`: its start count, one more than before."""
+        async with self._errors(), self._redis.pipeline(transaction=True) as multi:
+            multi.hincrby(self._lives, node, 1)
+            multi.hincrby(self._nodes, node, 1)
+            life, _ = await multi.execute()
+        return int(life)
+
+    def heartbeat(self, node: str) -> tuple[str, str, int]:
+        """The HINCRBY arguments of `node`'s renewal counter, for a round of renewals."""
+        return self._nodes, node, 1
 
     async def renew_lease(self, code: str, node: str, token: int) -> bool:
         """True if the lease is still (or again, nobody having written the table since it
@@ -380,18 +319,26 @@ class RedisStore:
 
     def renewal(self, code: str, node: str, token: int) -> dict[str, list[Any]]:
         """The keys and arguments of a renewal, for a caller that pipelines many."""
-        keys = [self._lease_prefix + code, self._table_prefix + code, self._fence_prefix + code]
+        keys = [
+            self._lease_prefix + code,
+            self._table_prefix + code,
+            self._fence_prefix + code,
+            self._nodes,
+        ]
         return {"keys": keys, "args": [node, token]}
 
     def renew_script(self) -> Any:
         return self._scripts["renew"]
 
-    async def release_lease(self, code: str, node: str, token: int) -> bool:
-        """Gives the lease up if `node` holds it under `token` (never someone else's)."""
+    async def release_lease(
+        self, code: str, node: str, token: int, *, leaving: bool = False
+    ) -> bool:
+        """Gives the lease up if `node` holds it under `token` (never someone else's);
+        `leaving`: as `node` stops (whoever takes the table next gives it back later)."""
+        keys = [self._lease_prefix + code, self._left_prefix + code]
+        args = [node, token, "1" if leaving else "", LEFT_SECONDS]
         async with self._errors():
-            done = await self._scripts["release"](
-                keys=[self._lease_prefix + code], args=[node, token]
-            )
+            done = await self._scripts["release"](keys=keys, args=args)
         return bool(done)
 
     async def lease(self, code: str) -> Lease | None:
@@ -419,6 +366,40 @@ class RedisStore:
     ) -> None:
         """`save`, only while `node` holds the table's lease under `token`, and never over a
         newer version of the table: LeaseLost (nothing written) if not."""
+        call = self._fenced_save(code, node, token, snapshot, seen_at)
+        async with self._errors():
+            written = await self._scripts["fenced_save"](keys=call["keys"], args=call["args"])
+        _raise_unless_written(written, code, node, token, call["version"])
+
+    async def save_fenced_many(
+        self, node: str, items: list[tuple[str, int, Savable, float | None]]
+    ) -> list[BaseException | None]:
+        """`save_fenced` of many tables (code, token, snapshot, seen_at) in one round trip
+        (a pipeline of the fenced script: each table's write is atomic on its own): what
+        each came to, None if written, else LeaseLost or StoreError."""
+        calls = [self._fenced_save(code, node, token, snap, at) for code, token, snap, at in items]
+        script = self._scripts["fenced_save"]
+        try:
+            async with self._errors(), self._redis.pipeline(transaction=False) as pipe:
+                for call in calls:
+                    await script(keys=call["keys"], args=call["args"], client=pipe)
+                answers = await pipe.execute(raise_on_error=False)
+        except StoreError as error:
+            return [error] * len(items)
+        outcomes: list[BaseException | None] = []
+        for (code, token, _, _), call, written in zip(items, calls, answers, strict=True):
+            try:
+                if isinstance(written, Exception):
+                    raise StoreError(f"redis store {self._where()}: {written}")
+                _raise_unless_written(written, code, node, token, call["version"])
+                outcomes.append(None)
+            except StoreError as error:
+                outcomes.append(error)
+        return outcomes
+
+    def _fenced_save(
+        self, code: str, node: str, token: int, snapshot: Savable, seen_at: float | None
+    ) -> dict[str, Any]:
         fields, seen = self._fields(code, snapshot, seen_at)
         version = snapshot_version(snapshot)
         keys = [self._table_prefix + code, self._index, self._lease_prefix + code]
@@ -432,12 +413,7 @@ class RedisStore:
             code,
             version if isinstance(version, int) else "",
         ]
-        async with self._errors():
-            written = await self._scripts["fenced_save"](keys=keys, args=args)
-        if written == -1:
-            raise LeaseLost(f"table {code}: the stored table is newer than version {version}")
-        if not written:
-            raise LeaseLost(f"table {code}: node {node} does not hold its lease ({token})")
+        return {"keys": keys, "args": args, "version": version}
 
     async def delete_fenced(self, code: str, node: str, token: int) -> None:
         """The table, its lease and its fence go, only while `node` holds it under `token`."""
@@ -544,6 +520,17 @@ class RedisStore:
 
     def _where(self) -> str:
         return shown(self.url)  # without its password: it goes into logs
+
+
+def _raise_unless_written(written: Any, code: str, node: str, token: int, version: Any) -> None:
+    if written == -1:
+        raise LeaseLost(f"table {code}: the stored table is newer than version {version}")
+    if not written:
+        raise NotHeld(f"table {code}: node {node} does not hold its lease ({token})")
+
+
+class NotHeld(LeaseLost):
+    """A fenced write refused: the caller does not hold the table's lease (under its token)."""
 
 
 class TooManyRooms(StoreError):

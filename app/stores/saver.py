@@ -26,6 +26,11 @@ write that fails (Redis restarting, a full disk) is logged and retried by that w
 backoff while the game goes on from memory; the next write carries whatever is latest by
 then. A fenced write refused because another process owns the table stops the saver and
 tells `on_lease_lost`.
+
+What is not written yet shows: `unsaved_since` is when the oldest change that no landed
+write holds was made (a change goes into the snapshot a write takes; it counts as saved when
+that write lands), `failing` is true from a failed write until one lands, and `on_failed` is
+told of each failure (app/tables/registry.py counts them in /metrics and /healthz).
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ class Saver:
         beat: float | None = None,
         seen_at: Callable[[], float | None] | None = None,
         on_lease_lost: Callable[[], Awaitable[None] | None] | None = None,
+        on_failed: Callable[[], None] | None = None,
         first_retry: float = FIRST_RETRY_SECONDS,
         last_retry: float = LAST_RETRY_SECONDS,
         clock: Clock | None = None,
@@ -87,10 +93,14 @@ class Saver:
         if not 0 < beat <= delay:
             raise ValueError(f"a save's beats come within its delay: 0 < {beat} <= {delay}")
         self.delay, self.beat = delay, beat
-        self.seen_at, self.on_lease_lost = seen_at, on_lease_lost
+        self.seen_at, self.on_lease_lost, self.on_failed = seen_at, on_lease_lost, on_failed
         self.first_retry, self.last_retry = first_retry, last_retry
         self.saves = 0  # writes that landed
         self.failures = 0  # writes that failed (each retried)
+        # When (the clock's time) the oldest change that no write has taken yet was made,
+        # and the oldest one that the writes taken so far hold but none has landed with.
+        self._changed_at: float | None = None
+        self._writing_since: float | None = None
         # The pending change, held by exactly one of: the beat it waits for (`_beat`), a
         # beat's write under way (`_in_batch`: it looks at `_due` when it lands), or the
         # room's own writer (`_task`: urgent writes and retries).
@@ -115,10 +125,24 @@ class Saver:
         """A change not yet written (or being written)."""
         return not self._saved.is_set()
 
+    @property
+    def unsaved_since(self) -> float | None:
+        """When the oldest change no landed write holds was made (the clock's time); None
+        when everything is written."""
+        times = [t for t in (self._changed_at, self._writing_since) if t is not None]
+        return min(times, default=None)
+
+    @property
+    def failing(self) -> bool:
+        """A write failed and none has landed since (the writer is retrying)."""
+        return self._retrying
+
     def changed(self, *, urgent: bool = False) -> None:
         """The room changed: write it within `delay`, or at once if `urgent`. Never waits."""
         if self._stopped:
             return
+        if self._changed_at is None:
+            self._changed_at = self.clock.now()
         if self._beat is not None and not urgent:
             # Already waiting for its beat, which a later change's due cannot come before
             # (beats only move on with the clock): most changes of a busy table, each free.
@@ -183,7 +207,7 @@ class Saver:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        self._saved.set()
+        self._let_go_of_changes()
 
     def stop(self) -> None:
         """`close` for a caller that cannot wait: its own write in flight is cancelled (a
@@ -194,7 +218,7 @@ class Saver:
         if self._task is not None:
             self._task.cancel()
             self._task = None
-        self._saved.set()
+        self._let_go_of_changes()
 
     async def discard(self) -> None:
         """The room is closed for good: stop saving and delete its stored table (a pending
@@ -214,8 +238,25 @@ class Saver:
         return self._now()
 
     def _now(self) -> tuple[Savable, float | None]:
-        """The room's snapshot and when someone was last connected, as they are now."""
-        return self.snapshot(), (None if self.seen_at is None else self.seen_at())
+        """The room's snapshot and when someone was last connected, as they are now: the
+        changes made so far go into this write."""
+        taken = self.snapshot(), (None if self.seen_at is None else self.seen_at())
+        if self._changed_at is not None:
+            if self._writing_since is None or self._changed_at < self._writing_since:
+                self._writing_since = self._changed_at
+            self._changed_at = None
+        return taken
+
+    def _written(self) -> None:
+        """A write landed: every change it took is saved."""
+        self.saves += 1
+        self._writing_since = None
+
+    def _let_go_of_changes(self) -> None:
+        """Saving stops here (closed, stopped, fenced off): nothing counts as unsaved."""
+        self._changed_at = self._writing_since = None
+        self._retrying = False
+        self._saved.set()
 
     def _save(self, snapshot: Savable, seen_at: float | None) -> Awaitable[Any]:
         """The store's `save` of this room (`seen_at` passed only by a room that tells it)."""
@@ -231,7 +272,7 @@ class Saver:
         if self._stopped:
             return
         if outcome is None:
-            self.saves += 1
+            self._written()
             if self._due is None:
                 self._saved.set()
             elif self._due - self.clock.now() <= EARLY_SECONDS:
@@ -250,18 +291,20 @@ class Saver:
         else:  # cancelled with the beat's task: the process is ending
             log_event("save_dropped", level=logging.WARNING, room=self.code)
             self._due = None
-            self._saved.set()
+            self._let_go_of_changes()
 
     def _fenced_off(self, lost: LeaseLost) -> Awaitable[None] | None:
         log_event("save_fenced_off", level=logging.WARNING, room=self.code, reason=str(lost))
         self._stopped = True
         self._due = None
-        self._saved.set()
+        self._let_go_of_changes()
         return None if self.on_lease_lost is None else self.on_lease_lost()
 
     def _failed(self, error: Exception) -> None:
         self.failures += 1
         self._retrying = True
+        if self.on_failed is not None:
+            self.on_failed()
         log_event(
             "save_failed",
             level=logging.WARNING,
@@ -305,7 +348,7 @@ class Saver:
             except Exception as error:
                 self._failed(error)
                 continue
-            self.saves += 1
+            self._written()
             if self._retrying:
                 log_event("save_recovered", room=self.code)
                 self._retrying = False

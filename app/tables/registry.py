@@ -5,7 +5,6 @@ starts, `Rooms.drain` freezes and writes every table when it stops)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -32,9 +31,13 @@ from app.wire.errors import ErrorCode, ProtocolError
 from app.wire.protocol import EVENT
 from engine import Rules
 
-# POST /api/rooms answers once the new table is written, or after this long while the store
-# is down (the Saver keeps retrying): a shared link must survive a crash a moment later.
+# POST /api/rooms answers once the new table is written: a shared link must survive a crash a
+# moment later. A store that fails or takes longer than this refuses the room (503).
 FIRST_SAVE_SECONDS = 2.0
+# /healthz says the store is behind while a change this old is not written (a store that
+# hangs rather than fails: every save is due within SLAPJACK_SAVE_SECONDS).
+UNSAVED_DEGRADED_SECONDS = 10.0
+NOT_WRITTEN = "the server cannot save new tables right now: try again in a minute"
 # The beats rooms are saved on, per SLAPJACK_SAVE_SECONDS (app/stores/saver.py): the tables
 # due on a beat go in one store batch, so SAVE_BEATS batches per delay (SQLite: that many
 # commits). Few: a commit costs about as much as ten rows, and 40 commits a second cost 200
@@ -92,6 +95,7 @@ class Rooms:
         # Closes a connection at the transport, for a room (app/web/sockets.py sets it).
         self.hang_up: Callable[[str], None] = lambda sid: None
         self.metrics.watch(rooms=lambda: len(self._rooms), connected=self.connected_count)
+        self.metrics.watch_saving(failing=self.saves_failing, unsaved=self.unsaved_seconds)
 
     # ---- the process starts and stops ---------------------------------------------------
 
@@ -203,11 +207,16 @@ class Rooms:
         if key is not None:
             self._opened.setdefault(key, {})[code] = None
             self._opener[code] = key
-        assert room.saver is not None
-        room.saver.changed(urgent=True)
-        # The store down: logged by the Saver, which keeps trying; the room is open anyway.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(room.saver.flush(), FIRST_SAVE_SECONDS)
+        try:
+            async with asyncio.timeout(FIRST_SAVE_SECONDS):
+                await self.store.save(code, room.snapshot_now(), room.seen_at())
+        except (StoreError, TimeoutError) as error:
+            # Never a link to a table that a crash would lose: the room goes (its delete is
+            # tried too, should the write land late), and the caller is told to try later.
+            log_event("room_not_written", level=logging.ERROR, room=code, reason=repr(error)[:200])
+            self.metrics.saves_failed.inc()
+            room.close()
+            raise ProtocolError(ErrorCode.STORE_UNAVAILABLE, NOT_WRITTEN) from None
         return room
 
     def _make_room_for(self, opener: str | None) -> None:
@@ -340,9 +349,37 @@ class Rooms:
             delay=delay,
             beat=delay / SAVE_BEATS,
             seen_at=room.seen_at,
+            on_failed=self.metrics.saves_failed.inc,
             clock=self.clock,
         )
         self._rooms[room.code] = room
+
+    def saves_failing(self) -> int:
+        """Rooms whose last write to the store failed, none having landed since."""
+        return sum(1 for room in self._rooms.values() if room.saver and room.saver.failing)
+
+    def unsaved_seconds(self) -> float:
+        """How long ago the oldest change the store does not hold yet was made (0: none)."""
+        since = [
+            room.saver.unsaved_since
+            for room in self._rooms.values()
+            if room.saver is not None and room.saver.unsaved_since is not None
+        ]
+        return max(0.0, self.clock.now() - min(since)) if since else 0.0
+
+    def health(self) -> dict[str, object]:
+        """What /healthz says: `ok`, or `degraded` while writes to the store fail (or a
+        change waits longer than UNSAVED_DEGRADED_SECONDS): games go on from memory, but a
+        crash now would lose them back to the last write."""
+        failing, unsaved = self.saves_failing(), self.unsaved_seconds()
+        if failing or unsaved > UNSAVED_DEGRADED_SECONDS:
+            return {
+                "status": "degraded",
+                "store": "saves failing" if failing else "saves late",
+                "tables_failing": failing,
+                "unsaved_seconds": round(unsaved, 1),
+            }
+        return {"status": "ok"}
 
     def get(self, code: object) -> Room | None:
         """The open room with this code, in any case; None when there is none."""

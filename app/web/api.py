@@ -36,6 +36,7 @@ STATUS = {
     ErrorCode.NO_ROOM: 404,
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.TOO_MANY_ROOMS: 503,
+    ErrorCode.STORE_UNAVAILABLE: 503,
     ErrorCode.SHUTTING_DOWN: 503,
     ErrorCode.RATE_LIMITED: 429,
 }
@@ -152,7 +153,19 @@ def clean_title(name: str) -> str:
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, str]:
+async def healthz(request: Request) -> JSONResponse:
+    """200 `ok` while the process serves and its store takes every write; 503 `degraded`
+    while writes fail (the games go on from memory). The image's and compose's health
+    check: a degraded process shows as unhealthy, and is not restarted for it."""
+    rooms: Rooms = request.app.state.rooms
+    health = rooms.health()
+    return JSONResponse(health, status_code=200 if health["status"] == "ok" else 503)
+
+
+@router.get("/livez")
+async def livez() -> dict[str, str]:
+    """200 while the process answers at all: for a supervisor that restarts a process that
+    fails its check (a restart would lose what a degraded store has not written)."""
     return {"status": "ok"}
 
 

@@ -50,6 +50,7 @@ class ErrorCode(StrEnum):
     SHUTTING_DOWN = "shutting_down"  # also refuses new rooms over HTTP
     # HTTP only.
     TOO_MANY_ROOMS = "too_many_rooms"
+    STORE_UNAVAILABLE = "store_unavailable"  # a new room that could not be written
     TOO_LARGE = "too_large"
 
 

@@ -33,6 +33,7 @@ const MESSAGES = {
   "error.room_full": "Too many people are in this room right now.",
   "error.shutting_down": "The server is restarting. Try again in a moment.",
   "error.too_many_rooms": "The server is full of tables right now. Try again later.",
+  "error.store_unavailable": "The server cannot save new tables right now. Try again in a minute.",
   "error.too_large": "That was too much to send.",
   "error.collecting": "Wait: the pile is being collected",
   "error.paused": "The table is paused for a moment. Try again when it goes on.",

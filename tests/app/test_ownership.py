@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from app.cluster.leasing import POLL_SECONDS, QUIET_SECONDS, claim_wait
 from app.cluster.ownership import Ownership
+from app.ops.clock import ManualClock, settle
 from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, StoreError
@@ -121,12 +123,14 @@ async def test_an_owner_whose_people_come_back_leaves_the_lease_to_the_asker(
         take_lease = two.store.take_lease
         asked = 0
 
-        async def slow_take(code: str, node: str, over: Lease | None = None) -> Lease:
+        async def slow_take(
+            code: str, node: str, over: Lease | None = None, still: tuple[str, int] | None = None
+        ) -> Lease:
             nonlocal asked
             asked += 1
             if asked > 1:  # node-2 hears `released` and is slow to take the lease
                 await asyncio.sleep(0.5)
-            return await take_lease(code, node, over)
+            return await take_lease(code, node, over, still)
 
         two.store.take_lease = slow_take  # type: ignore[method-assign]
         moving = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=10))
@@ -146,18 +150,74 @@ async def hand_over_to_an_asker_that_never_takes_it(one: Node, two: Node) -> Non
     take_lease = two.store.take_lease
     asked = asyncio.Event()
 
-    async def silent(code: str, node: str, over: Lease | None = None) -> Lease:
+    async def silent(
+        code: str, node: str, over: Lease | None = None, still: tuple[str, int] | None = None
+    ) -> Lease:
         if asked.is_set():
-            await asyncio.Event().wait()  # gone: never takes it
+            await asyncio.sleep(WAIT_SECONDS)  # gone: never takes it (till cancelled)
         asked.set()
-        return await take_lease(code, node, over)
+        return await take_lease(code, node, over, still)
 
     two.store.take_lease = silent  # type: ignore[method-assign]
     asking = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=30))
     await handed_over_and_free(one)
     asking.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await asking
+    async with asyncio.timeout(WAIT_SECONDS):
+        with contextlib.suppress(asyncio.CancelledError):
+            await asking
+
+
+class HeldElsewhere:
+    """A lease store (no Redis) where node-1 holds every table and never lets go."""
+
+    url = "redis://127.0.0.1:1/0"  # never reached: nothing here talks to Redis
+
+    async def take_lease(
+        self, code: str, node: str, over: Lease | None = None, still: object = None
+    ) -> Lease:
+        return Lease("node-1", 1, 0)
+
+    async def lease(self, code: str) -> Lease | None:
+        return Lease("node-1", 1, 0)
+
+    async def fence(self, code: str) -> int:
+        return 1
+
+
+async def test_a_claim_stops_when_cancelled_as_its_released_note_arrives() -> None:
+    """The caller of a claim goes away (its connection closed) at the moment the holder's
+    `released` note wakes the claim: the claim ends there, and does not go on asking Redis
+    for a table nobody waits for any more."""
+    ownership = Ownership(HeldElsewhere(), "node-2", 3.0, Metrics())  # type: ignore[arg-type]
+
+    async def published(node: str, note: object) -> None:
+        return None
+
+    ownership._publish = published  # type: ignore[method-assign]
+    claiming = asyncio.create_task(ownership.claim("ABCD", wait_seconds=2))
+    async with asyncio.timeout(WAIT_SECONDS):
+        while "ABCD" not in ownership._released:
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)  # now waiting for the note
+        ownership._released["ABCD"].set()  # the note, and in the same turn the cancel
+        claiming.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await claiming
+    await ownership._redis.aclose()
+
+
+def test_a_claim_on_a_silent_holder_asks_again_just_as_its_lease_is_over() -> None:
+    """A claim polls a live holder every POLL_SECONDS; for one that renews nothing it waits
+    until the lease is over and asks at once then, even with less than a poll left (a
+    killed process's tables are taken a lease after its last renewal, not up to half a
+    second later)."""
+    lease = 5.0
+    assert claim_wait(None, lease) == POLL_SECONDS
+    assert claim_wait(QUIET_SECONDS / 2, lease) == POLL_SECONDS
+    for left in (3.0, 0.4, 0.1, 0.01):
+        wait = claim_wait(lease - left, lease)
+        assert left < wait <= left + 0.05, (left, wait)
+    assert 0 < claim_wait(lease + 1, lease) <= 0.05  # over already: again almost at once
 
 
 async def test_a_table_handed_to_an_asker_that_never_takes_it_comes_back_a_lease_later(
@@ -392,3 +452,134 @@ async def test_hundreds_of_leases_are_renewed_in_one_round(redis_url: str) -> No
         assert all([await one.store.lease_holder(code) == "node-1" for code in codes])
         pool = one.ownership._redis.connection_pool
         assert len(pool._available_connections) + len(pool._in_use_connections) <= 3
+
+
+# ---- failover by the process: its renewal counter, watched all the time ----------------------
+
+
+class Watcher:
+    """An Ownership on a ManualClock, never started: the test reads the counters
+    (`watch_nodes`) and turns the clock itself."""
+
+    def __init__(self, url: str, name: str, lease_seconds: float = 3.0) -> None:
+        self.clock = ManualClock()
+        self.store = RedisStore(url)
+        self.ownership = Ownership(self.store, name, lease_seconds, Metrics(), clock=self.clock)
+        self.back: list[tuple[str, float]] = []
+
+        async def on_node_back(node: str, away_since: float) -> None:
+            self.back.append((node, away_since))
+
+        self.ownership.on_node_back = on_node_back
+
+    async def watch_for(self, seconds: float, step: float = 0.5) -> None:
+        """Reads the counters every `step` of its clock for `seconds`."""
+        await self.ownership.watch_nodes()
+        for _ in range(round(seconds / step)):
+            await self.clock.advance(step)
+            await self.ownership.watch_nodes()
+
+    async def close(self) -> None:
+        await self.ownership._redis.aclose()
+        await self.store.close()
+
+
+@pytest.fixture
+async def watched(redis_url: str) -> AsyncIterator[tuple[Watcher, Watcher]]:
+    """node-1, holding ABCD, then silent (killed: nothing renews it); node-2 watching."""
+    one, two = Watcher(redis_url, "node-1"), Watcher(redis_url, "node-2")
+    await one.store.node_started("node-1")
+    await two.store.node_started("node-2")
+    assert await one.ownership.take_if_free("ABCD")
+    await one.ownership.renew_all()
+    try:
+        yield one, two
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_a_silent_process_loses_its_tables_at_the_first_ask_after_a_lease(
+    watched: tuple[Watcher, Watcher],
+) -> None:
+    """node-2 watched node-1's counter stand still for a whole lease before any of node-1's
+    tables was asked for: the first ask takes the table (no lease watched from the ask)."""
+    one, two = watched
+    await two.watch_for(3.0)
+    assert await two.ownership.take_if_free("ABCD")
+    taken = await two.store.lease("ABCD")
+    assert taken is not None and taken.node == "node-2"
+    assert two.ownership.came_from("ABCD") == ("node-1", two.clock.now())
+    # node-1's save with its old token is refused inside Redis.
+    with pytest.raises(LeaseLost):
+        await one.store.save_fenced("ABCD", "node-1", one.ownership.token("ABCD"), snapshot(3))
+
+
+async def test_a_table_whose_silent_holder_was_asked_first_still_goes_home_later(
+    watched: tuple[Watcher, Watcher],
+) -> None:
+    """Its people reached node-2 a moment after node-1 fell silent: node-2 asked node-1 for
+    the table (no answer) and took it once node-1 stood still a lease: it is node-1's to
+    have back."""
+    _, two = watched
+    await two.watch_for(1.0)
+    claiming = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=60))
+    async with asyncio.timeout(WAIT_SECONDS):
+        await two.watch_for(2.5, step=0.25)
+        assert await claiming
+    origin = two.ownership.came_from("ABCD")
+    assert origin is not None and origin[0] == "node-1"
+
+
+async def test_a_process_that_renews_anything_keeps_its_tables(
+    watched: tuple[Watcher, Watcher],
+) -> None:
+    one, two = watched
+    await two.watch_for(2.0)
+    assert await one.ownership.keep("ABCD")  # one renewal of one table lands: alive
+    await two.watch_for(1.5)  # a lease since it was first watched, not since it moved
+    assert not await two.ownership.take_if_free("ABCD")
+    assert await two.store.lease_holder("ABCD") == "node-1"
+
+
+async def test_a_watch_with_a_gap_starts_again(watched: tuple[Watcher, Watcher]) -> None:
+    """node-2 stopped reading the counters for a while (paused, its loop stalled): what it
+    did not watch counts against nobody."""
+    _, two = watched
+    await two.watch_for(1.0)
+    await two.clock.advance(2.5)  # no read for 2.5 s
+    await two.watch_for(1.0)
+    assert not await two.ownership.take_if_free("ABCD")
+    await two.watch_for(2.0)  # a whole lease watched without a gap since
+    assert await two.ownership.take_if_free("ABCD")
+
+
+async def test_a_process_that_starts_again_gets_its_tables_back(
+    watched: tuple[Watcher, Watcher],
+) -> None:
+    one, two = watched
+    await two.watch_for(3.0)
+    assert await two.ownership.take_if_free("ABCD")
+    away_since = two.ownership._nodes["node-1"].since
+    await one.store.node_started("node-1")  # node-1 is back
+    await two.watch_for(0.5)
+    await settle()
+    assert two.back == [("node-1", away_since)]
+    # A table a process just started holds is not asked for: its people go there.
+    assert await one.ownership.take_if_free("WXYZ")
+    await two.watch_for(0.5)
+    async with asyncio.timeout(WAIT_SECONDS):
+        assert not await two.ownership.claim("WXYZ", wait_seconds=60)
+    assert await two.store.lease_holder("WXYZ") == "node-1"
+
+
+@pytest.mark.parametrize("leaving", [True, False])
+async def test_a_table_handed_over_by_a_stopping_process_goes_back_to_it(
+    redis_url: str, leaving: bool
+) -> None:
+    async with Node(redis_url, "node-1") as one, Node(redis_url, "node-2") as two:
+        one.ownership.leaving = lambda: leaving
+        assert await one.ownership.claim("ABCD", wait_seconds=1)
+        assert await two.ownership.claim("ABCD", wait_seconds=10)
+        origin = two.ownership.came_from("ABCD")
+        assert (origin is not None and origin[0] == "node-1") is leaving

@@ -44,6 +44,7 @@ from app.stores import SCHEMA_KEY, SnapshotText, StoreError, encode_snapshot, wa
 from app.stores import saver as saver_module
 from app.stores.memory import MemoryStore
 from app.stores.saver import (
+    LAST_RETRY_SECONDS,
     SNAPSHOTS_AT_ONCE,
     Saver,
     beat_at_or_before,
@@ -692,3 +693,59 @@ async def test_a_store_that_fails_a_beat_strands_no_room_of_another_store() -> N
     assert savers[0].failures == 1 and savers[0].saves == 1  # retried by its own writer
     assert savers[1].failures == 0 and savers[1].saves == 1
     assert await broken.load("ROOMA") is not None and await fine.load("ROOMB") is not None
+
+
+async def test_what_is_not_written_shows_its_age_and_a_busy_table_never_falls_behind() -> None:
+    """`unsaved_since` of a busy table stays within the delay (every write takes the changes
+    made so far); while the store fails, the oldest change ages, the room is `failing` and
+    each failure is told; once a write lands nothing is behind."""
+    delay, beat = 0.2, 0.05
+    clock = ManualClock()
+
+    class Full(MemoryStore):
+        full = False
+
+        async def save_many(self, items: Any) -> list[BaseException | None]:
+            if self.full:
+                return [StoreError("database or disk is full")] * len(items)
+            return await super().save_many(items)
+
+        async def save(self, code: str, snapshot: Any, seen_at: float | None = None) -> None:
+            if self.full:
+                raise StoreError("database or disk is full")
+            await super().save(code, snapshot, seen_at)
+
+    store, failed = Full(), []
+    saver = Saver(
+        store,
+        "ROOM",
+        lambda: {SCHEMA_KEY: 1, "code": "ROOM"},
+        delay=delay,
+        beat=beat,
+        clock=clock,
+        on_failed=lambda: failed.append(clock.now()),
+    )
+    rng = random.Random(3)
+
+    async def play(seconds: float) -> float:
+        """Changes at a busy table's pace; the most any change waited unwritten."""
+        behind, ends = 0.0, clock.now() + seconds
+        while clock.now() < ends:
+            saver.changed()
+            await clock.advance(rng.uniform(0.02, 0.12))
+            if saver.unsaved_since is not None:
+                behind = max(behind, clock.now() - saver.unsaved_since)
+        return behind
+
+    assert await play(5.0) <= delay + 1e-9
+    assert failed == [] and not saver.failing
+
+    store.full = True
+    full_at = clock.now()
+    await play(3.0)
+    assert saver.failing and len(failed) >= 2  # retried with backoff, each failure told
+    assert saver.unsaved_since is not None and saver.unsaved_since <= full_at + beat
+
+    store.full = False
+    await clock.advance(LAST_RETRY_SECONDS + delay)
+    assert not saver.failing and saver.unsaved_since is None and not saver.pending
