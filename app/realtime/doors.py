@@ -172,7 +172,8 @@ class FrameMeter:
 
 
 # Each websocket protocol's meter, found by the protocol (the app knows it by ASGI's `send`,
-# a method of it): held as long as the protocol is.
+# a method of it): held until the connection is lost. (A meter holds its protocol, so a
+# weak key alone would keep both for good: `connection_lost` takes the entry out.)
 METERED: weakref.WeakKeyDictionary[asyncio.Protocol, Metered] = weakref.WeakKeyDictionary()
 
 
@@ -234,6 +235,7 @@ class Metered(asyncio.Protocol):
             self.transport.abort()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        METERED.pop(self.inner, None)
         self._unstall()
         if self._counted:
             self._counted = False
