@@ -38,7 +38,7 @@ NEWEST_SCHEMA = 2  # 1: a whole table; 2: a whole table and the moves since (app
 
 class RoomStore(Protocol):
     """The four calls a table's snapshots go through (a cluster node's fenced view of Redis,
-    `ClusterStore` in app/cluster/node.py, is one); `Store` below is what the server opens."""
+    `ClusterStore` in app/cluster/store.py, is one); `Store` below is what the server opens."""
 
     async def save(self, code: str, snapshot: Savable) -> None: ...
 
