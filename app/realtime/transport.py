@@ -240,15 +240,22 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         await self._socketio["disconnect"](eio_sid, reason)
 
     def heard(self, eio_sid: str, data: Any) -> Coroutine[Any, Any, None] | None:
-        """A message a websocket read (app/realtime/websocket.py). A Socket.IO EVENT (a flip,
-        a slap: almost every one) runs at once (app/realtime/eager.py): most run to their
-        end without waiting, and no task is made at all; one that waits (its room's lock,
-        a held slap's judging) goes on as a task of its own, and the next frame is read
-        meanwhile. Anything else is the reader's to await (a connect must be done before
-        the next frame counts): what is returned."""
+        """A message a websocket read (app/realtime/websocket.py). A flip, a slap or a pong
+        (almost every event) runs at once (app/realtime/eager.py), outside any task: most
+        run to their end without waiting, and no task is made at all; one that waits (its
+        room's lock, a held slap's judging) goes on as a task of its own, and the next
+        frame is read meanwhile. Any other event runs in a task of its own from its start
+        (it may need one before its first wait: `asyncio.timeout`, a Redis pool's wait for
+        a connection). Anything else is the reader's to await (a connect must be done
+        before the next frame counts): what is returned."""
         work = self.engineio_message(eio_sid, data)
         if not (isinstance(data, str) and data[:1] == EVENT_TYPE):
             return work
+        if not _hot(data):
+            task = asyncio.get_running_loop().create_task(work)
+            self._handling.add(task)
+            task.add_done_callback(self._settled)
+            return None
         try:
             rest = first_step(work)
         except Exception as error:  # a bug of ours: what the task's end would log
@@ -383,3 +390,16 @@ def plain_event(text: Any) -> tuple[int | None, Any] | None:
         return None
     digits = head.group(1)
     return (int(digits) if digits else None), data
+
+
+# The events run at once, outside a task (`GameServer.heard`): a game's own, which need no
+# task before their first wait. Their frames begin `2`, an ack id's digits, then these.
+HOT_EVENTS = ('["flip"', '["slap"', '["pong"')
+
+
+def _hot(data: str) -> bool:
+    at = 1
+    while at < len(data) and data[at].isdigit():
+        at += 1
+    return data.startswith(HOT_EVENTS, at)
+

@@ -88,6 +88,43 @@ async def test_an_event_goes_to_the_apps_handler_of_every_event() -> None:
     assert calls == [("slap", sid, {"pile_id": 3}, "more"), ("sent", "eio", '432[{"ok":true}]')]
 
 
+async def test_a_game_event_runs_at_once_and_any_other_in_a_task_of_its_own() -> None:
+    """Frames are read in the websocket protocol's own callback, outside any task: a flip
+    runs there at once (no task made); an event whose handler needs a task before its first
+    wait (`asyncio.timeout`: a Redis pool waiting for a connection) gets one and answers
+    (outside a task it raised "Timeout should be used inside a task")."""
+    server = game_server()
+    sent: list[str] = []
+
+    async def every(event: str, sid: str, *args: Any) -> dict[str, bool]:
+        if event == "flip":
+            await asyncio.sleep(0)  # a wait: it goes on as a task from here
+        else:
+            async with asyncio.timeout(5):  # as redis-py's pool does
+                await asyncio.sleep(0)
+        return {"ok": True}
+
+    server.on("*", every)
+    server.eio.queue_text = lambda sid, text: sent.append(text)  # type: ignore[method-assign]
+    server._budgets["eio"] = FrameBudget(TokenBucket(100, 100))
+    await server.manager.connect("eio", "/")
+    loop = asyncio.get_running_loop()
+    heard = loop.create_future()
+
+    def in_a_callback() -> None:  # as the protocol's data_received is called
+        assert asyncio.current_task() is None
+        server.heard("eio", '21["event_start",{}]')
+        server.heard("eio", '22["flip",{}]')
+        heard.set_result(len(server._handling))
+
+    loop.call_soon(in_a_callback)
+    assert await heard == 2  # each went on as a task: the flip from its first wait
+    async with asyncio.timeout(5):
+        while len(sent) < 2:
+            await asyncio.sleep(0.01)
+    assert sorted(sent) == ['431[{"ok":true}]', '432[{"ok":true}]']
+
+
 FRAMES = [
     '2["flip",{}]',
     '25["slap",{"pile_id":3}]',
