@@ -402,4 +402,3 @@ def _hot(data: str) -> bool:
     while at < len(data) and data[at].isdigit():
         at += 1
     return data.startswith(HOT_EVENTS, at)
-
