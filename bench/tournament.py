@@ -232,7 +232,7 @@ async def main_async(args: argparse.Namespace) -> None:
     runs = []
     log = Path(args.log)
     for number in range(1, args.runs + 1):
-        server = Server(args.transport, args.server_core if args.pin else None, log)
+        server = Server("app", args.server_core if args.pin else None, log)
         try:
             await server.ready()
             runs.append(await EventRun(args, server).play())
@@ -249,7 +249,6 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0, help="heats measured")
     parser.add_argument("--warmup", type=float, default=2.0)
-    parser.add_argument("--transport", default="lean", choices=("lean", "stock"))
     parser.add_argument("--log", default="/tmp/slapjack-bench-tournament.log")
     parser.add_argument("--no-pin", dest="pin", action="store_false", help="no taskset")
     args = parser.parse_args()
