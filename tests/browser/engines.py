@@ -728,9 +728,17 @@ class WebKitPage(EnginePage):
 
     async def set_viewport(self, width: int, height: int) -> None:
         await self._do("POST", "/window/rect", {"width": width, "height": height})
-        size = await self.evaluate("() => [innerWidth, innerHeight]")
-        if size != [width, height]:
-            raise RuntimeError(f"webkit: asked for a {width}x{height} viewport, got {size}")
+        # The window manager resizes the window when it gets to it (a loaded machine: after
+        # the command answered): the page's own size says when.
+        try:
+            await self.wait_for(
+                "([w, h]) => innerWidth === w && innerHeight === h", [width, height]
+            )
+        except TimeoutError:
+            size = await self.evaluate("() => [innerWidth, innerHeight]")
+            raise RuntimeError(
+                f"webkit: asked for a {width}x{height} viewport, got {size}"
+            ) from None
 
     async def cut_network(self) -> None:
         await asyncio.to_thread(self.browser.proxy.cut)
