@@ -638,7 +638,7 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
     steps: list[str] = []
 
     async def handler(sid: str, data: Any) -> None:
-        name = data.split('"')[1][-1]  # the last letter of the event name
+        name = data.split('"who":"')[1][0]  # a game's events, told apart by their payload
         steps.append(f"{name} begins")
         if '"bad"' in data:
             raise RuntimeError("a bug of ours, before any wait")
@@ -649,9 +649,9 @@ async def test_an_event_that_waits_goes_on_as_a_task_with_what_it_waited_for(
             raise ValueError("a bug of ours, after the wait")
 
     server = game_server(handler)
-    server.heard("s1", '2["a",{}]')
-    server.heard("s2", '2["b",{}]')
-    server.heard("s3", '2["bad",{}]')
+    server.heard("s1", '2["flip",{"who":"a"}]')
+    server.heard("s2", '2["slap",{"who":"b"}]')
+    server.heard("s3", '2["pong",{"who":"d","bad":1}]')
     assert steps == ["a begins", "b begins", "d begins"]  # all at once, in order
     assert logged.events == ["message_failed"] and "before any wait" in logged.tracebacks[0]
     assert len(server._handling) == 2  # a and b, begun, waiting in tasks
