@@ -252,9 +252,7 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         if not (isinstance(data, str) and data[:1] == EVENT_TYPE):
             return work
         if not _hot(data):
-            task = asyncio.get_running_loop().create_task(work)
-            self._handling.add(task)
-            task.add_done_callback(self._settled)
+            self._go_on(work)
             return None
         try:
             rest = first_step(work)
@@ -262,10 +260,14 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
             log_event("message_failed", level=logging.ERROR, exc_info=error)
             return None
         if rest is not None:
-            task = asyncio.get_running_loop().create_task(rest)
-            self._handling.add(task)
-            task.add_done_callback(self._settled)
+            self._go_on(rest)
         return None
+
+    def _go_on(self, work: Coroutine[Any, Any, Any]) -> None:
+        """`work` in a task of its own, kept until it is done (`_settled`)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._handling.add(task)
+        task.add_done_callback(self._settled)
 
     def _settled(self, task: asyncio.Task[Any]) -> None:
         """A message's task is done: let go of it, and log its failure (one JSON line with
