@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,6 +39,9 @@ def test_the_doc_names_the_benchmarks() -> None:
 @pytest.mark.parametrize("command", documented())
 def test_a_documented_command_runs(command: str, tmp_path: Path) -> None:
     output = tmp_path / "output.txt"
+    # Its temporary files in a short directory of its own: Chromium's profile puts a unix
+    # socket in it, and pytest's tmp_path under xdist is longer than a socket path may be.
+    scratch = Path(tempfile.mkdtemp(prefix="sj-bench-"))
     with output.open("wb") as sink:
         process = subprocess.Popen(
             ["bash", "-c", command],
@@ -44,7 +49,7 @@ def test_a_documented_command_runs(command: str, tmp_path: Path) -> None:
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its servers too: stopped together below
-            env={**os.environ, "TMPDIR": str(tmp_path)},
+            env={**os.environ, "TMPDIR": str(scratch)},
         )
         deadline = time.monotonic() + SECONDS
         while process.poll() is None and time.monotonic() < deadline:
@@ -58,5 +63,6 @@ def test_a_documented_command_runs(command: str, tmp_path: Path) -> None:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+    shutil.rmtree(scratch, ignore_errors=True)
     assert ended in (None, 0), f"{command!r} ended with {ended}:\n{said[-3000:]}"
     assert "Traceback" not in said, f"{command!r}:\n{said[-3000:]}"
