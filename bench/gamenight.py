@@ -160,6 +160,7 @@ class Page:
             except (OSError, ConnectionError, TimeoutError) as error:
                 if wire is not None:
                     wire.close()
+                self.table.attempts.append((now(), self.index, str(error)[:80] or repr(error)))
                 if "refused:" in str(error):  # the server said no: the page's own retries
                     await asyncio.sleep(PAGE_RETRY[min(self.tries, len(PAGE_RETRY) - 1)])
                     self.tries += 1
@@ -169,6 +170,7 @@ class Page:
                 continue
             self.tries = 0
             self.fresh = True
+            self.table.attempts.append((now(), self.index, "in"))
             wire.closed.add_done_callback(lambda _: self._dropped())
             return
 
@@ -181,6 +183,7 @@ class Page:
 
     def _dropped(self) -> None:
         self.table.drops += 1
+        self.table.attempts.append((now(), self.index, "dropped"))
         if not self.leaving:
             asyncio.get_running_loop().create_task(self._come_back())
 
@@ -237,6 +240,8 @@ class Table:
     # (when, version, page) of each page's first state after it connected again
     comebacks: list[tuple[float, int, int]] = field(default_factory=list)
     drops: int = 0
+    # (when, page, what) of each page's connection: dropped, refused (and why), or in
+    attempts: list[tuple[float, int, str]] = field(default_factory=list)
     flip_for: int | None = None
     slapped_pile: int = -1
     rematch_pending: bool = False
@@ -570,7 +575,34 @@ async def open_tables(port: int, count: int, at_once: int = 8) -> list[Table]:
 
 
 def progress(line: str) -> None:
-    print(f"  [{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+    stamp = time.time()
+    clock = time.strftime("%H:%M:%S", time.gmtime(stamp)) + f".{int(stamp % 1 * 1000):03d}"
+    print(f"  [{clock} UTC] {line}", file=sys.stderr, flush=True)
+
+
+TRACE: Path | None = None  # --trace: each touched table's timeline, as JSON lines
+
+
+def trace(name: str, tables: list[Table], fault: float, answered: float) -> None:
+    """Writes each table's accepted moves, comebacks and connection attempts, in seconds
+    from `fault` (with the answer's time), to --trace's file: where a pause went."""
+    if TRACE is None:
+        return
+    with TRACE.open("a") as out:
+        for table in tables:
+            line = {
+                "scenario": name,
+                "code": table.code,
+                "answered": round(answered - fault, 3),
+                "accepted": [round(t - fault, 3) for t, _ in table.accepted if t > fault - 2],
+                "comebacks": [
+                    (round(t - fault, 3), v, i) for t, v, i in table.comebacks if t > fault
+                ],
+                "attempts": [
+                    (round(t - fault, 3), i, w) for t, i, w in table.attempts if t > fault
+                ],
+            }
+            out.write(json.dumps(line) + "\n")
 
 
 def owner_changes(lines: list[dict[str, Any]], codes: set[str], since_wall: float) -> Counter[str]:
@@ -626,11 +658,14 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
             progress(f"{name}: {len(failover)} tables played again; the killed process starts")
             await restart_app(cluster, victim)
             answered = now()
+            progress(f"{name}: {victim_node} answers again")
         elif name in ("deploy", "rolling"):
             await asyncio.to_thread(cluster.kill, victim, signal.SIGTERM)
             stored = redis_versions(cluster, codes)
+            progress(f"{name}: {victim_node} stopped")
             await restart_app(cluster, victim)
             answered = now()
+            progress(f"{name}: {victim_node} answers again")
         elif name.startswith("redis-"):
             touched = tables
             stopped = name == "redis-stopped"
@@ -650,16 +685,21 @@ async def cluster_scenario(name: str, args: argparse.Namespace) -> str:
             other = 1 - victim
             second = [t for t in tables if holder(cluster, t.code) == f"node-{other + 1}"]
             second_fault = now()
+            progress(f"{name}: the second fault, at node-{other + 1} holding {len(second)} tables")
             await asyncio.to_thread(cluster.kill, other, signal.SIGTERM)
             second_stored = redis_versions(cluster, codes)
+            progress(f"{name}: node-{other + 1} stopped")
             await restart_app(cluster, other)
             second_answered = now()
+            progress(f"{name}: node-{other + 1} answers again")
             turns.append((second, second_fault, second_answered, second_stored))
             extra["shares after the second start (10/30/60 s)"] = await watch_shares(
                 cluster, codes, second_answered
             )
         else:
             await asyncio.sleep(args.settle)
+        for turn, at, back, _ in turns:
+            trace(name, turn, at, back)
         costs = [
             c
             for turn, at, back, held in turns
@@ -730,9 +770,12 @@ async def single_scenario(name: str, args: argparse.Namespace) -> str:
         wall, fault = time.time(), now()
         server.stop(signal.SIGKILL if name == "kill-one" else signal.SIGTERM)
         stopped = now()
+        progress(f"{name}: stopped")
         stored = sqlite_versions(workdir / "tables.db")
         answered = await server.start()
+        progress(f"{name}: answering again")
         await asyncio.sleep(args.settle)
+        trace(name, tables, fault, answered)
         costs = [
             c for t in tables if (c := cost(t, fault, answered, stored.get(t.code))) is not None
         ]
@@ -769,7 +812,10 @@ async def main() -> None:
     parser.add_argument("--warmup", type=float, default=15.0, help="seconds of play first")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds after the fault")
     parser.add_argument("--outage", type=float, default=10.0, help="a Redis outage's seconds")
+    parser.add_argument("--trace", type=Path, help="each touched table's timeline (JSON lines)")
     args = parser.parse_args()
+    global TRACE
+    TRACE = args.trace
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, {BENCH_CORE})
     for name in args.scenarios.split(","):
