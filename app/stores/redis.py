@@ -31,8 +31,9 @@ Durability is Redis's own: a deployer turns on the append-only file (docs/operat
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,66 @@ SOCKET_SECONDS = 2.0
 # the wait only has to outlast a busy loop (redis-py's own default).
 CONNECTIONS = 32
 POOL_WAIT_SECONDS = 20.0
+
+
+class SameTurn:
+    """Commands of one kind asked in the same turn of the event loop, sent together in one
+    pipeline as the turn ends. A takeover's claims wake together: hundreds of tables' leases
+    and snapshots then cost a round trip each kind, where one command each went through the
+    pool in waves of its size, the next wave waiting for this process to have restored the
+    tables of the last.
+
+        take = SameTurn(client, lambda pipe, code: pipe.hget(f"table:{code}", "snapshot"))
+        raw = await take("ABCD")  # the command's answer, or its error raised
+    """
+
+    def __init__(self, client: Any, queue: Callable[..., Any]) -> None:
+        self.client, self.queue = client, queue
+        self._asked: list[tuple[tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._sending: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
+
+    async def __call__(self, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = loop.create_future()
+        if not self._asked:
+            loop.call_soon(self._send_asked)
+        self._asked.append((args, answer))
+        return await answer
+
+    def _send_asked(self) -> None:
+        asked = [(args, answer) for args, answer in self._asked if not answer.done()]
+        self._asked = []  # a caller cancelled before the send: its command is not sent
+        if asked:
+            task = asyncio.get_running_loop().create_task(self._send(asked))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send(self, asked: list[tuple[tuple[Any, ...], asyncio.Future[Any]]]) -> None:
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for args, _ in asked:
+                    await _awaited(self.queue(pipe, *args))
+                answers = await pipe.execute(raise_on_error=False)
+        except (RedisError, OSError) as error:
+            answers = [error] * len(asked)
+        except BaseException as error:  # cancelled (the store closing): nobody is left hanging
+            for _, answer in asked:
+                if not answer.done():
+                    answer.set_exception(RedisError(f"not sent: {error!r}"))
+            raise
+        for (_, answer), given in zip(asked, answers, strict=True):
+            if answer.done():
+                continue
+            if isinstance(given, Exception):
+                answer.set_exception(given)
+            else:
+                answer.set_result(given)
+
+
+async def _awaited(queued: Any) -> None:
+    """A pipeline's command queues synchronously; a script's (`Script.__call__`) is awaited."""
+    if asyncio.iscoroutine(queued):
+        await queued
 
 
 class BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
@@ -209,6 +270,13 @@ class RedisStore:
                 ("close_unopened", CLOSE_UNOPENED),
             )
         }
+        # The takes and loads asked at once (a takeover's claims, woken together), one
+        # pipeline each.
+        take = self._scripts["take"]
+        self._takes = SameTurn(
+            self._redis, lambda pipe, keys, args: take(keys=keys, args=args, client=pipe)
+        )
+        self._loads = SameTurn(self._redis, lambda pipe, key: pipe.hget(key, "snapshot"))
 
     async def open(self) -> None:
         """Checks that Redis answers; StoreError (naming the URL) if not."""
@@ -230,7 +298,7 @@ class RedisStore:
     async def load(self, code: str) -> Snapshot | None:
         try:
             async with self._errors():
-                raw = await self._redis.hget(self._table_prefix + code, "snapshot")
+                raw = await self._loads(self._table_prefix + code)
         except _WrongType as error:
             log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=str(error))
             return None
@@ -283,7 +351,7 @@ class RedisStore:
         args: list[Any] = [node, over.token, over.beat] if over is not None else [node, "", ""]
         args += list(still) if still is not None else ["", ""]
         async with self._errors():
-            answer = await self._scripts["take"](keys=keys, args=args)
+            answer = await self._takes(keys, args)
         if int(answer[0]) > 0:
             return Lease(node, int(answer[0]), 0, str(answer[1]))
         return Lease(str(answer[1]), int(answer[2]), int(answer[3]))

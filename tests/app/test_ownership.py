@@ -583,3 +583,28 @@ async def test_a_table_handed_over_by_a_stopping_process_goes_back_to_it(
         assert await two.ownership.claim("ABCD", wait_seconds=10)
         origin = two.ownership.came_from("ABCD")
         assert (origin is not None and origin[0] == "node-1") is leaving
+
+
+async def test_a_takeovers_takes_and_loads_asked_at_once_go_in_one_round_trip_each(
+    redis_url: str,
+) -> None:
+    """The claims of a takeover wake together: their takes, then their tables' reads, go to
+    Redis in one pipeline each (one connection), not in waves the size of the pool; a
+    command refused inside Redis fails only its own caller."""
+    store = RedisStore(redis_url, connections=32)
+    await store.open()
+    try:
+        codes = [f"T{index:05d}" for index in range(300)]
+        for code in codes[:5]:
+            await store.save(code, snapshot(7) | {"code": code})
+        await store._redis.set("slapjack:table:T00005", "not a table")
+        leases = await asyncio.gather(*(store.take_lease(code, "node-1") for code in codes))
+        assert {lease.node for lease in leases} == {"node-1"}
+        assert len({lease.token for lease in leases}) == 1  # each table's first token
+        loaded = await asyncio.gather(*(store.load(code) for code in codes))
+        assert [snap["version"] for snap in loaded[:5] if snap] == [7] * 5
+        assert loaded[5:] == [None] * 295  # one unreadable, the rest never written
+        pool = store._redis.connection_pool
+        assert len(pool._available_connections) + len(pool._in_use_connections) == 1
+    finally:
+        await store.close()
