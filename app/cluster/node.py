@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
 from app.cluster.ownership import Ownership
@@ -249,7 +250,10 @@ class ClusterNode:
             room.waits_for_players(lambda: self._tell_used(room))
 
     def _tell_used(self, room: Room) -> None:
-        task = asyncio.get_running_loop().create_task(self._used(room))
+        self._in_background(self._used(room))
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._telling.add(task)
         task.add_done_callback(self._telling.discard)
 
@@ -341,14 +345,13 @@ class ClusterNode:
     async def _open(self, code: str) -> Room | None:
         """The table whose lease this process just took, open here from its last save (a
         record of another kind goes to its own registry, `beside`: None here)."""
-        if self.beside is not None:
-            record = await self.store.load(code)
-            if record is not None and self.beside.opens(record):
-                if not await self.beside.take(code, record):
-                    await self.ownership.release(code)
-                return None
+        record = await self.store.load(code)  # read once, whichever kind it is
+        if record is not None and self.beside is not None and self.beside.opens(record):
+            if not await self.beside.take(code, record):
+                await self.ownership.release(code)
+            return None
         try:
-            room = await self.rooms.restore(code)
+            room = self.rooms.restore_loaded(code, record)
         except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
             log_event("snapshot_unreadable", level=logging.ERROR, room=code, reason=repr(error))
             room = None
@@ -358,7 +361,9 @@ class ClusterNode:
         self.metrics.restores.inc()
         self._written.pop(code, None)  # written at the next round: its version moved on
         self.serve_here(room)
-        await self._waits_for_players(room)  # after the gate: the room is served from here
+        # After the gate (the room is served from here), and not before its people are let
+        # in: a takeover of hundreds of tables does not wait a round trip each for this.
+        self._in_background(self._waits_for_players(room))
         return room
 
     def serve_here(self, room: Room) -> None:

@@ -315,7 +315,10 @@ class Rooms:
         room = self._rooms.get(code)
         if room is not None:
             return room
-        snapshot = await self.store.load(code)
+        return self.restore_loaded(code, await self.store.load(code))
+
+    def restore_loaded(self, code: str, snapshot: Snapshot | None) -> Room | None:
+        """`restore` with the table already read from the store (None: it has none)."""
         if snapshot is None or code in self._rooms:
             return self._rooms.get(code)
         if snapshot.get("code") != code:
