@@ -18,7 +18,10 @@ RETRY_SECONDS = 0.25  # how soon a renewal is tried again while a lease is uncon
 POLL_SECONDS = 0.5
 ASK_AGAIN_SECONDS = 1.0  # a hand-over request unanswered this long is published again
 LISTEN_RETRY_SECONDS = 0.5  # the hand-over channel lost (Redis restarting): resubscribe after
-NODE_WATCH_SECONDS = 0.25  # how often every process's renewal counter is read
+# How often every process's renewal counter is read (two small reads in one round trip). A
+# counter is seen to move up to this late, and a silent process's tables are taken this much
+# past a lease after its last renewal at worst.
+NODE_WATCH_SECONDS = 0.1
 # Reads of the counters further apart than this (this process paused, its loop stalled, Redis
 # slow) start every watch again: time nobody watched counts against no process (a whole
 # machine paused and woken must not find every other process silent for as long). Not less:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from app.ops.clock import ManualClock, settle
 from app.ops.limits import SharedPerAddress
 from app.ops.metrics import Metrics
 from app.stores import LeaseLost, StoreError
-from app.stores.redis import Lease, RedisStore
+from app.stores.redis import Lease, NodeCounts, RedisStore
 from deploy.redis import RedisServer
 
 pytestmark = pytest.mark.redis
@@ -583,6 +584,36 @@ async def test_a_table_handed_over_by_a_stopping_process_goes_back_to_it(
         assert await two.ownership.claim("ABCD", wait_seconds=10)
         origin = two.ownership.came_from("ABCD")
         assert (origin is not None and origin[0] == "node-1") is leaving
+
+
+async def test_every_processs_counter_is_read_at_least_ten_times_a_second(redis_url: str) -> None:
+    """A counter is seen to stand still from the first read after its last move: read every
+    NODE_WATCH_SECONDS, a silent process's tables are taken at most that long past a lease
+    after its last renewal (read every quarter second, some were taken 0.25 s later)."""
+    clock = ManualClock()
+    store = RedisStore(redis_url)
+    ownership = Ownership(store, "node-2", 5.0, Metrics(), clock=clock)
+    reads: list[float] = []
+    read = store.node_counts
+
+    async def counted() -> NodeCounts:
+        reads.append(clock.now())
+        return await read()
+
+    store.node_counts = counted  # type: ignore[method-assign]
+    await store.node_started("node-1")
+    await ownership.start()
+    try:
+        for _ in range(100):  # a second, in steps of 10 ms
+            await clock.advance(0.01)
+            async with asyncio.timeout(WAIT_SECONDS):  # the read begun at this step answered
+                while reads and reads[-1] == clock.now() and ownership._nodes_read != reads[-1]:
+                    await asyncio.sleep(0.001)
+        gaps = [later - earlier for earlier, later in itertools.pairwise(reads)]
+        assert len(reads) >= 9 and max(gaps) <= 0.1 + 1e-6, gaps
+    finally:
+        await ownership.stop()
+        await store.close()
 
 
 async def test_a_takeovers_takes_and_loads_asked_at_once_go_in_one_round_trip_each(
