@@ -235,9 +235,23 @@ class Ownership:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_SECONDS)
-        for code in list(self._tokens):
-            await self.release(code, leaving=True)
+        codes = list(self._tokens)
+        await asyncio.gather(*(self.release(code, leaving=True) for code in codes))  # one round
+        if codes:
+            await self._say_left()
         await self._redis.aclose()
+
+    async def _say_left(self) -> None:
+        """Tells every other process that this one let its tables go: a claim waiting for
+        one of them (a hand-over this process, stopping, had no time to answer) takes it
+        now, not at its next look, nor a lease later once this process counts as silent."""
+        try:
+            counts = await self.store.node_counts()
+            for node in counts.beats:
+                if node != self.node:
+                    await self._publish(node, {"kind": "left"})
+        except StoreError as error:  # the claims find the leases free at their next look
+            log_event("left_not_told", level=logging.WARNING, reason=str(error))
 
     # ---- taking, keeping and giving up a table --------------------------------------------
 
@@ -513,6 +527,9 @@ class Ownership:
             note = json.loads(data) if isinstance(data, str) else None
         except ValueError:
             note = None
+        if isinstance(note, dict) and note.get("kind") == "left":
+            self._holder_left(note.get("from"))
+            return
         if not isinstance(note, dict) or not isinstance(note.get("room"), str):
             return
         code, sender = note["room"], note.get("from")
@@ -529,6 +546,14 @@ class Ownership:
             task = asyncio.get_running_loop().create_task(self._hand_over(code, sender))
             self._tasks.append(task)
             task.add_done_callback(self._done)
+
+    def _holder_left(self, sender: object) -> None:
+        """`sender` stopped and let every table go: the claims waiting for one look again."""
+        for code in self._claiming:
+            watched = self._watched.get(code)
+            released = self._released.get(code)
+            if watched is not None and watched[0].node == sender and released is not None:
+                released.set()
 
     def _done(self, task: asyncio.Task[None]) -> None:
         with contextlib.suppress(ValueError):

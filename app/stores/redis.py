@@ -277,6 +277,10 @@ class RedisStore:
             self._redis, lambda pipe, keys, args: take(keys=keys, args=args, client=pipe)
         )
         self._loads = SameTurn(self._redis, lambda pipe, key: pipe.hget(key, "snapshot"))
+        release = self._scripts["release"]  # a stopping process's, all at once
+        self._releases = SameTurn(
+            self._redis, lambda pipe, keys, args: release(keys=keys, args=args, client=pipe)
+        )
 
     async def open(self) -> None:
         """Checks that Redis answers; StoreError (naming the URL) if not."""
@@ -406,7 +410,7 @@ class RedisStore:
         keys = [self._lease_prefix + code, self._left_prefix + code]
         args = [node, token, "1" if leaving else "", LEFT_SECONDS]
         async with self._errors():
-            done = await self._scripts["release"](keys=keys, args=args)
+            done = await self._releases(keys, args)
         return bool(done)
 
     async def lease(self, code: str) -> Lease | None:

@@ -639,3 +639,37 @@ async def test_a_takeovers_takes_and_loads_asked_at_once_go_in_one_round_trip_ea
         assert len(pool._available_connections) + len(pool._in_use_connections) == 1
     finally:
         await store.close()
+
+
+async def test_a_process_that_stops_wakes_the_claims_waiting_for_its_tables(
+    redis_url: str,
+) -> None:
+    """node-1 stops without answering node-2's ask (busy closing): node-2, which has watched
+    node-1 renew nothing for a while, would wait for node-1's lease to be over; node-1's
+    stop lets its tables go in one round and says so, and node-2 takes the table then."""
+    one = Watcher(redis_url, "node-1", lease_seconds=60.0)
+    two = Watcher(redis_url, "node-2", lease_seconds=60.0)
+    await one.store.node_started("node-1")
+    assert await one.ownership.take_if_free("ABCD")
+    codes = [f"T{index:05d}" for index in range(200)]
+    for code in codes:
+        assert await one.ownership.take_if_free(code)
+    await one.ownership.renew_all()
+    await two.ownership.start()
+    try:
+        await two.watch_for(3.0)  # node-1 silent for 3 s: a claim now waits 57 s
+        claiming = asyncio.create_task(two.ownership.claim("ABCD", wait_seconds=600))
+        async with asyncio.timeout(WAIT_SECONDS):
+            while "ABCD" not in two.ownership._watched:
+                await asyncio.sleep(0.001)
+        await one.ownership.stop()
+        async with asyncio.timeout(WAIT_SECONDS):
+            assert await claiming
+        assert two.ownership.came_from("ABCD") == ("node-1", two.clock.now())
+        assert [await one.store.lease(code) for code in codes] == [None] * len(codes)
+        pool = one.store._redis.connection_pool
+        assert len(pool._available_connections) + len(pool._in_use_connections) <= 2
+    finally:
+        await two.ownership.stop()
+        await one.store.close()
+        await two.store.close()
