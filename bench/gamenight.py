@@ -44,7 +44,10 @@ at its turn in a rolling restart; every table for a Redis outage):
 - shares: each process's share of the tables 10, 30 and 60 s after the last start (rolling,
   deploy, kill).
 The machine's load average is printed with each scenario: on a shared machine the figures
-move with it.
+move with it. `--trace FILE` writes each touched table's timeline as a JSON line (its moves,
+its pages' comebacks and connection attempts, with why one failed, in seconds from the
+fault), and the progress lines carry the UTC time to the millisecond, as the servers' logs
+do: where a pause went, table by table.
 """
 
 from __future__ import annotations
