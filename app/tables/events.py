@@ -177,9 +177,17 @@ class Restart(RoomEvent):
 @dataclass(frozen=True, slots=True)
 class Paused(RoomEvent):
     """The table stopped where it is: the server cannot confirm it is still its judge (its
-    store is away). Nothing is judged until `resumed`; sent alone, with no version."""
+    store is away: `by` "server"), or the event this table is a heat of is paused (`by`
+    "organiser"). Nothing is judged until `resumed`; sent alone, with no version."""
 
     kind: ClassVar[str] = "paused"
+    by: str = "server"
+
+
+def paused(by_event: bool) -> EventDict:
+    """The `paused` notice a table's connections get (no version): the event this table is a
+    heat of holds it (`by_event`), or its server cannot confirm it is still its judge."""
+    return Paused(by="organiser" if by_event else "server").to_dict()
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from app.tables import judging
 from app.tables.bots import Plan
 from app.tables.commands import HANDLERS
 from app.tables.connections import Connections
-from app.tables.events import AppEvent, Closed, EventDict, FalseStart, Kick, Paused, Resumed
+from app.tables.events import AppEvent, Closed, EventDict, FalseStart, Kick, Resumed, paused
 from app.tables.journal import Saves, table_from_snapshot
 from app.tables.judging import Judge
 from app.tables.reads import TableReads
@@ -210,7 +210,7 @@ class Room(TableReads):
         self._timers.cancel_all()
         self.judge.answer_held(ErrorCode.PAUSED)
         log_event("room_paused", room=self.code, version=self.table.version)
-        self.connections.send_everyone(Encoded.of(EVENT, Paused().to_dict()))  # no version
+        self.connections.send_everyone(Encoded.of(EVENT, paused(self.held_by_event)))
 
     def resume(self) -> None:
         """Judging goes on (call it under the lock): the timers are set again from the
@@ -268,7 +268,8 @@ class Room(TableReads):
         async with self.lock:
             if self.closed:
                 raise ProtocolError(ErrorCode.NO_ROOM, "this room has closed")
-            if not self.may_judge():  # the page tries again by itself, soon
+            held = self.held_by_event and (self.judge_gate is None or self.judge_gate())
+            if not self.may_judge() and not held:  # (held by its event alone, people may come)
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the table is paused: try again")
             now = self.clock.now()
             joined = self.table.join(
@@ -285,6 +286,8 @@ class Room(TableReads):
             await self.transport.enter_room(sid, self.code)  # the cluster's hand-over finds it so
             await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
             self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
+            if self.paused:  # held by its event: told, as those already here were
+                self.connections.send(person.id, Encoded.of(EVENT, paused(True)))
             return person, replaced
 
     async def drop(self, sid: str, *, left: bool) -> None:

@@ -13,14 +13,12 @@ export function setStatus(status) {
   setText(byId("conn-text"), words);
   // A table we are not connected to may be stale: it is greyed and says so, and taps on it
   // go nowhere, until the connection is back.
-  // A paused table (its server cannot reach its store) is shown the same way: nothing it
-  // does counts until the server says it goes on.
-  const trouble = status === "reconnecting" || status === "restarting" || status === "paused";
+  // A paused table (its server cannot reach its store, or its event's organiser paused it:
+  // `held`) is shown the same way: nothing it does counts until the server says it goes on.
+  const paused = status === "paused" || status === "held";
+  const trouble = status === "reconnecting" || status === "restarting" || paused;
   document.body.classList.toggle("is-offline", trouble);
-  const why =
-    status === "restarting" || status === "paused"
-      ? say(`status.${status}`)
-      : say("offline.reconnecting");
+  const why = status === "restarting" || paused ? say(`status.${status}`) : say("offline.reconnecting");
   setText(byId("offline-text"), trouble ? why : "");
   show(byId("offline"), trouble);
 }

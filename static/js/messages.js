@@ -74,6 +74,7 @@ const MESSAGES = {
   "offline.reconnecting": "Connection lost, reconnecting...",
   "status.restarting": "Server restarting: back in a moment",
   "status.paused": "Table paused: the server is reaching its store. Play goes on by itself.",
+  "status.held": "Paused by the organiser. Play goes on when they say.",
   // What just happened at the table (narration.js).
   "you": "You",
   "cards.one": "{count} card",

@@ -82,13 +82,19 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
     }, delay);
   }
 
+  // Told by the server that the table is paused ("paused", "held"), on this connection: a
+  // notice sent as we join comes before Socket.IO's own `connect` (it hands on what came with
+  // its opening first), which must not say "connected" over it.
+  let pausedAs = null;
+
   socket.on("connect", () => {
     restarting = false;
     tries = 0;
     clearTimeout(retryTimer);
-    on.status("connected");
+    on.status(pausedAs || "connected");
   });
   socket.on("disconnect", (reason) => {
+    pausedAs = null;
     // The server (or another tab holding our token) closed us: Socket.IO will not retry.
     if (reason === "io server disconnect" && !restarting) on.closed(reason);
     else if (reason === "io server disconnect") retrySoon();
@@ -118,8 +124,13 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
     if (data && data.kind === "restart") {
       restarting = true;
       on.status("restarting");
-    } else if (data && data.kind === "paused") on.status("paused");
-    else if (data && data.kind === "resumed") on.status("connected");
+    } else if (data && data.kind === "paused") {
+      pausedAs = data.by === "organiser" ? "held" : "paused";
+      on.status(pausedAs);
+    } else if (data && data.kind === "resumed") {
+      pausedAs = null;
+      on.status("connected");
+    }
     on.event(data);
   });
   // The server measures our round trip (only while the room's lag_fair rule is on): answer

@@ -72,7 +72,8 @@ class Server:
                 preexec_fn=full_disk if disk_full else None,
             )
         self.url = f"http://127.0.0.1:{port}"
-        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(WAIT):
+        # A process's start (its imports, the store) is the slowest wait on a loaded machine.
+        async with httpx.AsyncClient(base_url=self.url) as http, asyncio.timeout(3 * WAIT):
             while self.process.poll() is None:
                 try:
                     await http.get("/livez")

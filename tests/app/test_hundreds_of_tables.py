@@ -31,7 +31,7 @@ FAILURES = {
 }
 CLUSTER = {
     # A claim waits a lease and a second: long enough on a loaded machine for 500 at once.
-    "lease_seconds": 10.0,
+    "lease_seconds": 30.0,
     "max_rooms": 2 * TABLES,
     "redis_connections": 8,  # few: far more commands at once than connections
 }
@@ -50,8 +50,13 @@ def node(server: Server) -> ClusterNode:
 
 
 async def test_hundreds_of_tables_open_restore_save_and_move_at_once(
-    redis_url: str, logged: Logged
+    redis_url: str, logged: Logged, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # What is promised here is that nothing is refused, not how fast a starved machine is:
+    # the hand-over's deadlines (a save 2 s, the whole 10 s) are raised, so that two cores
+    # shared with other test runs make this test slow, never a table "refused".
+    monkeypatch.setattr("app.cluster.node.HAND_OVER_SAVE_SECONDS", 60.0)
+    monkeypatch.setattr("app.cluster.ownership.HAND_OVER_SECONDS", 60.0)
     async with (
         serving(store=redis_url, node_id="node-1", **CLUSTER) as one,
         serving(store=redis_url, node_id="node-2", **CLUSTER) as two,

@@ -140,6 +140,29 @@ async def test_the_organiser_removes_pauses_and_ends() -> None:
         await close_all([*tables, *phones, organiser])
 
 
+async def test_a_player_reaches_a_table_the_organiser_paused_and_is_told_why() -> None:
+    clock = ManualClock()
+    async with serving(clock) as server:
+        code, token = await open_event(server, size=3, rules=RULES)
+        organiser = await EventClient(server, code, "Ms Lee", token).connect()
+        phones = await gather(server, code, ["Ann", "Bo", "Cy"])
+        await organiser.ok("event_start")
+        await organiser.ok("event_pause", {"paused": True})  # before anyone is at their table
+        tables = list(await asyncio.gather(*(to_table(p) for p in phones)))
+        told = {"kind": "paused", "by": "organiser"}
+        for table in tables:  # seated at their heat, and told it is the organiser's pause
+            assert table.state["seats"][table.seat]["name"] == table.name
+            await table.wait_for(lambda t=table: told in t.events)  # type: ignore[misc]
+        await clock.advance(5)
+        assert tables[0].state["phase"] == "lobby"  # nothing dealt while paused
+        assert (await tables[0].call("flip"))["error"]["code"] == "paused"
+        await organiser.ok("event_pause", {"paused": False})
+        await turn_until(
+            clock, lambda: all(t.state["phase"] == "playing" for t in tables), "the deal", step=0.1
+        )
+        await close_all([*tables, *phones, organiser])
+
+
 async def refusal(phone: EventClient) -> str:
     """The code of the refusal `phone` gets connecting."""
     with pytest.raises(socketio.exceptions.ConnectionError):

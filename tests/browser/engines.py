@@ -326,7 +326,9 @@ class FirefoxBrowser:
         address = await asyncio.to_thread(self._listening_on)
         self.socket = await websockets.connect(f"{address}/session", max_size=None)
         self._reader = asyncio.create_task(self._read())
-        await self.send("session.new", {"capabilities": {}})
+        # A new session starts Firefox's browsing machinery: the slowest answer of all on a
+        # starved machine (over a minute seen beside two test runs and a soak).
+        await self.send("session.new", {"capabilities": {}}, seconds=2 * START_SECONDS)
         await self.send("session.subscribe", {"events": ["log.entryAdded"]})
         return self
 
@@ -358,13 +360,15 @@ class FirefoxBrowser:
                 for listener in self._listeners:
                     listener(message)
 
-    async def send(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def send(
+        self, method: str, params: dict[str, Any], seconds: float = COMMAND_SECONDS
+    ) -> dict[str, Any]:
         ident = next(self._ids)
         answer = asyncio.get_running_loop().create_future()
         self._answers[ident] = answer
         try:
             await self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
-            async with asyncio.timeout(COMMAND_SECONDS):
+            async with asyncio.timeout(seconds):
                 message = await answer
         finally:
             self._answers.pop(ident, None)

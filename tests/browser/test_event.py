@@ -156,21 +156,36 @@ async def test_nine_players_from_the_qr_code_to_the_podium(
     await stage.page.set_viewport_size(STAGE_SIZES["1920x1080"])
 
     await organiser.page.click("#event-start")
+    # Paused at once, as an organiser may: the heats are held while every screen is read (a
+    # heat's 10 s game could end before a loaded machine got round to the stage); a phone
+    # reaching its held table is seated there and told why nothing moves.
+    pause = organiser.page.locator("#event-pause")
+    await expect(pause).to_have_text("Pause", timeout=WAIT_MS)
+    await pause.click()
+    await expect(pause).to_have_text("Go on", timeout=WAIT_MS)
     tables = set()
     for phone in phones.values():  # each phone goes straight to its own table, seated there
         tables.add(await on_phone(phone, AT_A_TABLE))
-        if phone is first:  # read at once: a heat's 10 s game, once dealt, ends in a moment
+        if phone is first:
+            said = "(t) => document.getElementById('offline-text')?.textContent.startsWith(t)"
+            await on_phone(first, said, "Paused by the organiser")  # held, and says why
             problems += await axe(first, "a heat")
             await first.screenshot(screenshots / "event-phone-heat.png")
     assert 1 <= len(tables) <= 3  # three tables, one of which may be all bots
     await expect(stage.page.locator("#tables .event-table")).to_have_count(3, timeout=WAIT_MS)
+    await pause.click()  # the heats are dealt as they go on, and held again for the stage
+    await expect(pause).to_have_text("Pause", timeout=WAIT_MS)
     await expect(stage.page.locator(".event-cards").first).not_to_be_empty(timeout=WAIT_MS)
+    await pause.click()
+    await expect(pause).to_have_text("Go on", timeout=WAIT_MS)
     await stage.page.screenshot(path=screenshots / "event-heats-1920x1080.png")
     problems += await axe(stage.page, "the stage's heats")
     problems += await stage_problems(stage.page, "heats", "1920x1080")
     problems += await stage_problems(stage.page, "heats", "1280x720")
     await stage.page.screenshot(path=screenshots / "event-heats-1280x720.png")
     await stage.page.set_viewport_size(STAGE_SIZES["1920x1080"])
+    await pause.click()  # the heats go on
+    await expect(pause).to_have_text("Pause", timeout=WAIT_MS)
 
     # The final: the stage goes to the final table's own big screen, then back to the podium.
     await stage.page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}/tv\?back="), timeout=EVENT_MS)
