@@ -128,7 +128,7 @@ def _environ() -> None:
 def _light() -> None:
     """uvicorn's websocket protocol as it is: its asyncio.Queue of ASGI events and the
     handshake request's headers kept for the connection's life."""
-    serving.lighten = lambda websocket: None  # type: ignore[assignment]
+    serving.lighten = lambda websocket: None
 
 
 GROUPS: dict[str, Callable[[], None]] = {
