@@ -259,21 +259,27 @@ async def test_party_night_on_every_screen_and_the_big_screen(
         problems += await tv_shows(tv, "playing")
 
         # A take with a photo finish three deep, then a wrong slap: the big screen says each.
-        state = await flip_until_a_trigger(host, guests)
-        pile = state["pile"]["id"]
-        slappers = [g for g in guests if not state["seats"][seat_of(g)]["frozen_ms"]][:3]
         # All three at once, as three hands would: slaps awaited one after another can land
         # more than a photo finish's 500 ms apart on a loaded machine. Who came first is the
-        # server's to say (the race in its state).
-        replies = await asyncio.gather(
-            *(guest.call("slap", {"pile_id": pile}) for guest in slappers)
-        )
-        assert all(reply["ok"] for reply in replies), replies
-        await wait_for(
-            guests[0],
-            lambda s: s.get("race") and len(s["race"]["runners_up"]) >= 2,
-            "a photo finish with two runners-up",
-        )
+        # server's to say (the race in its state). A starved machine may still deliver them
+        # further apart than that: then the next Jack is slapped the same way.
+        for _ in range(3):
+            state = await flip_until_a_trigger(host, guests)
+            pile = state["pile"]["id"]
+            slappers = [g for g in guests if not state["seats"][seat_of(g)]["frozen_ms"]][:3]
+            replies = await asyncio.gather(
+                *(guest.call("slap", {"pile_id": pile}) for guest in slappers)
+            )
+            assert all(reply["ok"] for reply in replies), replies
+            await wait_for(
+                guests[0],
+                lambda s, p=pile: s.get("race") and s["race"]["pile_id"] == p,
+                "the race for the pile",
+            )
+            if len(guests[0].state["race"]["runners_up"]) >= 2:
+                break
+        else:
+            raise AssertionError("no photo finish three deep in three Jacks")
         race = guests[0].state["race"]
         seats = guests[0].state["seats"]
         order = [race["winner"], *(r["seat"] for r in race["runners_up"][:2])]
