@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.ops.logs import log_event
-from app.realtime import pings, queues, transport, websocket
+from app.realtime import pings, queues, serving, transport, websocket
 
 EIO = transport.GameEngineIO
 SIO = transport.GameServer
@@ -125,6 +125,12 @@ def _environ() -> None:
     SIO.engineio_connect = engineio_connect  # type: ignore[method-assign]
 
 
+def _light() -> None:
+    """uvicorn's websocket protocol as it is: its asyncio.Queue of ASGI events and the
+    handshake request's headers kept for the connection's life."""
+    serving.lighten = lambda websocket: None
+
+
 GROUPS: dict[str, Callable[[], None]] = {
     "reader-writer": _reader_writer,
     "frames": _frames,
@@ -135,6 +141,7 @@ GROUPS: dict[str, Callable[[], None]] = {
     "ack": _ack,
     "pings": _engineio_pings,
     "environ": _environ,
+    "light": _light,
 }
 
 

@@ -17,7 +17,7 @@ The first step runs in the caller's task and context (the task uvicorn reads the
 websocket in). Code that needs its own task before its first wait (`asyncio.timeout`, and
 `asyncio.wait_for` on 3.12) must not be started this way: its deadline would be the
 reader's, or none at all where a frame is read in the protocol's callback. The transport
-(app/realtime/transport.py `HOT_EVENTS`) starts only a game's own events so (a flip, a
+(app/realtime/transport.py `HOT_EVENT`) starts only a game's own events so (a flip, a
 slap, a pong), whose handlers use neither.
 """
 

@@ -36,9 +36,6 @@ class LeanQueue:
     def empty(self) -> bool:
         return not self._items
 
-    def full(self) -> bool:
-        return False
-
     def put_nowait(self, item: Any) -> None:
         self._unfinished += 1
         while self._getters:

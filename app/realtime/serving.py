@@ -19,6 +19,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.ops.config import Settings
 from app.realtime.doors import Doors
+from app.realtime.queues import LeanQueue
 
 KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
 
@@ -56,18 +57,16 @@ class DeadlineHttp(HttpToolsProtocol):
     def handle_websocket_upgrade(self) -> None:
         self._disarm()  # the websocket has its own pings
         doors, door, transport = self.doors, self.door, self.socket_transport
-        if doors is None or door is None:
-            super().handle_websocket_upgrade()
-            return
-        if not doors.upgrade(door):  # no room for one more websocket: HTTP keeps its reserve
-            transport.write(WEBSOCKETS_FULL)
+        if doors is not None and door is not None and not doors.upgrade(door):
+            transport.write(WEBSOCKETS_FULL)  # no room for one more: HTTP keeps its reserve
             transport.close()
             return
         self.door = None  # counted as a websocket from here: the websocket's end uncounts it
         super().handle_websocket_upgrade()
-        # The websocket protocol serving it from here: its frames pass the meter first.
-        websocket: Any = transport.get_protocol()
-        transport.set_protocol(doors.metered(websocket, transport, door))
+        websocket: Any = transport.get_protocol()  # the websocket protocol serving it now
+        lighten(websocket)
+        if doors is not None and door is not None:  # its frames pass the meter first
+            transport.set_protocol(doors.metered(websocket, transport, door))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -90,6 +89,21 @@ class DeadlineHttp(HttpToolsProtocol):
         self.deadline = None
         if not self.socket_transport.is_closing():
             self.socket_transport.close()
+
+
+def lighten(websocket: Any) -> None:
+    """What uvicorn's websocket protocol keeps for a connection's life and no longer needs
+    once its handshake is read (a third of an idle player's memory): its queue of ASGI
+    events becomes a LeanQueue (asyncio.Queue's four empty deques are 3 KB), and the
+    request's headers, which its scope holds a copy of, are let go (2 KB: websockets'
+    parser holds the request itself until the connection ends)."""
+    queue = LeanQueue()
+    while not websocket.queue.empty():  # the connect event, put as the handshake was read
+        queue.put_nowait(websocket.queue.get_nowait())
+    websocket.queue = queue
+    request = getattr(websocket, "request", None)
+    if request is not None:
+        request.headers.clear()
 
 
 def deadline_http(seconds: float, doors: Doors | None = None) -> type[DeadlineHttp]:

@@ -56,6 +56,9 @@ EVENT_TYPE = str(packet.EVENT)  # "2": a Socket.IO packet's type, its first char
 LONG_NUMBER = re.compile(r"[0-9]{19}")
 # An EVENT in the default namespace, its ack id (if any) and the start of its data.
 PLAIN_EVENT = re.compile(r"2([0-9]*)\[")
+# The events run at once, outside a task (`GameServer.heard`): a game's own, which need no
+# task before their first wait.
+HOT_EVENT = re.compile(r'2[0-9]*\["(?:flip|slap|pong)"')
 PING = engineio_packet.Packet(engineio_packet.PING)  # the same "2" to everyone
 
 
@@ -136,7 +139,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         it); nothing if the connection is gone, and a late pong or a full queue drops the
         connection in a task of its own: a send never waits and never runs app code."""
         socket = self._receiver(sid)
-        if socket is not None and self._has_room(socket):
+        if socket is not None:
             socket.queue.put_nowait(pkt)
 
     def queue_text(self, sid: str, text: str) -> None:
@@ -144,24 +147,20 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         app/realtime/outgoing.py): written as it is when nothing is queued before it, and only
         otherwise made a packet, to wait in the queue."""
         socket = self._receiver(sid)
-        if socket is not None and self._has_room(socket) and not socket.queue.send_now(text):
+        if socket is not None and not socket.queue.send_now(text):
             socket.queue.put_behind(engineio_packet.Packet(engineio_packet.MESSAGE, text[1:]))
 
     def _receiver(self, sid: str) -> Any:
         """The connection `sid`'s socket, if a message may be queued on it: None if it is
-        gone or its queue has ended (the connection is closing)."""
+        gone, its queue has ended (the connection is closing), or it holds send_queue_limit
+        messages unwritten (a client that does not read: dropped in a task of its own)."""
         socket = self.sockets.get(sid)
         if socket is None or socket.queue.ended:
             return None
-        return socket
-
-    def _has_room(self, socket: Any) -> bool:
-        """False, and the connection dropped in a task of its own, once it holds
-        send_queue_limit messages unwritten (a client that does not read)."""
         if socket.queue.held >= self.send_queue_limit:
             self._drop_later(socket, self.reason.SERVER_DISCONNECT, "slow_consumer")
-            return False
-        return True
+            return None
+        return socket
 
     def _drop_later(self, socket: Any, reason: str, why: str) -> None:
         if any(task.get_name() == socket.sid for task in self._drops):
@@ -251,7 +250,7 @@ class GameServer(FrameGuards, socketio.AsyncServer):  # type: ignore[misc]
         work = self.engineio_message(eio_sid, data)
         if not (isinstance(data, str) and data[:1] == EVENT_TYPE):
             return work
-        if not _hot(data):
+        if not HOT_EVENT.match(data):
             self._go_on(work)
             return None
         try:
@@ -392,15 +391,3 @@ def plain_event(text: Any) -> tuple[int | None, Any] | None:
         return None
     digits = head.group(1)
     return (int(digits) if digits else None), data
-
-
-# The events run at once, outside a task (`GameServer.heard`): a game's own, which need no
-# task before their first wait. Their frames begin `2`, an ack id's digits, then these.
-HOT_EVENTS = ('["flip"', '["slap"', '["pong"')
-
-
-def _hot(data: str) -> bool:
-    at = 1
-    while at < len(data) and data[at].isdigit():
-        at += 1
-    return data.startswith(HOT_EVENTS, at)

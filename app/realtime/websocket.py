@@ -45,16 +45,6 @@ BASE64 = "b"  # a binary packet written as base64 text
 NOOP = packet.Packet(packet.NOOP)
 
 
-class Sending:
-    """An ASGI `send` that began at once and waits (the client reads slowly): the writer
-    finishes it before it sends anything else."""
-
-    __slots__ = ("rest",)
-
-    def __init__(self, rest: ResumingWork) -> None:
-        self.rest = rest
-
-
 class Wire:
     """A connection's ASGI `send`, for its Outbox to write to at once."""
 
@@ -64,19 +54,20 @@ class Wire:
         self.send, self.outbox = send, outbox
 
     def send_now(self, text: str) -> bool:
-        """Sends `text` now: True once it is sent, or begun and queued to be finished by the
-        writer (`Sending`); a connection that is gone takes it too, to nobody."""
+        """Sends `text` now: True once it is sent, or begun and queued for the writer to
+        finish (the client reads slowly) before anything else; a connection that is gone
+        takes it too, to nobody."""
         try:
             rest = first_step(self.send({"type": "websocket.send", "text": text}))
         except Exception:  # the client is gone: its reader ends the connection
             return True
         if rest is not None:
-            self.outbox.put_behind(Sending(rest))
+            self.outbox.put_behind(rest)
         return True
 
     async def write(self, item: Any) -> None:
-        if isinstance(item, Sending):
-            await item.rest
+        if isinstance(item, ResumingWork):  # a send begun at once (`send_now`)
+            await item
         else:
             await self.send({"type": "websocket.send", "text": item.encode()})
 
@@ -166,30 +157,24 @@ class GameWebSocket(Pinged):
             waiting.close()
 
     async def _read(self, receive: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> None:
-        socket, sid, heard = self.socket, self.socket.sid, self.heard
+        """Every frame uvicorn reads (what the FrameReader takes never comes here)."""
+        sid = self.sid
         while True:
             event = await receive()
             if event["type"] != "websocket.receive":
                 return  # the client went, or the connection closed
             text = event.get("text")
-            if text is None:  # binary: no packet of the game's; the guards cut it off
-                data = event.get("bytes") or b""
-                if len(data) > self.limit:
-                    return
-                await self._heard(sid, data)
-                continue
-            if socket.queue.ended:
-                return  # hung up: what is still in flight is nobody's
-            if len(text) > self.limit:
+            data: str | bytes = (event.get("bytes") or b"") if text is None else text
+            if len(data) > self.limit:
                 return  # python-engineio's cap on a packet
+            if self.socket.queue.ended:
+                return  # hung up: what is still in flight is nobody's
+            if text is None or text[:1] == BASE64:  # binary, or as base64 text: binary too
+                await self._heard(sid, text.encode() if text is not None else data)
+                continue  # (the guards cut it off)
             kind = text[:1]
-            if kind == MESSAGE:  # almost every frame: answered here, no coroutine of ours
-                try:
-                    waiting = heard(sid, text[1:])
-                    if waiting is not None:
-                        await waiting
-                except Exception:  # a bug of ours: one JSON line, and the connection goes on
-                    log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=sid)
+            if kind == MESSAGE:
+                await self._heard(sid, text[1:])
             elif kind == PONG:
                 self.pings.answered(self)
             elif kind == CLOSE:
@@ -197,8 +182,6 @@ class GameWebSocket(Pinged):
                 return
             elif kind == UPGRADE:
                 self.server.queue_packet(sid, NOOP)
-            elif kind == BASE64:  # binary as text (Engine.IO's base64 form): binary all the same
-                await self._heard(sid, text.encode())
             elif kind not in ENGINEIO_TYPES:
                 await self.hang_up(sid, None)  # not Engine.IO: the client does not speak it
                 return

@@ -18,7 +18,7 @@ from engine import Rules
 pytestmark = pytest.mark.redis
 
 TABLES = 500
-WAIT_SECONDS = 120.0  # generous: the machine is shared; the waits end once the tables are there
+WAIT_SECONDS = 240.0  # generous: the machine is shared; the waits end once the tables are there
 # Events that mean a command was refused or a table left unserved.
 FAILURES = {
     "save_failed",
@@ -30,8 +30,9 @@ FAILURES = {
     "lease_release_failed",
 }
 CLUSTER = {
-    # A claim waits a lease and a second: long enough on a loaded machine for 500 at once.
-    "lease_seconds": 30.0,
+    # A claim waits a lease and a second: long enough on a starved machine for 500 hand-overs
+    # at once (over 30 s seen beside another test run and a soak).
+    "lease_seconds": 90.0,
     "max_rooms": 2 * TABLES,
     "redis_connections": 8,  # few: far more commands at once than connections
 }
@@ -49,12 +50,13 @@ def node(server: Server) -> ClusterNode:
     return cluster
 
 
+@pytest.mark.timeout(WAIT_SECONDS + 60)
 async def test_hundreds_of_tables_open_restore_save_and_move_at_once(
     redis_url: str, logged: Logged, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # What is promised here is that nothing is refused, not how fast a starved machine is:
-    # the hand-over's deadlines (a save 2 s, the whole 10 s) are raised, so that two cores
-    # shared with other test runs make this test slow, never a table "refused".
+    # the hand-over's deadlines (a save 2 s, the whole 10 s) are raised with the lease, so
+    # that two cores shared with other test runs make this test slow, never a table refused.
     monkeypatch.setattr("app.cluster.node.HAND_OVER_SAVE_SECONDS", 60.0)
     monkeypatch.setattr("app.cluster.ownership.HAND_OVER_SECONDS", 60.0)
     async with (

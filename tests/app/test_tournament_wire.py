@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import socketio
-from app_harness import Client, close_all, serving, turn_until
+from app_harness import Client, Server, close_all, serving, turn_until
 from event_steps import EventClient, open_event, to_table
 
 from app.ops.clock import ManualClock, settle
@@ -140,13 +140,20 @@ async def test_the_organiser_removes_pauses_and_ends() -> None:
         await close_all([*tables, *phones, organiser])
 
 
+async def started(server: Server) -> tuple[str, EventClient, list[EventClient]]:
+    """An event of tables of three, started with Ann, Bo and Cy: its code, organiser and
+    phones."""
+    code, token = await open_event(server, size=3, rules=RULES)
+    organiser = await EventClient(server, code, "Ms Lee", token).connect()
+    phones = await gather(server, code, ["Ann", "Bo", "Cy"])
+    await organiser.ok("event_start")
+    return code, organiser, phones
+
+
 async def test_a_player_reaches_a_table_the_organiser_paused_and_is_told_why() -> None:
     clock = ManualClock()
     async with serving(clock) as server:
-        code, token = await open_event(server, size=3, rules=RULES)
-        organiser = await EventClient(server, code, "Ms Lee", token).connect()
-        phones = await gather(server, code, ["Ann", "Bo", "Cy"])
-        await organiser.ok("event_start")
+        _, organiser, phones = await started(server)
         await organiser.ok("event_pause", {"paused": True})  # before anyone is at their table
         tables = list(await asyncio.gather(*(to_table(p) for p in phones)))
         told = {"kind": "paused", "by": "organiser"}
@@ -209,10 +216,7 @@ async def test_the_organisers_door_locks_invites_and_keeps_a_removed_phone_out()
 async def test_a_player_removed_during_a_heat_is_sent_from_their_table_for_good() -> None:
     clock = ManualClock()
     async with serving(clock) as server:
-        code, token = await open_event(server, size=3, rules=RULES)
-        organiser = await EventClient(server, code, "Ms Lee", token).connect()
-        phones = await gather(server, code, ["Ann", "Bo", "Cy"])
-        await organiser.ok("event_start")
+        code, organiser, phones = await started(server)
         tables = await everyone_at_their_tables(phones)
         gone = phones[2].event["you"]["player"]
         await organiser.ok("event_remove", {"player": gone})

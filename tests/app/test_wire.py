@@ -367,7 +367,7 @@ async def test_a_close_hangs_up_as_the_client_asked_and_an_upgrade_is_answered()
 
 
 async def test_a_send_that_waits_holds_back_every_later_packet_until_it_is_out() -> None:
-    """The client reads nothing: a packet's send began at once and waits (`Sending`), and
+    """The client reads nothing: a packet's send began at once and waits (its rest queued), and
     what comes after it queues behind it, written in order once the client reads again."""
     served = Served()
     reading = asyncio.create_task(served.websocket(served.asgi.environ()))

@@ -192,7 +192,7 @@ async def tv_over(page: Page, where: str, size: dict[str, int]) -> list[str]:
     return problems
 
 
-@pytest.mark.timeout(300)  # a whole game at five sizes, on a shared 2-core machine
+@pytest.mark.timeout(480)  # a whole game at five sizes, on a shared 2-core machine
 @pytest.mark.parametrize("lang", list(LANGUAGES))
 async def test_party_night_on_every_screen_and_the_big_screen(
     base_url: str, browser: Browser, screenshots: Path, lang: str
