@@ -164,11 +164,12 @@ async def trickle(port: int, source: str) -> None:
 
 async def http_success(url: str, attempts: int, *, path: str = "/healthz") -> tuple[int, int]:
     """(answered 2xx, attempts) for `attempts` requests, each on a new connection, made
-    from 127.0.0.1 one after another, each given 5 s."""
+    from 127.0.0.1 one after another, each given 15 s (the server shares its process and
+    the machine's two cores with the attack, and with other test runs)."""
     good = 0
     for _ in range(attempts):
         try:
-            async with httpx.AsyncClient(base_url=url, timeout=5.0) as http:
+            async with httpx.AsyncClient(base_url=url, timeout=15.0) as http:
                 answer = await http.get(path)
             good += answer.is_success
         except httpx.HTTPError:
