@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from app.ops.collector import Collector
 from app.ops.config import Settings, get_settings, lan_address
 from app.ops.logs import configure_logging
-from app.realtime.serving import server_config
+from app.realtime.uvicorn_config import server_config
 from app.tables.registry import Rooms
 
 

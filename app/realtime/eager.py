@@ -11,7 +11,8 @@ at once unless the client reads too slowly.
 
 `ResumingWork` is what such a task runs: a `collections.abc.Coroutine` that hands the task
 what the work waits on first, then passes each value and exception the task sends (a
-result, a cancellation) into the work, exactly as if the task had run it from its start.
+result, a cancellation, even one thrown before its first step) into the work, exactly as if
+the task had run it from its start.
 
 The first step runs in the caller's task and context (the task uvicorn reads the
 websocket in). Code that needs its own task before its first wait (`asyncio.timeout`, and
@@ -24,15 +25,15 @@ slap, a pong), whose handlers use neither.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Generator
+from collections.abc import Coroutine
 from typing import Any
 
 _GIVEN = object()  # what the first step waits on was handed over: the work goes on itself
 
 
 class ResumingWork(Coroutine[Any, Any, Any]):
-    """`work` for a task to run, or to be awaited, from the wait its first step reached
-    (`waits_on`, what `first_step` got)."""
+    """`work` for a task to run, or to be awaited (it is its own iterator: `await` sends and
+    throws as a task does), from the wait its first step reached (`waits_on`)."""
 
     __slots__ = ("_waits_on", "work")
 
@@ -45,47 +46,28 @@ class ResumingWork(Coroutine[Any, Any, Any]):
             return waits_on  # the task now waits on it, as the work does
         return self.work.send(value)
 
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+    def throw(self, *error: Any) -> Any:
         self._waits_on = _GIVEN  # a cancellation before the first step goes into the work too
-        if val is None and tb is None:
-            return self.work.throw(typ)
-        return self.work.throw(typ, val, tb)  # pragma: no cover (asyncio throws one)
+        return self.work.throw(*error)
 
     def close(self) -> None:
         self._waits_on = _GIVEN
         self.work.close()
 
-    # What asyncio's task repr, `get_stack` and debug mode read of a coroutine: the work's.
+    def __next__(self) -> Any:
+        return self.send(None)
+
+    def __await__(self) -> ResumingWork:  # type: ignore[override]
+        return self
+
     @property
     def __name__(self) -> str:
+        """The work's, as a task's repr shows it (and `cr_frame`, where it waits)."""
         return str(getattr(self.work, "__qualname__", type(self.work).__name__))
 
     @property
     def cr_frame(self) -> Any:
         return getattr(self.work, "cr_frame", None)
-
-    @property
-    def cr_code(self) -> Any:
-        return getattr(self.work, "cr_code", None)
-
-    @property
-    def cr_running(self) -> bool:
-        return bool(getattr(self.work, "cr_running", False))
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        """Awaited as a coroutine is (a task only sends and throws): the same steps."""
-        sent: Any = None
-        thrown: BaseException | None = None
-        while True:
-            try:
-                waits_on = self.send(sent) if thrown is None else self.throw(thrown)
-            except StopIteration as end:
-                return end.value
-            sent = thrown = None
-            try:
-                sent = yield waits_on
-            except BaseException as error:  # into the work at the next step, outside here
-                thrown = error
 
 
 def first_step(work: Coroutine[Any, Any, Any]) -> ResumingWork | None:
@@ -94,8 +76,6 @@ def first_step(work: Coroutine[Any, Any, Any]) -> ResumingWork | None:
     it quietly, as it ends a task)."""
     try:
         waits_on = work.send(None)
-    except StopIteration:
-        return None
-    except asyncio.CancelledError:
+    except (StopIteration, asyncio.CancelledError):
         return None
     return ResumingWork(work, waits_on)

@@ -18,6 +18,7 @@ and what it answers (a pong, a close with its code) is as ever.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 _TEXT_FIN = 0x81  # a frame's first byte: final, no extension bit, opcode TEXT
 _MASKED = 0x80
@@ -40,7 +41,7 @@ class FrameReader:
 
     __slots__ = ("_partial", "for_good", "limit", "listener")
 
-    def __init__(self, listener: Callable[[str], None], limit: int) -> None:
+    def __init__(self, listener: Callable[[str], Any], limit: int) -> None:
         self.listener, self.limit = listener, limit
         self._partial = b""  # the start of a frame not yet whole (at most limit + 8 bytes)
         self.for_good = False  # everything goes to uvicorn from here

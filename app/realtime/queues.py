@@ -16,7 +16,12 @@ Unbounded (`put` never waits): the bound is app/realtime/transport.py's `send_qu
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from app.realtime.eager import first_step
+
+Send = Callable[[dict[str, Any]], Coroutine[Any, Any, Any]]  # a websocket's ASGI `send`
 
 
 class LeanQueue:
@@ -82,28 +87,23 @@ class LeanQueue:
         await asyncio.shield(self._finished)
 
 
-class Wire(Protocol):
-    """Where an Outbox writes at once: a websocket's ASGI `send` (app/realtime/websocket.py)."""
-
-    def send_now(self, text: str) -> bool: ...
-
-
 class Outbox(LeanQueue):
     """A connection's outgoing Engine.IO packets (python-engineio's `create_queue`) that go
     straight to the websocket when nothing waits before them.
 
     Queued, each packet costs a hand-over to the connection's writer task: a future set, a
     loop pass and a wake-up, per packet and per recipient. Once the websocket's writer has
-    attached the `wire`, a packet put while nothing is `unsent` is written then and there;
+    attached its ASGI `send`, a packet put while nothing is `unsent` is written then and
+    there (a send that must wait for a slow reader is begun, and its rest queued);
     otherwise it is queued (behind what is queued, so the order never changes), and the
     writer counts each one `written` when it is out. A client that reads too slowly makes
     its packets queue, and the queue's cap (send_queue_limit) decides when it is dropped."""
 
-    __slots__ = ("ended", "unsent", "wire")
+    __slots__ = ("ended", "send", "unsent")
 
     def __init__(self) -> None:
         super().__init__()
-        self.wire: Wire | None = None  # set only while a websocket writer runs
+        self.send: Send | None = None  # set only while a websocket writer runs
         self.unsent = 0  # packets queued (or handed to the writer) and not yet written
         self.ended = False  # its end was put: the connection is closing, nothing more goes
 
@@ -112,11 +112,8 @@ class Outbox(LeanQueue):
             self.ended = True
             super().put_nowait(item)
             return
-        if self.unsent == 0 and self.wire is not None:
-            encoded = item.encode()
-            if isinstance(encoded, str) and self.send_now(encoded):  # binary: queued
-                return
-        self.put_behind(item)
+        if self.unsent or self.send is None or not self.send_now(item.encode()):
+            self.put_behind(item)
 
     def put_behind(self, item: Any) -> None:
         """Queues a packet for the writer, behind whatever is unsent: for a caller whose
@@ -125,10 +122,20 @@ class Outbox(LeanQueue):
         super().put_nowait(item)
 
     def send_now(self, text: str) -> bool:
-        """Writes `text` (a packet's encoding) at once if nothing waits before it; False, and
-        nothing done, otherwise: the caller queues it."""
-        wire = self.wire
-        return self.unsent == 0 and wire is not None and wire.send_now(text)
+        """Writes `text` (a packet's encoding) at once if nothing waits before it: True once
+        it is sent, or begun and its rest queued for the writer to finish before anything
+        else (a connection that is gone takes it too, to nobody). False, and nothing done,
+        otherwise: the caller queues it."""
+        send = self.send
+        if self.unsent or send is None:
+            return False
+        try:
+            rest = first_step(send({"type": "websocket.send", "text": text}))
+        except Exception:  # the client is gone: its reader ends the connection
+            return True
+        if rest is not None:
+            self.put_behind(rest)
+        return True
 
     def written(self) -> None:
         self.unsent -= 1
@@ -150,4 +157,4 @@ class Outbox(LeanQueue):
         """What the slow-consumer cap counts: while a websocket writer runs, what it has not
         written yet (queued or taken); otherwise what is queued (long-polling, or a websocket
         upgraded from it: python-engineio's writer counts nothing `written`)."""
-        return self.unsent if self.wire is not None else len(self._items)
+        return self.unsent if self.send is not None else len(self._items)

@@ -1,9 +1,7 @@
-"""How uvicorn serves the app: the one configuration `python -m app` and the tests use.
-
-uvloop and httptools, in production and in the tests alike (plain asyncio never fires a
-timer early, so it would hide a bug only uvloop shows), and the limits a public server
-needs against slow or greedy clients: a deadline on reading each request (slowloris), a
-cap on connections served at once, the trusted proxies whose X-Forwarded-For is believed.
+"""uvicorn's protocols as the app's server runs them (app/realtime/uvicorn_config.py): its
+HTTP protocol with a deadline on reading each request (slowloris) and every connection
+counted from its open (app/realtime/doors.py), and its websocket protocol lightened once
+its handshake is read.
 
 Every name of uvicorn used here beyond its documented API is in app/realtime/internals.py,
 which a test checks against what is installed.
@@ -14,14 +12,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.ops.config import Settings
 from app.realtime.doors import Doors
 from app.realtime.queues import LeanQueue
-
-KEEP_ALIVE_SECONDS = 5  # an idle kept-alive connection between requests (uvicorn's default)
 
 
 class DeadlineHttp(HttpToolsProtocol):
@@ -114,38 +108,3 @@ WEBSOCKETS_FULL = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
     b"content-length: 20\r\nconnection: close\r\n\r\nToo many connections"
 )
-
-
-def server_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
-    """uvicorn's configuration for `app`. The HTTP protocol is DeadlineHttp: uvicorn has no
-    deadline on reading a request (docs/protocol.md)."""
-    options: dict[str, Any] = {
-        "host": settings.host,
-        "port": settings.port,
-        "log_level": settings.log_level,
-        "loop": "uvloop",
-        # Every connection counted from its open (app/realtime/doors.py).
-        "http": deadline_http(settings.request_timeout_seconds, Doors(settings)),
-        "ws": "websockets-sansio",  # what uvicorn's "auto" picks where websockets is installed
-        "ws_max_size": settings.max_message_bytes,  # the same cap engine.io applies
-        # No permessage-deflate (Socket.IO's own server has it off by default too): every
-        # browser offers it, and it would cost each connection a compressor and a
-        # decompressor (60 KB idle, against 23 KB without) and each state a compression
-        # per recipient, for messages of a few hundred bytes on a LAN or a phone network.
-        "ws_per_message_deflate": False,
-        # No websocket-level keepalive: Engine.IO's own pings (SLAPJACK_PING_INTERVAL_SECONDS)
-        # already find a vanished peer, sooner, and keep proxies' idle timers fed. uvicorn's
-        # would add two timers per connection, and a ping written and a pong read per
-        # connection every 20 s.
-        "ws_ping_interval": None,
-        "ws_ping_timeout": None,
-        "proxy_headers": True,
-        "forwarded_allow_ips": settings.trusted_proxies,
-        "limit_concurrency": settings.max_connections,
-        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
-        "timeout_graceful_shutdown": settings.shutdown_seconds,
-        "log_config": None,  # uvicorn's own lines go through our JSON log too
-        "access_log": False,  # one line per request is noise; metrics count what matters
-        **overrides,
-    }
-    return uvicorn.Config(app, **options)

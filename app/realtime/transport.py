@@ -116,7 +116,7 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         pings = PingSweep(
             settings.ping_interval_seconds, settings.ping_timeout_seconds, self._ping, self._late
         )
-        driver = websocket_driver(heard, self.hang_up, pings, settings.max_message_bytes)
+        driver = websocket_driver(heard, pings, settings.max_message_bytes)
         self._async = {**self._async, "websocket": driver}
 
     def _ping(self, sid: str) -> None:

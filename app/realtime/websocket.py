@@ -31,7 +31,6 @@ from engineio.async_drivers import asgi
 
 from app.ops.logs import log_event
 from app.realtime.doors import METERED
-from app.realtime.eager import ResumingWork, first_step
 from app.realtime.frames import FrameReader
 from app.realtime.pings import Pinged, PingSweep
 from app.realtime.queues import Outbox
@@ -45,53 +44,15 @@ BASE64 = "b"  # a binary packet written as base64 text
 NOOP = packet.Packet(packet.NOOP)
 
 
-class Wire:
-    """A connection's ASGI `send`, for its Outbox to write to at once."""
-
-    __slots__ = ("outbox", "send")
-
-    def __init__(self, send: Callable[[dict[str, Any]], Coroutine[Any, Any, Any]], outbox: Outbox):
-        self.send, self.outbox = send, outbox
-
-    def send_now(self, text: str) -> bool:
-        """Sends `text` now: True once it is sent, or begun and queued for the writer to
-        finish (the client reads slowly) before anything else; a connection that is gone
-        takes it too, to nobody."""
-        try:
-            rest = first_step(self.send({"type": "websocket.send", "text": text}))
-        except Exception:  # the client is gone: its reader ends the connection
-            return True
-        if rest is not None:
-            self.outbox.put_behind(rest)
-        return True
-
-    async def write(self, item: Any) -> None:
-        if isinstance(item, ResumingWork):  # a send begun at once (`send_now`)
-            await item
-        else:
-            await self.send({"type": "websocket.send", "text": item.encode()})
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):  # already closed
-            await self.send({"type": "websocket.close"})
-
-
 Heard = Callable[[str, str | bytes], Coroutine[Any, Any, Any] | None]
-HangUp = Callable[[str, str | None], Coroutine[Any, Any, Any]]
 
 
-def websocket_driver(
-    heard: Heard, hang_up: HangUp, pings: PingSweep, limit: int
-) -> type[GameWebSocket]:
+def websocket_driver(heard: Heard, pings: PingSweep, limit: int) -> type[GameWebSocket]:
     """GameWebSocket for one server: `heard(sid, data)` answers an Engine.IO message (what
-    it returns, if anything, is awaited before the next frame is read), `hang_up(sid,
-    reason)` closes a connection, `pings` pings it, `limit` is the largest frame taken."""
-    served = {
-        "heard": staticmethod(heard),
-        "hang_up": staticmethod(hang_up),
-        "pings": pings,
-        "limit": limit,
-    }
+    it returns, if anything, is awaited before the next frame is read), `pings` pings each
+    connection, `limit` is the largest frame taken. The server (app/realtime/transport.py
+    GameEngineIO) hangs a connection up (`hang_up(sid, reason)`)."""
+    served = {"heard": staticmethod(heard), "pings": pings, "limit": limit}
     return type("GameWebSocket", (GameWebSocket,), served)
 
 
@@ -100,7 +61,6 @@ class GameWebSocket(Pinged):
     constructor's arguments and its call, serving the socket whose handler it is given."""
 
     heard: Heard
-    hang_up: HangUp
     pings: PingSweep
     limit = 4096
 
@@ -118,9 +78,8 @@ class GameWebSocket(Pinged):
         send = environ["asgi.send"]
         await send({"type": "websocket.accept"})
         socket.connected = socket.upgraded = True
-        wire = Wire(send, outbox)
-        outbox.wire = wire
-        writer = asyncio.ensure_future(self._write(outbox, wire))
+        outbox.send = send
+        writer = asyncio.ensure_future(self._write(outbox, send))
         self.pings.watch(self)
         # Its events and pongs taken as they arrive, before uvicorn parses them (no await
         # since the accept: nothing was read meanwhile). Served through anything but
@@ -134,27 +93,29 @@ class GameWebSocket(Pinged):
             self.ended = True
             if metered is not None:
                 metered.reader = None
-            outbox.wire = None
+            outbox.send = None
             outbox.put_nowait(None)  # the writer sends what is queued, then closes
         await writer
         await socket.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
         return ""
 
-    def hear(self, text: str) -> None:
-        """A client's event (`42...`) or pong (`3`), handed over as it arrives
-        (app/realtime/frames.py): what `_read` does with it, without a wait."""
-        if self.socket.queue.ended:
-            return  # hung up: what is still in flight is nobody's
+    def hear(self, text: str) -> Coroutine[Any, Any, Any] | None:
+        """A client's message (`4...`) or pong (`3`): from `_read`, or as it arrives for an
+        event or a pong (app/realtime/frames.py). What it returns (only for what is no
+        event) the reader awaits before the next frame."""
         if text[0] == PONG:
             self.pings.answered(self)
-            return
+            return None
+        return self._heard(text[1:])
+
+    def _heard(self, data: str | bytes) -> Coroutine[Any, Any, Any] | None:
+        if self.socket.queue.ended:
+            return None  # hung up: what is still in flight is nobody's
         try:
-            waiting = self.heard(self.sid, text[1:])  # an event: begun at once, never waited on
+            return self.heard(self.sid, data)
         except Exception:  # a bug of ours: one JSON line, and the connection goes on
             log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=self.sid)
-            return
-        if waiting is not None:  # (only for what is no event)
-            waiting.close()
+            return None
 
     async def _read(self, receive: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> None:
         """Every frame uvicorn reads (what the FrameReader takes never comes here)."""
@@ -165,43 +126,38 @@ class GameWebSocket(Pinged):
                 return  # the client went, or the connection closed
             text = event.get("text")
             data: str | bytes = (event.get("bytes") or b"") if text is None else text
-            if len(data) > self.limit:
-                return  # python-engineio's cap on a packet
-            if self.socket.queue.ended:
-                return  # hung up: what is still in flight is nobody's
+            if len(data) > self.limit or self.socket.queue.ended:
+                return  # python-engineio's cap on a packet, or hung up: nobody's now
             if text is None or text[:1] == BASE64:  # binary, or as base64 text: binary too
-                await self._heard(sid, text.encode() if text is not None else data)
-                continue  # (the guards cut it off)
-            kind = text[:1]
-            if kind == MESSAGE:
-                await self._heard(sid, text[1:])
-            elif kind == PONG:
-                self.pings.answered(self)
+                waiting = self._heard(data if text is None else text.encode())
+            elif (kind := text[:1]) in (MESSAGE, PONG):
+                waiting = self.hear(text)
             elif kind == CLOSE:
-                await self.hang_up(sid, self.server.reason.CLIENT_DISCONNECT)
+                await self.server.hang_up(sid, self.server.reason.CLIENT_DISCONNECT)
                 return
-            elif kind == UPGRADE:
-                self.server.queue_packet(sid, NOOP)
             elif kind not in ENGINEIO_TYPES:
-                await self.hang_up(sid, None)  # not Engine.IO: the client does not speak it
+                await self.server.hang_up(sid, None)  # not Engine.IO: the client does not speak it
                 return
-            # anything else python-engineio ignores too
+            else:  # an upgrade is answered; anything else python-engineio ignores too
+                waiting = None
+                if kind == UPGRADE:
+                    self.server.queue_packet(sid, NOOP)
+            try:
+                if waiting is not None:
+                    await waiting
+            except Exception:  # a bug of ours: one JSON line, and the connection goes on
+                log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=sid)
 
-    async def _heard(self, sid: str, data: str | bytes) -> None:
-        try:
-            waiting = self.heard(sid, data)
-            if waiting is not None:
-                await waiting
-        except Exception:  # a bug of ours: one JSON line, and the connection goes on
-            log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=sid)
-
-    async def _write(self, outbox: Outbox, wire: Wire) -> None:
+    async def _write(self, outbox: Outbox, send: Callable[[Any], Coroutine[Any, Any, Any]]) -> None:
         """Sends what waits in the Outbox, in order, until its end (a None) or python-
         engineio's CLOSE, then closes the websocket."""
         try:
             while items := outbox.after(await outbox.get()):
                 for item in items:
-                    await wire.write(item)
+                    if asyncio.iscoroutine(item):  # a send begun at once (Outbox.send_now)
+                        await item
+                    else:
+                        await send({"type": "websocket.send", "text": item.encode()})
                     outbox.written()
                     if getattr(item, "packet_type", None) == packet.CLOSE:
                         outbox.ended = True  # nothing more for it: the session closed
@@ -209,4 +165,5 @@ class GameWebSocket(Pinged):
         except Exception:  # the websocket is gone
             pass
         finally:
-            await wire.close()
+            with contextlib.suppress(Exception):  # already closed
+                await send({"type": "websocket.close"})

@@ -19,7 +19,7 @@ import uvicorn
 from app.main import create_app
 from app.ops.clock import Clock, ManualClock, settle
 from app.ops.config import Settings
-from app.realtime.serving import server_config
+from app.realtime.uvicorn_config import server_config
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol

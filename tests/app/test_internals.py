@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OURS = [GameEngineIO, GameServer, DeadlineHttp, WatchedLock]
 LIBRARIES = ("engineio", "socketio", "uvicorn", "asyncio")
 MOST_NAMES = 30  # overridden, called, read or set (the classes we derive from aside)
-MOST_OVERRIDE_LINES = 760  # code lines of internals.OVERRIDE_MODULES (the aim: 700)
+MOST_OVERRIDE_LINES = 700  # code lines of internals.OVERRIDE_MODULES
 ASSIGNED = re.compile(r"self\.(_[a-z]\w*)\b[^=\n(]*=(?!=)")
 
 
@@ -180,3 +180,17 @@ def test_code_lines_count_code_only() -> None:
 def test_the_overrides_fit_in_their_lines() -> None:
     counted = sum(code_lines((ROOT / where).read_text()) for where in internals.OVERRIDE_MODULES)
     assert counted <= MOST_OVERRIDE_LINES, f"{counted} code lines of overrides"
+
+
+def test_uvicorn_s_configuration_is_no_override() -> None:
+    """app/realtime/uvicorn_config.py is left out of the count: it passes uvicorn's documented
+    options only, and reaches no name of a library's beyond them (internals.py lists none
+    for it, and it reads or sets no private attribute)."""
+    where = "app/realtime/uvicorn_config.py"
+    assert where not in {internal.where for internal in INTERNALS}
+    private = [
+        node.attr
+        for node in ast.walk(ast.parse((ROOT / where).read_text()))
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+    ]
+    assert private == []

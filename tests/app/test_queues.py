@@ -213,5 +213,5 @@ async def test_every_websocket_is_served_by_ours(server: Any) -> None:
     raw = await RawClient.open(server)
     await raw.join(code, "Ann")
     [socket] = server.app.engineio_server.eio.sockets.values()
-    assert socket.queue.wire is not None and socket.upgraded
+    assert socket.queue.send is not None and socket.upgraded
     raw.ws.transport.abort()

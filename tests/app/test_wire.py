@@ -6,8 +6,10 @@ is read, an event answered without a task unless it waits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
+from collections.abc import Generator
 from socket import SO_SNDBUF, SOL_SOCKET
 from typing import Any
 
@@ -35,23 +37,30 @@ from app.realtime.eager import ResumingWork, first_step
 from app.realtime.guards import FrameBudget
 from app.realtime.queues import Outbox
 from app.realtime.transport import GameEngineIO, GameServer
-from app.realtime.websocket import GameWebSocket, Wire
+from app.realtime.websocket import GameWebSocket
 
-# ---- the Outbox (app/realtime/queues.py), on a wire that takes or refuses what it is given
+# ---- the Outbox (app/realtime/queues.py), on a websocket's ASGI send ------------------------
 
 
-class FakeWire:
-    """A wire's send_now as the Outbox sees it: True and the text written, or False and
-    nothing written (a wire that queues the text itself says True)."""
+class Unread:
+    """What a send waits on while its client reads nothing: one step of its own."""
+
+    def __await__(self) -> Generator[None, None, None]:
+        yield
+
+
+class FakeSend:
+    """A websocket's ASGI `send` as the Outbox sees it: done at once while the client
+    `reads`; otherwise begun, and waiting until whoever holds its rest goes on with it."""
 
     def __init__(self) -> None:
-        self.takes = True
+        self.reads = True
         self.written: list[str] = []
 
-    def send_now(self, text: str) -> bool:
-        if self.takes:
-            self.written.append(text)
-        return self.takes
+    async def __call__(self, message: dict[str, Any]) -> None:
+        if not self.reads:
+            await Unread()
+        self.written.append(message["text"])
 
 
 def message(data: str) -> Any:
@@ -59,74 +68,81 @@ def message(data: str) -> Any:
 
 
 def writer_takes(outbox: Outbox) -> str:
-    """What the connection's writer does with one queued packet: takes it, sends it, counts
-    it written. Returns what it sent."""
-    pkt = outbox.get_nowait()
+    """What the connection's writer does with one queued item: takes it, sends it (a packet)
+    or finishes it (a send begun at once), counts it written. Returns what it sent."""
+    item = outbox.get_nowait()
     outbox.task_done()
     outbox.written()
-    text: str = pkt.encode()
+    if asyncio.iscoroutine(item):
+        with contextlib.suppress(StopIteration):
+            while True:
+                item.send(None)
+        assert isinstance(outbox.send, FakeSend)
+        return outbox.send.written[-1]
+    text: str = item.encode()
     return text
 
 
 def test_a_packet_goes_straight_out_when_nothing_is_unsent() -> None:
-    outbox, wire = Outbox(), FakeWire()
-    outbox.wire = wire
+    outbox, send = Outbox(), FakeSend()
+    outbox.send = send
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
-    assert wire.written == ["4a", "4b"]
+    assert send.written == ["4a", "4b"]
     assert outbox.qsize() == 0 and outbox.unsent == 0
 
 
-def test_without_a_wire_every_packet_queues() -> None:
-    """Long-polling, an upgraded websocket, or before the writer attached the wire."""
+def test_without_a_send_every_packet_queues() -> None:
+    """Long-polling, an upgraded websocket, or before the writer attached its send."""
     outbox = Outbox()
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
     assert outbox.qsize() == 2 and outbox.unsent == 2
-    wire = FakeWire()
-    outbox.wire = wire  # the writer attaches it with those two still to write
+    send = FakeSend()
+    outbox.send = send  # the writer attaches it with those two still to write
     outbox.put_nowait(message("c"))
-    assert wire.written == [] and outbox.qsize() == 3  # behind them, not before
+    assert send.written == [] and outbox.qsize() == 3  # behind them, not before
     assert [writer_takes(outbox) for _ in range(3)] == ["4a", "4b", "4c"]
     outbox.put_nowait(message("d"))
-    assert wire.written == ["4d"]
+    assert send.written == ["4d"]
 
 
-def test_once_the_wire_refuses_everything_queues_until_the_writer_caught_up() -> None:
-    outbox, wire = Outbox(), FakeWire()
-    outbox.wire = wire
+def test_once_a_send_waits_everything_queues_until_the_writer_caught_up() -> None:
+    outbox, send = Outbox(), FakeSend()
+    outbox.send = send
     outbox.put_nowait(message("1"))  # straight out
-    wire.takes = False  # the client stopped reading
+    send.reads = False  # the client stopped reading: "2" is begun, its rest queued
     outbox.put_nowait(message("2"))
-    wire.takes = True  # it reads again: still, "3" must not overtake "2"
+    send.reads = True  # it reads again: still, "3" must not overtake "2"
     outbox.put_nowait(message("3"))
-    assert wire.written == ["41"]
+    assert send.written == ["41"]
     assert outbox.qsize() == 2 and outbox.unsent == 2
-    sent = [writer_takes(outbox)]  # the writer sends "2" ...
+    sent = [writer_takes(outbox)]  # the writer finishes "2" ...
     outbox.put_nowait(message("4"))  # ... and "3" is still unsent: "4" queues behind it
-    assert wire.written == ["41"] and outbox.qsize() == 2
+    assert send.written == ["41", "42"] and outbox.qsize() == 2
     sent += [writer_takes(outbox), writer_takes(outbox)]
     assert sent == ["42", "43", "44"]
     assert outbox.unsent == 0
     outbox.put_nowait(message("5"))  # nothing unsent: straight out again
-    assert wire.written == ["41", "45"] and outbox.qsize() == 0
+    assert send.written == ["41", "42", "45"] and outbox.qsize() == 0
 
 
 def test_a_packet_handed_to_the_writer_still_holds_back_later_ones() -> None:
     """The writer takes a batch off the queue (qsize 0) and sends it with awaits between:
     until it counted each written, what comes next queues behind."""
-    outbox, wire = Outbox(), FakeWire()
-    outbox.wire = wire
-    wire.takes = False
+    outbox, send = Outbox(), FakeSend()
+    outbox.send = send
+    send.reads = False
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
-    wire.takes = True
+    send.reads = True
     batch = [outbox.get_nowait(), outbox.get_nowait()]  # taken, not yet written
     outbox.task_done()
     outbox.task_done()
     assert outbox.qsize() == 0 and outbox.unsent == 2
     outbox.put_nowait(message("c"))
-    assert wire.written == [] and outbox.qsize() == 1
+    assert send.written == [] and outbox.qsize() == 1
+    batch[0].close()  # (the begun send of "a", never finished here)
     for _ in batch:
         outbox.written()
     assert writer_takes(outbox) == "4c" and outbox.unsent == 0
@@ -135,40 +151,44 @@ def test_a_packet_handed_to_the_writer_still_holds_back_later_ones() -> None:
 def test_the_end_always_goes_through_the_queue() -> None:
     """None ends the writer: written at once it would mean nothing, and it counts as no
     packet (the writer never counts it written)."""
-    outbox, wire = Outbox(), FakeWire()
-    outbox.wire = wire
+    outbox, send = Outbox(), FakeSend()
+    outbox.send = send
     outbox.put_nowait(None)
-    assert wire.written == [] and outbox.qsize() == 1 and outbox.unsent == 0
+    assert send.written == [] and outbox.qsize() == 1 and outbox.unsent == 0
     assert outbox.get_nowait() is None
 
 
 def test_qsize_counts_only_what_is_queued() -> None:
     """The slow-consumer cap (send_queue_limit) reads qsize: packets written at once are
     not waiting anywhere and must not count towards it."""
-    outbox, wire = Outbox(), FakeWire()
-    outbox.wire = wire
+    outbox, send = Outbox(), FakeSend()
+    outbox.send = send
     for number in range(1000):
         outbox.put_nowait(message(str(number)))
-    assert len(wire.written) == 1000 and outbox.qsize() == 0
-    wire.takes = False
+    assert len(send.written) == 1000 and outbox.qsize() == 0
+    send.reads = False
     for number in range(3):
         outbox.put_nowait(message(str(number)))
-    assert outbox.qsize() == 3
+    assert outbox.qsize() == 3  # one begun, two behind it
+    while outbox.qsize():
+        writer_takes(outbox)
 
 
 def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
-    """`send_now` (a state's text, app/realtime/outgoing.py): written as a packet would be, and
-    False, with nothing queued, wherever a packet would have to queue: the caller queues it."""
-    outbox, wire = Outbox(), FakeWire()
-    assert not outbox.send_now("41")  # no wire yet
-    outbox.wire = wire
+    """`send_now` (a state's text, app/realtime/outgoing.py): written as a packet would be,
+    and False, with nothing queued, wherever a packet would have to queue: the caller
+    queues it."""
+    outbox, send = Outbox(), FakeSend()
+    assert not outbox.send_now("41")  # no send yet
+    outbox.send = send
     assert outbox.send_now("41")
-    wire.takes = False
-    assert not outbox.send_now("42")  # the client stopped reading
-    outbox.put_nowait(message("2"))  # so the caller queues "42" (as its packet)
-    wire.takes = True
+    send.reads = False
+    assert outbox.send_now("42")  # the client stopped reading: begun, its rest queued
+    send.reads = True
     assert not outbox.send_now("43")  # "42" is unsent: "43" must not overtake it
-    assert wire.written == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
+    assert send.written == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
+    assert writer_takes(outbox) == "42" and outbox.send_now("43")
+    assert send.written == ["41", "42", "43"]
 
 
 def test_the_writer_takes_what_is_queued_up_to_the_end() -> None:
@@ -215,21 +235,21 @@ async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest
     server = engine()
     server.send_queue_limit = 3
     socket = connected(server, "reader")
-    wire = FakeWire()
-    socket.queue.wire = wire
+    send = FakeSend()
+    socket.queue.send = send
     server.queue_text("reader", '42["state",{"version":1}]')
-    assert wire.written == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
-    wire.takes = False  # a wire that cannot take it (none of ours: they queue it themselves)
+    assert send.written == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
+    socket.queue.send = None  # no send to write at once (long-polling): queued as packets
     server.queue_text("reader", '42["state",{"version":2}]')
-    wire.takes = True
+    socket.queue.send = send
     server.queue_text("reader", '42["state",{"version":3}]')
-    assert wire.written == ['42["state",{"version":1}]']
+    assert send.written == ['42["state",{"version":1}]']
     assert [p.encode() for p in queued(socket)] == [
         '42["state",{"version":2}]',
         '42["state",{"version":3}]',
     ]
     server.queue_text("gone", "42[]")  # no such connection: nothing, no error
-    wire.takes = False  # the two taken above are not counted written yet: one more fits
+    # The two taken above are not counted written yet: one more fits.
     for version in range(4, 7):
         server.queue_text("reader", f'42["state",{{"version":{version}}}]')
     assert socket.queue.held == 3 and len(queued(socket)) == 1
@@ -319,12 +339,14 @@ class Served:
         def heard(sid: str, data: Any) -> None:
             self.heard.append(data)
 
+        hang_up_for_real = self.eio.hang_up
+
         async def hang_up(sid: str, reason: str | None = None) -> None:
             self.hung_up.append((sid, reason))
-            await self.eio.hang_up(sid, reason)
+            await hang_up_for_real(sid, reason)
 
         driver.heard = staticmethod(heard)  # type: ignore[method-assign, assignment]
-        driver.hang_up = staticmethod(hang_up)  # type: ignore[method-assign, assignment]
+        self.eio.hang_up = hang_up  # type: ignore[method-assign]
         self.asgi = Asgi(*frames)
         self.websocket = driver(self.socket._websocket_handler, self.eio)
 
@@ -371,7 +393,7 @@ async def test_a_send_that_waits_holds_back_every_later_packet_until_it_is_out()
     what comes after it queues behind it, written in order once the client reads again."""
     served = Served()
     reading = asyncio.create_task(served.websocket(served.asgi.environ()))
-    await until(lambda: served.socket.queue.wire is not None)
+    await until(lambda: served.socket.queue.send is not None)
     outbox: Outbox = served.socket.queue
     served.eio.queue_text("sid", "4first")
     served.asgi.writable.clear()  # the client stops reading
@@ -391,7 +413,7 @@ async def test_a_send_to_a_client_that_went_is_nothing() -> None:
         raise OSError("the client went")  # uvicorn: ClientDisconnected
 
     outbox = Outbox()
-    outbox.wire = Wire(gone, outbox)
+    outbox.send = gone
     outbox.put_nowait(message("x"))
     assert outbox.unsent == 0 and outbox.qsize() == 0
 
@@ -401,7 +423,7 @@ async def test_the_writer_ends_the_websocket_after_python_engineios_close() -> N
     packet written, the websocket closes, and nothing is queued for it afterwards."""
     served = Served()
     reading = asyncio.create_task(served.websocket(served.asgi.environ()))
-    await until(lambda: served.socket.queue.wire is not None)
+    await until(lambda: served.socket.queue.send is not None)
     await served.eio.disconnect("sid")
     await until(lambda: {"type": "websocket.close"} in served.asgi.sent)
     assert served.asgi.texts[-1] == "1"
@@ -440,7 +462,7 @@ async def test_a_client_that_pauses_reading_gets_every_state_in_order() -> None:
         others = {player.sio.eio.sid for player in players}
         (socket,) = [s for sid, s in sockets.items() if sid not in others]
         outbox: Outbox = socket.queue
-        assert isinstance(outbox.wire, Wire)
+        assert outbox.send is not None  # served by GameWebSocket
         room = server.room(code)
         changes = 0
 
@@ -546,8 +568,8 @@ async def test_a_client_that_upgrades_from_polling_plays_a_game() -> None:
         await until(lambda: ann.sio.transport() == "websocket", "Ann's upgrade")
         sockets = server.app.engineio_server.eio.sockets
         upgraded = sockets[ann.sio.eio.sid]
-        assert upgraded.upgraded and upgraded.queue.wire is None
-        assert sockets[bob.sio.eio.sid].queue.wire is not None
+        assert upgraded.upgraded and upgraded.queue.send is None
+        assert sockets[bob.sio.eio.sid].queue.send is not None
         for client in (ann, bob):
             if client.seat is not None:
                 await client.ok("stand")
@@ -590,7 +612,7 @@ async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> N
         raw = await RawClient.open(server)
         await raw.join(code, "Quiet")
         [socket] = eio.sockets.values()
-        assert socket.queue.wire is not None  # served by GameWebSocket
+        assert socket.queue.send is not None  # served by GameWebSocket
         await raw.close()
 
 
@@ -773,11 +795,14 @@ async def test_a_resumed_coroutine_awaited_goes_on_from_its_wait() -> None:
         await loop.create_future()
 
     named = first_step(waits())
-    assert named is not None and named.__name__ == waits.__qualname__  # what a task shows
-    assert named.cr_frame is not None and named.cr_code is waits.__code__
+    assert named is not None
     task = loop.create_task(named)
-    assert "waits" in repr(task) and task.get_stack()  # where it waits, for debugging
+    await asyncio.sleep(0)
+    assert waits.__qualname__ in repr(task) and task.get_stack()  # for debugging
     task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert task.cancelled()
 
 
 async def _await(awaitable: Any) -> Any:
