@@ -7,8 +7,8 @@ visits every socket in turn with an `asyncio.wait_for` (a task, a timer and a Ti
 each: thousands of tasks, timers and exceptions a minute for the collector to walk. Here one
 task wakes every SWEEP_SECONDS while any websocket is open, on the monotonic clock (a wall
 clock stepped back or forth neither holds a ping nor drops a connection), and
-python-engineio's own monitoring is off (`monitor_clients=False`, app/realtime/transport.py;
-a long-polling session's own waits end it when its client goes).
+python-engineio's own monitoring is off (`monitor_clients=False`, app/realtime/transport.py,
+which watches the long-polling sessions' pongs itself).
 """
 
 from __future__ import annotations
