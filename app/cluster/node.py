@@ -139,6 +139,7 @@ class ClusterNode:
         self._saving: asyncio.Task[None] | None = None
         self._watching: asyncio.Task[None] | None = None
         self._closing_unopened: asyncio.Task[None] | None = None
+        self._opening_later: asyncio.Task[None] | None = None
         self._telling: set[asyncio.Task[None]] = set()  # held until done: tasks are weak
         limits = connect(redis.url, socket_timeout=1, connections=redis.connections)
         self.room_limit = SharedPerAddress(limits, "rooms", settings.rooms_per_minute)
@@ -165,7 +166,14 @@ class ClusterNode:
         """Instead of `Rooms.start`: expired tables are dropped from Redis, then every table
         nobody serves (its lease free: its process stopped, or nobody has come back to it)
         is taken and opened here, so its timers run; a table another process serves stays
-        there. The router then moves each table where its people are sent (hand-over)."""
+        there. The router then moves each table where its people are sent (hand-over).
+
+        Not at once the tables this process let go as it stopped (a deploy): their people
+        went to another process meanwhile, which may be letting them in now, and taking a
+        table from under them would have them refused ("moving") and sent here after the
+        page's retry. Whoever they reach first takes it (from another process it comes home
+        later, with the tables taken there while this one was away); a lease later, those
+        nobody took are opened here."""
         await self.store.open()
         for code in await self.store.purge_expired(self.settings.room_expiry_seconds):
             log_event("room_expired_in_store", room=code)
@@ -174,6 +182,16 @@ class ClusterNode:
         self._saving = loop.create_task(self._save_changed())
         self._watching = loop.create_task(self._watch())
         self._closing_unopened = loop.create_task(self._close_unopened())
+        codes = await self.store.codes()
+        left = await self.store.left_by(codes)
+        later = [code for code in codes if left.get(code) == self.node]
+        opened = await self._open_free([code for code in codes if left.get(code) != self.node])
+        log_event("cluster_node_started", node=self.node, tables=opened, later=len(later))
+        if later:
+            self._opening_later = loop.create_task(self._open_later(later))
+
+    async def _open_free(self, codes: list[str]) -> int:
+        """Takes and opens each of `codes` nobody serves, START_AT_ONCE at a time: how many."""
         gate = asyncio.Semaphore(START_AT_ONCE)
 
         async def open_if_free(code: str) -> bool:
@@ -182,14 +200,22 @@ class ClusterNode:
                     return await self._open(code) is not None
             return False
 
-        codes = await self.store.codes()
-        opened = sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
-        log_event("cluster_node_started", node=self.node, tables=opened)
+        return sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
+
+    async def _open_later(self, codes: list[str]) -> None:
+        await self.clock.sleep(self.settings.lease_seconds)
+        try:
+            opened = await self._open_free(codes)
+        except StoreError as error:  # each opens when its people come
+            log_event("left_tables_not_opened", level=logging.WARNING, reason=str(error))
+            return
+        log_event("left_tables_opened", node=self.node, tables=opened)
 
     async def close(self) -> None:
         """The process stops: every table it holds is written and its lease let go (another
         process may take it at once), then the connections to Redis close."""
-        for task in (self._saving, self._watching, self._closing_unopened, *self._telling):
+        tasks = (self._saving, self._watching, self._closing_unopened, self._opening_later)
+        for task in (*tasks, *self._telling):
             if task is not None:
                 task.cancel()
         for code in self.ownership.held():  # none once Rooms.shutdown closed the store
@@ -279,7 +305,9 @@ class ClusterNode:
                 room = self.rooms.get(code)
                 moving = self._moving.get(code)
                 if room is None and not (moving and moving.locked()) and not self._beside(code):
-                    await self.ownership.release(code)  # closed for good here (it expired)
+                    # Closed for good here (it expired); while draining, Ownership.stop lets
+                    if not self.rooms.draining:  # it go as this process's to come back to
+                        await self.ownership.release(code)
                 elif (
                     room is not None
                     and room.saver is None

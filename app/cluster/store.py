@@ -84,3 +84,6 @@ class ClusterStore:
 
     async def purge_expired(self, older_than_seconds: float) -> list[str]:
         return await self.redis.purge_expired(older_than_seconds)
+
+    async def left_by(self, codes: list[str]) -> dict[str, str]:
+        return await self.redis.left_by(codes)

@@ -353,6 +353,15 @@ class RedisStore:
             done = await self._releases(keys, args)
         return bool(done)
 
+    async def left_by(self, codes: list[str]) -> dict[str, str]:
+        """The process that let each of `codes` go as it stopped, where one did within
+        LEFT_SECONDS and nobody took the table since (one round trip)."""
+        if not codes:
+            return {}
+        async with self._errors():
+            nodes = await self._redis.mget([self._left_prefix + code for code in codes])
+        return {code: node for code, node in zip(codes, nodes, strict=True) if node}
+
     async def lease(self, code: str) -> Lease | None:
         async with self._errors():
             node, token, beat = await self._redis.hmget(

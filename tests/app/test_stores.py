@@ -431,6 +431,21 @@ async def test_only_the_lease_holder_saves(redis_server: RedisServer) -> None:
     await store.close()
 
 
+async def test_a_lease_let_go_as_its_process_stops_says_by_whom_until_taken(
+    redis_server: RedisServer,
+) -> None:
+    store = RedisStore(redis_server.url)
+    await store.open()
+    kept, left = await store.take_lease("KEPT", "node-a"), await store.take_lease("LEFT", "node-a")
+    assert await store.release_lease("KEPT", "node-a", kept.token)  # let go, not stopping
+    assert await store.release_lease("LEFT", "node-a", left.token, leaving=True)
+    assert await store.left_by(["KEPT", "LEFT", "NONE"]) == {"LEFT": "node-a"}
+    assert await store.left_by([]) == {}
+    assert (await store.take_lease("LEFT", "node-b")).left_by == "node-a"
+    assert await store.left_by(["LEFT"]) == {}  # taken since: nobody's to come back to
+    await store.close()
+
+
 async def test_a_saver_fenced_off_stops_and_says_so(redis_server: RedisServer) -> None:
     store = RedisStore(redis_server.url)
     await store.open()

@@ -1,0 +1,122 @@
+"""A process starting and stopping (app/cluster/node.py). At its start it opens every table
+nobody serves, but not at once those it let go itself as it stopped: their people went to
+another process meanwhile, which takes them as it lets them in; a lease later, those nobody
+took open here. As it stops, its tables' leases are let go as its own to come back to, never
+as tables closed for good (stand-ins for the store, the ownership and the rooms, on a
+ManualClock: no Redis)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from app.cluster.node import ClusterNode
+from app.ops.clock import ManualClock
+from app.ops.config import Settings
+from app.ops.metrics import Metrics
+from app.stores.redis import RedisStore
+
+LEASE = 5.0
+
+
+class Store:
+    """The cluster's store as a start reads it: three tables, two of them let go as their
+    process stopped (one by the process starting now)."""
+
+    async def open(self) -> None:
+        pass
+
+    async def purge_expired(self, older_than_seconds: float) -> list[str]:
+        return []
+
+    async def codes(self) -> list[str]:
+        return ["AAAA", "BBBB", "CCCC"]
+
+    async def left_by(self, codes: list[str]) -> dict[str, str]:
+        return {"BBBB": "node-1", "CCCC": "node-2"}
+
+
+class Ownership:
+    """Leases: `taken` by this process, in order; BBBB's is taken elsewhere once `elsewhere`."""
+
+    def __init__(self) -> None:
+        self.taken: list[str] = []
+        self.elsewhere: set[str] = set()
+        self.holding: list[str] = []
+        self.released: list[tuple[str, bool]] = []
+
+    async def start(self) -> None:
+        pass
+
+    def held(self) -> list[str]:
+        return list(self.holding)
+
+    async def release(self, code: str, *, leaving: bool = False) -> None:
+        self.released.append((code, leaving))
+
+    async def take_if_free(self, code: str) -> bool:
+        if code in self.elsewhere:
+            return False
+        self.taken.append(code)
+        return True
+
+
+def started_node(clock: ManualClock, ownership: Ownership) -> ClusterNode:
+    settings = Settings(store="redis://127.0.0.1:1/0", node_id="node-1", lease_seconds=LEASE)
+    node = ClusterNode(RedisStore(settings.store), settings, SimpleNamespace(), Metrics(), clock)
+    opened: list[str] = []
+
+    async def open_(code: str) -> Any:
+        opened.append(code)
+        return SimpleNamespace(code=code)
+
+    async def no_unopened(unused: float) -> list[str]:
+        return []
+
+    node.store = Store()  # type: ignore[assignment]
+    node.ownership = ownership  # type: ignore[assignment]
+    node.redis = SimpleNamespace(close_unopened=no_unopened)  # type: ignore[assignment]
+    node._rooms = SimpleNamespace(get=lambda code: None, draining=False)  # type: ignore[assignment]
+    node._open = open_  # type: ignore[method-assign]
+    return node
+
+
+async def test_the_tables_a_process_let_go_as_it_stopped_wait_a_lease_at_its_start() -> None:
+    clock = ManualClock()
+    ownership = Ownership()
+    node = started_node(clock, ownership)
+    await node.start()
+    assert ownership.taken == ["AAAA", "CCCC"]  # BBBB's people may be at another process now
+    await clock.advance(LEASE - 0.1)
+    assert ownership.taken == ["AAAA", "CCCC"]
+    await clock.advance(0.2)
+    assert ownership.taken == ["AAAA", "CCCC", "BBBB"]  # nobody took it: opened here
+    await node.close()
+
+
+async def test_a_table_another_process_took_meanwhile_stays_there() -> None:
+    clock = ManualClock()
+    ownership = Ownership()
+    node = started_node(clock, ownership)
+    await node.start()
+    ownership.elsewhere.add("BBBB")  # its people reached the other process first
+    await clock.advance(LEASE + 0.1)
+    assert ownership.taken == ["AAAA", "CCCC"]
+    await node.close()
+
+
+async def test_a_draining_process_leaves_its_leases_to_its_stop() -> None:
+    """Its rooms are let go as it stops: the saving round must not release their leases as
+    closed for good, or the process that takes them would never send them back."""
+    clock = ManualClock()
+    ownership = Ownership()
+    node = started_node(clock, ownership)
+    await node.start()
+    ownership.holding = ["AAAA"]  # held, its room gone from the rooms
+    node.rooms.draining = True
+    await clock.advance(node.settings.save_seconds + 0.01)
+    assert ownership.released == []
+    node.rooms.draining = False  # while the process runs, such a room expired: let go
+    await clock.advance(node.settings.save_seconds + 0.01)
+    assert ownership.released == [("AAAA", False)]
+    await node.close()
