@@ -42,6 +42,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
+from app.cluster.leasing import NODE_WATCH_SECONDS, QUIET_SECONDS
 from app.cluster.ownership import Ownership
 from app.cluster.store import ClusterStore
 from app.ops.clock import REAL_TIME, Clock
@@ -168,12 +169,10 @@ class ClusterNode:
         is taken and opened here, so its timers run; a table another process serves stays
         there. The router then moves each table where its people are sent (hand-over).
 
-        Not at once the tables this process let go as it stopped (a deploy): their people
-        went to another process meanwhile, which may be letting them in now, and taking a
-        table from under them would have them refused ("moving") and sent here after the
-        page's retry. Whoever they reach first takes it (from another process it comes home
-        later, with the tables taken there while this one was away); a lease later, those
-        nobody took are opened here."""
+        Not at once the tables it let go as it stopped (a deploy): their people, at another
+        process meanwhile, would be refused there ("moving") and retry here. Whoever they reach
+        first takes each (it comes home later); those nobody took open here a lease after the
+        start, or as soon as no other process is seen alive."""
         await self.store.open()
         for code in await self.store.purge_expired(self.settings.room_expiry_seconds):
             log_event("room_expired_in_store", room=code)
@@ -185,10 +184,11 @@ class ClusterNode:
         codes = await self.store.codes()
         left = await self.store.left_by(codes)
         later = [code for code in codes if left.get(code) == self.node]
-        opened = await self._open_free([code for code in codes if left.get(code) != self.node])
+        opened = await self._open_free([code for code in codes if code not in later])
         log_event("cluster_node_started", node=self.node, tables=opened, later=len(later))
         if later:
-            self._opening_later = loop.create_task(self._open_later(later))
+            nodes = list((await self.ownership.store.node_counts()).beats)
+            self._opening_later = loop.create_task(self._open_later(later, nodes))
 
     async def _open_free(self, codes: list[str]) -> int:
         """Takes and opens each of `codes` nobody serves, START_AT_ONCE at a time: how many."""
@@ -202,8 +202,10 @@ class ClusterNode:
 
         return sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
 
-    async def _open_later(self, codes: list[str]) -> None:
-        await self.clock.sleep(self.settings.lease_seconds)
+    async def _open_later(self, codes: list[str], others: list[str]) -> None:
+        await self.clock.sleep(QUIET_SECONDS + NODE_WATCH_SECONDS)  # till `alive` can tell
+        if any(self.ownership.alive(node) for node in others if node != self.node):
+            await self.clock.sleep(self.settings.lease_seconds - QUIET_SECONDS - NODE_WATCH_SECONDS)
         try:
             opened = await self._open_free(codes)
         except StoreError as error:  # each opens when its people come
@@ -305,8 +307,7 @@ class ClusterNode:
                 room = self.rooms.get(code)
                 moving = self._moving.get(code)
                 if room is None and not (moving and moving.locked()) and not self._beside(code):
-                    # Closed for good here (it expired); while draining, Ownership.stop lets
-                    if not self.rooms.draining:  # it go as this process's to come back to
+                    if not self.rooms.draining:  # expired (draining: Ownership.stop lets go)
                         await self.ownership.release(code)
                 elif (
                     room is not None

@@ -205,10 +205,12 @@ async def test_a_deploy_sigterm_then_start_loses_nothing(tmp_path: Path, store: 
 
         await asyncio.sleep(DOWNTIME_SECONDS)
         await app.start()
-        restored = [line for line in app.logged() if line["event"] == "room_restored"]
-        assert [line["room"] for line in restored] == [code]
         again = await back_with_tokens(app, code, clients)
         after = await settled(again)
+        # Restored from the store once: at the start, as people came back, or (on Redis,
+        # where a process leaves the tables it let go for others a moment) just after.
+        restored = [line for line in app.logged() if line["event"] == "room_restored"]
+        assert [line["room"] for line in restored] == [code]
 
         for old, new in zip(clients, again, strict=True):
             assert new.player == old.player and new.token == old.token

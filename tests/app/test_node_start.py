@@ -10,11 +10,12 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from app.cluster.leasing import NODE_WATCH_SECONDS, QUIET_SECONDS
 from app.cluster.node import ClusterNode
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.ops.metrics import Metrics
-from app.stores.redis import RedisStore
+from app.stores.redis import NodeCounts, RedisStore
 
 LEASE = 5.0
 
@@ -39,17 +40,26 @@ class Store:
 class Ownership:
     """Leases: `taken` by this process, in order; BBBB's is taken elsewhere once `elsewhere`."""
 
-    def __init__(self) -> None:
+    def __init__(self, alive: bool = True) -> None:
+        self.others_alive = alive  # node-2's renewals, as this process watches them
         self.taken: list[str] = []
         self.elsewhere: set[str] = set()
         self.holding: list[str] = []
         self.released: list[tuple[str, bool]] = []
+
+        async def node_counts() -> NodeCounts:  # the processes the cluster ever had
+            return NodeCounts({"node-1": 3, "node-2": 9}, {"node-1": 2, "node-2": 1})
+
+        self.store = SimpleNamespace(node_counts=node_counts)
 
     async def start(self) -> None:
         pass
 
     def held(self) -> list[str]:
         return list(self.holding)
+
+    def alive(self, node: str) -> bool:
+        return node == "node-2" and self.others_alive
 
     async def release(self, code: str, *, leaving: bool = False) -> None:
         self.released.append((code, leaving))
@@ -102,6 +112,19 @@ async def test_a_table_another_process_took_meanwhile_stays_there() -> None:
     ownership.elsewhere.add("BBBB")  # its people reached the other process first
     await clock.advance(LEASE + 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
+    await node.close()
+
+
+async def test_with_no_other_process_alive_they_open_once_that_shows() -> None:
+    """Nobody else is letting their people in: they open as soon as the other processes'
+    renewal counters were watched long enough to tell (QUIET_SECONDS)."""
+    clock = ManualClock()
+    ownership = Ownership(alive=False)
+    node = started_node(clock, ownership)
+    await node.start()
+    assert ownership.taken == ["AAAA", "CCCC"]
+    await clock.advance(QUIET_SECONDS + NODE_WATCH_SECONDS + 0.01)
+    assert ownership.taken == ["AAAA", "CCCC", "BBBB"]
     await node.close()
 
 
