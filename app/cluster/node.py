@@ -42,7 +42,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
-from app.cluster.leasing import NODE_WATCH_SECONDS, QUIET_SECONDS
+from app.cluster.leasing import QUIET_SECONDS
 from app.cluster.ownership import Ownership
 from app.cluster.store import ClusterStore
 from app.ops.clock import REAL_TIME, Clock
@@ -73,6 +73,7 @@ WATCH_SECONDS = 0.1
 UNOPENED_SECONDS = 5.0
 TELL_AGAIN_SECONDS = 1.0  # a room's use not told to Redis is told again this soon
 START_AT_ONCE = 32  # at start, tables nobody serves are taken and restored this many at once
+TELLING_ALIVE_SECONDS = QUIET_SECONDS + 0.5  # the others' counters watched from the start
 # A process back after a stop or a crash gets the tables that came here from it meanwhile:
 # their people are sent back through the router SEND_HOME_BATCH tables at a time, every
 # SEND_HOME_SECONDS, starting SEND_HOME_DELAY_SECONDS after its start was seen (it listens
@@ -165,14 +166,12 @@ class ClusterNode:
 
     async def start(self) -> None:
         """Instead of `Rooms.start`: expired tables are dropped from Redis, then every table
-        nobody serves (its lease free: its process stopped, or nobody has come back to it)
-        is taken and opened here, so its timers run; a table another process serves stays
-        there. The router then moves each table where its people are sent (hand-over).
-
-        Not at once the tables it let go as it stopped (a deploy): their people, at another
-        process meanwhile, would be refused there ("moving") and retry here. Whoever they reach
-        first takes each (it comes home later); those nobody took open here a lease after the
-        start, or as soon as no other process is seen alive."""
+        nobody serves (its lease free) is taken and opened here, so its timers run; the router
+        then moves each table where its people are sent (hand-over). Not at once the tables
+        it let go as it stopped (a deploy): their people, at another process meanwhile, would
+        be refused there ("moving") and retry here. Whoever they reach first takes each (it
+        comes home later); those nobody took open here a lease after the start, or once no
+        other process is seen alive."""
         await self.store.open()
         for code in await self.store.purge_expired(self.settings.room_expiry_seconds):
             log_event("room_expired_in_store", room=code)
@@ -191,8 +190,7 @@ class ClusterNode:
             self._opening_later = loop.create_task(self._open_later(later, nodes))
 
     async def _open_free(self, codes: list[str]) -> int:
-        """Takes and opens each of `codes` nobody serves, START_AT_ONCE at a time: how many."""
-        gate = asyncio.Semaphore(START_AT_ONCE)
+        gate = asyncio.Semaphore(START_AT_ONCE)  # how many of `codes` it took and opened
 
         async def open_if_free(code: str) -> bool:
             async with gate, self._lock(code):
@@ -203,9 +201,11 @@ class ClusterNode:
         return sum(await asyncio.gather(*(open_if_free(code) for code in codes)))
 
     async def _open_later(self, codes: list[str], others: list[str]) -> None:
-        await self.clock.sleep(QUIET_SECONDS + NODE_WATCH_SECONDS)  # till `alive` can tell
+        await self.clock.sleep(TELLING_ALIVE_SECONDS)  # till `alive` can tell, with a margin
         if any(self.ownership.alive(node) for node in others if node != self.node):
-            await self.clock.sleep(self.settings.lease_seconds - QUIET_SECONDS - NODE_WATCH_SECONDS)
+            await self.clock.sleep(self.settings.lease_seconds - TELLING_ALIVE_SECONDS)
+        if self.rooms.draining:
+            return  # stopping already: the next process takes them
         try:
             opened = await self._open_free(codes)
         except StoreError as error:  # each opens when its people come

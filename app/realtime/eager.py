@@ -62,12 +62,16 @@ class ResumingWork(Coroutine[Any, Any, Any]):
 
     @property
     def __name__(self) -> str:
-        """The work's, as a task's repr shows it (and `cr_frame`, where it waits)."""
+        """The work's, as a task's repr shows it (and `cr_frame` and `cr_code`, where it waits)."""
         return str(getattr(self.work, "__qualname__", type(self.work).__name__))
 
     @property
     def cr_frame(self) -> Any:
         return getattr(self.work, "cr_frame", None)
+
+    @property
+    def cr_code(self) -> Any:
+        return getattr(self.work, "cr_code", None)
 
 
 def first_step(work: Coroutine[Any, Any, Any]) -> ResumingWork | None:

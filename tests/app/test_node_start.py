@@ -10,8 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from app.cluster.leasing import NODE_WATCH_SECONDS, QUIET_SECONDS
-from app.cluster.node import ClusterNode
+from app.cluster.leasing import QUIET_SECONDS
+from app.cluster.node import TELLING_ALIVE_SECONDS, ClusterNode
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
 from app.ops.metrics import Metrics
@@ -117,14 +117,27 @@ async def test_a_table_another_process_took_meanwhile_stays_there() -> None:
 
 async def test_with_no_other_process_alive_they_open_once_that_shows() -> None:
     """Nobody else is letting their people in: they open as soon as the other processes'
-    renewal counters were watched long enough to tell (QUIET_SECONDS)."""
+    renewal counters were watched long enough to tell (QUIET_SECONDS and a margin)."""
     clock = ManualClock()
     ownership = Ownership(alive=False)
     node = started_node(clock, ownership)
     await node.start()
+    await clock.advance(TELLING_ALIVE_SECONDS - 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
-    await clock.advance(QUIET_SECONDS + NODE_WATCH_SECONDS + 0.01)
+    await clock.advance(0.2)
     assert ownership.taken == ["AAAA", "CCCC", "BBBB"]
+    assert TELLING_ALIVE_SECONDS > QUIET_SECONDS < LEASE
+    await node.close()
+
+
+async def test_a_process_stopping_before_then_opens_none() -> None:
+    clock = ManualClock()
+    ownership = Ownership()
+    node = started_node(clock, ownership)
+    await node.start()
+    node.rooms.draining = True  # a second deploy right after the first
+    await clock.advance(LEASE + 0.1)
+    assert ownership.taken == ["AAAA", "CCCC"]
     await node.close()
 
 
