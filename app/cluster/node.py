@@ -186,11 +186,12 @@ class ClusterNode:
         opened = await self._open_free([code for code in codes if code not in later])
         log_event("cluster_node_started", node=self.node, tables=opened, later=len(later))
         if later:
-            nodes = list((await self.ownership.store.node_counts()).beats)
-            self._opening_later = loop.create_task(self._open_later(later, nodes))
+            others = [n for n in (await self.ownership.store.node_counts()).beats if n != self.node]
+            self._opening_later = loop.create_task(self._open_later(later, others))
 
     async def _open_free(self, codes: list[str]) -> int:
-        gate = asyncio.Semaphore(START_AT_ONCE)  # how many of `codes` it took and opened
+        """Takes and opens each of `codes` nobody serves, START_AT_ONCE at a time: how many."""
+        gate = asyncio.Semaphore(START_AT_ONCE)
 
         async def open_if_free(code: str) -> bool:
             async with gate, self._lock(code):
@@ -202,7 +203,7 @@ class ClusterNode:
 
     async def _open_later(self, codes: list[str], others: list[str]) -> None:
         await self.clock.sleep(TELLING_ALIVE_SECONDS)  # till `alive` can tell, with a margin
-        if any(self.ownership.alive(node) for node in others if node != self.node):
+        if any(self.ownership.alive(node) for node in others):
             await self.clock.sleep(self.settings.lease_seconds - TELLING_ALIVE_SECONDS)
         if self.rooms.draining:
             return  # stopping already: the next process takes them
@@ -304,11 +305,10 @@ class ClusterNode:
         while True:
             await self.clock.sleep(self.settings.save_seconds)
             for code in self.ownership.held():
-                room = self.rooms.get(code)
-                moving = self._moving.get(code)
-                if room is None and not (moving and moving.locked()) and not self._beside(code):
-                    if not self.rooms.draining:  # expired (draining: Ownership.stop lets go)
-                        await self.ownership.release(code)
+                room, moving = self.rooms.get(code), self._moving.get(code)
+                gone = room is None and not (moving and moving.locked()) and not self._beside(code)
+                if gone and not self.rooms.draining:  # expired (draining: Ownership.stop's)
+                    await self.ownership.release(code)
                 elif (
                     room is not None
                     and room.saver is None

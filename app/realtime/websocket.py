@@ -33,7 +33,7 @@ from app.ops.logs import log_event
 from app.realtime.doors import METERED
 from app.realtime.frames import FrameReader
 from app.realtime.pings import Pinged, PingSweep
-from app.realtime.queues import Outbox
+from app.realtime.queues import Outbox, Send
 
 MESSAGE = str(packet.MESSAGE)  # an Engine.IO frame's type, its first character
 PONG = str(packet.PONG)
@@ -148,7 +148,7 @@ class GameWebSocket(Pinged):
             except Exception:  # a bug of ours: one JSON line, and the connection goes on
                 log_event("frame_failed", level=logging.ERROR, exc_info=True, sid=sid)
 
-    async def _write(self, outbox: Outbox, send: Callable[[Any], Coroutine[Any, Any, Any]]) -> None:
+    async def _write(self, outbox: Outbox, send: Send) -> None:
         """Sends what waits in the Outbox, in order, until its end (a None) or python-
         engineio's CLOSE, then closes the websocket."""
         try:

@@ -71,13 +71,13 @@ class Ownership:
         return True
 
 
-def started_node(clock: ManualClock, ownership: Ownership) -> ClusterNode:
+async def started(alive: bool = True) -> tuple[ManualClock, Ownership, ClusterNode]:
+    """A process started among the stand-ins (node-2 `alive` or not), on a ManualClock."""
+    clock, ownership = ManualClock(), Ownership(alive)
     settings = Settings(store="redis://127.0.0.1:1/0", node_id="node-1", lease_seconds=LEASE)
     node = ClusterNode(RedisStore(settings.store), settings, SimpleNamespace(), Metrics(), clock)
-    opened: list[str] = []
 
     async def open_(code: str) -> Any:
-        opened.append(code)
         return SimpleNamespace(code=code)
 
     async def no_unopened(unused: float) -> list[str]:
@@ -88,14 +88,12 @@ def started_node(clock: ManualClock, ownership: Ownership) -> ClusterNode:
     node.redis = SimpleNamespace(close_unopened=no_unopened)  # type: ignore[assignment]
     node._rooms = SimpleNamespace(get=lambda code: None, draining=False)  # type: ignore[assignment]
     node._open = open_  # type: ignore[method-assign]
-    return node
+    await node.start()
+    return clock, ownership, node
 
 
 async def test_the_tables_a_process_let_go_as_it_stopped_wait_a_lease_at_its_start() -> None:
-    clock = ManualClock()
-    ownership = Ownership()
-    node = started_node(clock, ownership)
-    await node.start()
+    clock, ownership, node = await started()
     assert ownership.taken == ["AAAA", "CCCC"]  # BBBB's people may be at another process now
     await clock.advance(LEASE - 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
@@ -105,10 +103,7 @@ async def test_the_tables_a_process_let_go_as_it_stopped_wait_a_lease_at_its_sta
 
 
 async def test_a_table_another_process_took_meanwhile_stays_there() -> None:
-    clock = ManualClock()
-    ownership = Ownership()
-    node = started_node(clock, ownership)
-    await node.start()
+    clock, ownership, node = await started()
     ownership.elsewhere.add("BBBB")  # its people reached the other process first
     await clock.advance(LEASE + 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
@@ -118,10 +113,7 @@ async def test_a_table_another_process_took_meanwhile_stays_there() -> None:
 async def test_with_no_other_process_alive_they_open_once_that_shows() -> None:
     """Nobody else is letting their people in: they open as soon as the other processes'
     renewal counters were watched long enough to tell (QUIET_SECONDS and a margin)."""
-    clock = ManualClock()
-    ownership = Ownership(alive=False)
-    node = started_node(clock, ownership)
-    await node.start()
+    clock, ownership, node = await started(alive=False)
     await clock.advance(TELLING_ALIVE_SECONDS - 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
     await clock.advance(0.2)
@@ -131,10 +123,7 @@ async def test_with_no_other_process_alive_they_open_once_that_shows() -> None:
 
 
 async def test_a_process_stopping_before_then_opens_none() -> None:
-    clock = ManualClock()
-    ownership = Ownership()
-    node = started_node(clock, ownership)
-    await node.start()
+    clock, ownership, node = await started()
     node.rooms.draining = True  # a second deploy right after the first
     await clock.advance(LEASE + 0.1)
     assert ownership.taken == ["AAAA", "CCCC"]
@@ -144,10 +133,7 @@ async def test_a_process_stopping_before_then_opens_none() -> None:
 async def test_a_draining_process_leaves_its_leases_to_its_stop() -> None:
     """Its rooms are let go as it stops: the saving round must not release their leases as
     closed for good, or the process that takes them would never send them back."""
-    clock = ManualClock()
-    ownership = Ownership()
-    node = started_node(clock, ownership)
-    await node.start()
+    clock, ownership, node = await started()
     ownership.holding = ["AAAA"]  # held, its room gone from the rooms
     node.rooms.draining = True
     await clock.advance(node.settings.save_seconds + 0.01)
