@@ -167,6 +167,11 @@ class EnginePage(ABC):
     @abstractmethod
     async def restore_network(self) -> None: ...
 
+    def refused(self) -> list[str]:
+        """The requests the cut network refused (their request lines), where the network is
+        a proxy that sees them (WebKit's); none where the browser fails them itself."""
+        return []
+
     @abstractmethod
     async def errors(self) -> list[str]:
         """Script errors and console errors the page met so far."""
@@ -749,6 +754,9 @@ class WebKitPage(EnginePage):
 
     async def restore_network(self) -> None:
         await asyncio.to_thread(self.browser.proxy.restore)
+
+    def refused(self) -> list[str]:
+        return list(self.browser.proxy.refused)
 
     async def errors(self) -> list[str]:
         found = await self.evaluate("() => window.__errors || []")

@@ -3,7 +3,7 @@ name-resolution switch of its own (WebKitGTK): every host it is asked for (say
 `party.test`, a LAN name that is no secure context) is this machine, on the port asked
 for, and what goes through is piped on unchanged but for the first request's line. It can
 be cut like a dropped network: open connections are reset and new ones refused until it is
-restored.
+restored. It keeps the request lines it refused since the last cut.
 
 It runs in a thread with its own event loop, so pages keep their connections while the
 test's loop waits on something else."""
@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 TARGET = "127.0.0.1"
+READ_ERRORS = (asyncio.IncompleteReadError, asyncio.LimitOverrunError)
 
 
 class LanProxy:
@@ -25,6 +26,7 @@ class LanProxy:
         self.port = 0
         self._cut = False
         self._open: set[asyncio.StreamWriter] = set()
+        self.refused: list[str] = []  # the request lines refused since the last cut
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lan-proxy", daemon=True)
@@ -60,6 +62,7 @@ class LanProxy:
     async def _set_cut(self, cut: bool) -> None:
         self._cut = cut
         if cut:
+            self.refused = []
             for writer in list(self._open):
                 writer.transport.abort()
             self._open.clear()
@@ -70,6 +73,10 @@ class LanProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self._cut:
+            with contextlib.suppress(OSError, TimeoutError, *READ_ERRORS):
+                async with asyncio.timeout(2):
+                    head = await reader.readuntil(b"\r\n\r\n")
+                    self.refused.append(head.partition(b"\r\n")[0].decode("latin-1"))
             writer.transport.abort()
             return
         self._open.add(writer)
@@ -94,7 +101,7 @@ class LanProxy:
             self._open.add(upstream)
             upstream.write(first)
             await asyncio.gather(_pipe(reader, upstream), _pipe(up_reader, writer))
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        except (OSError, ValueError, *READ_ERRORS):
             pass
         finally:
             for end in (writer, upstream):

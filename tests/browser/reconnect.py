@@ -39,6 +39,10 @@ class Return:
     engine: str
     seconds: float  # from the network's return to the page's connection
     transport: str  # the transport that brought it back
+    # Where the network is a proxy that refuses a request once it has it (WebKit's): a
+    # retry's polling request was refused, and its websocket, tried at once after it
+    # (Socket.IO's tryAllTransports), was not: the network came back between the two.
+    fell_back: bool
 
 
 async def seated_page(page: EnginePage, base_url: str, name: str) -> None:
@@ -60,4 +64,8 @@ async def drop_and_return(page: EnginePage, seconds: float) -> Return:
     restored_at = await page.evaluate("() => performance.now()")
     await page.restore_network()
     returned = await page.wait_for(RETURNED)
-    return Return(page.engine, (returned["at"] - restored_at) / 1000, returned["transport"])
+    refused = page.refused()
+    polling = sum("transport=polling" in line for line in refused)
+    websocket = sum("transport=websocket" in line for line in refused)
+    seconds = (returned["at"] - restored_at) / 1000
+    return Return(page.engine, seconds, returned["transport"], polling == websocket + 1)
