@@ -483,8 +483,7 @@ class ClusterNode:
         if room is None or room.closed or self.ownership.giving(code):
             return False
         participants = list(self.sio.manager.get_participants("/", code))
-        for _, eio_sid in participants:
-            self.sio.start_background_task(self.sio.eio.disconnect, eio_sid)
+        self._hang_up(participants)
         return bool(participants)
 
     def _let_go(self, code: str) -> None:
@@ -499,8 +498,14 @@ class ClusterNode:
         their pages reconnect through the router, to its owner."""
         participants = list(self.sio.manager.get_participants("/", code))
         log_event("table_left", room=code, node=self.node, connections=len(participants))
+        self._hang_up(participants)
+
+    def _hang_up(self, participants: list[tuple[str, str]]) -> None:
+        """Closes each connection at the transport, so that its page comes back at once: the
+        browser's Socket.IO client reads Engine.IO's CLOSE packet only on long-polling, and a
+        page on a websocket told only that would wait for its ping timeout."""
         for _, eio_sid in participants:
-            self.sio.start_background_task(self.sio.eio.disconnect, eio_sid)
+            self.sio.start_background_task(self.sio.hang_up, eio_sid)
 
     def _lock(self, code: str) -> asyncio.Lock:
         lock = self._moving.get(code)

@@ -46,6 +46,7 @@ from cluster_harness import (
     versions_only_grow,
 )
 
+from bench.wire import open_wire
 from deploy.cluster import ROOT, Cluster
 
 pytestmark = pytest.mark.cluster
@@ -115,6 +116,25 @@ async def test_a_connection_at_the_other_process_moves_the_table_there(
     await newcomer.close()
 
     await play_to_the_end(players, 180)
+    await close_all(players)
+
+
+async def test_a_page_on_a_websocket_is_sent_away_at_once(cluster: Cluster) -> None:
+    """A table that moves closes its pages' connections at the transport. The browser's
+    Socket.IO client (and bench/wire.py's, a page's cheap double) reads Engine.IO's CLOSE
+    only on long-polling: a page on a websocket told only that would sit at a table nobody
+    judges there until its ping timeout (10 + 5 s), instead of coming back at once."""
+    code, players = await a_game_through_nginx(cluster)
+    await settled(players)
+    other = 1 - index_of(lease_holder(cluster, code))
+    page = await open_wire("127.0.0.1", cluster.port, {"room": code, "name": "Fay"})
+
+    newcomer = Player(cluster.app_url(other), code, "Eve", come_back=False)
+    await newcomer.connect()  # the table moves to the other process
+    assert index_of(lease_holder(cluster, code)) == other
+    await asyncio.wait_for(page.closed, 2.0)
+
+    await newcomer.close()
     await close_all(players)
 
 

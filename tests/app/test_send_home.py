@@ -59,12 +59,11 @@ class Transport:
         self.closed: list[str] = []
         self.manager = SimpleNamespace(get_participants=lambda ns, code: [(code, code)])
 
-    def start_background_task(self, disconnect: Any, sid: str) -> None:
+    def start_background_task(self, work: Any, sid: str) -> None:
+        assert work == self.hang_up  # at the transport: a page on a websocket comes back at once
         self.closed.append(sid)
 
-    @property
-    def eio(self) -> SimpleNamespace:
-        return SimpleNamespace(disconnect=None)
+    async def hang_up(self, sid: str) -> None: ...
 
 
 async def test_a_returning_process_gets_its_tables_in_batches_and_a_quiet_turn_waits() -> None:
