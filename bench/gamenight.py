@@ -38,6 +38,8 @@ at its turn in a rolling restart; every table for a Redis outage):
   once the process was gone (their versions above the stored table's, read from Redis or
   the SQLite file at that moment), and the longest span from the first of them to the
   fault (s);
+- the way home: for each table whose pages were sent to its returning process, the pause
+  around that move (from its last move before the drop to its first after it);
 - owner changes: leases taken per table during the scenario (`lease_taken`), most and total;
 - refused: log lines of a refused or failed store command (save_failed, table_unreachable,
   hand_over_failed, lease_busy, ...), by name;
@@ -361,6 +363,9 @@ class Cost:
     served_after_answer: float  # every page of the table had its state again
     longest_gap: float  # between two accepted moves, from the fault to the end
     interruptions: int  # the table's connections dropped (all four at once counts once)
+    # From the last move before the table's first dropped connection after the answer (the
+    # way home: its pages sent to its returning process) to the first move after it.
+    home_pause: float | None
 
 
 def cost(table: Table, fault: float, answered: float, stored: int | None) -> Cost | None:
@@ -380,6 +385,13 @@ def cost(table: Table, fault: float, answered: float, stored: int | None) -> Cos
         if when > fault:
             firsts.setdefault(index, when)
     served = max(firsts.values()) if len(firsts) == len(table.pages) else after[0]
+    home_pause = None
+    if sent_home := [t for t, _, why in table.attempts if why == "dropped" and t > answered]:
+        around = [t for t, _ in table.accepted]
+        before_home = [t for t in around if t <= sent_home[0]]
+        after_home = [t for t in around if t > sent_home[0]]
+        if before_home and after_home:
+            home_pause = after_home[0] - before_home[-1]
     moves = [before[-1][0], *after]
     return Cost(
         pause=after[0] - before[-1][0],
@@ -390,6 +402,7 @@ def cost(table: Table, fault: float, answered: float, stored: int | None) -> Cos
         served_after_answer=max(0.0, served - answered),
         longest_gap=max(b - a for a, b in itertools.pairwise(moves)),
         interruptions=-(-table.drops // len(table.pages)),
+        home_pause=home_pause,
     )
 
 
@@ -415,6 +428,11 @@ def row(name: str, costs: list[Cost], touched: int, extra: dict[str, Any]) -> st
         f" {sum(1 for c in costs if c.lost_moves)} tables; lost play at most"
         f" {max((c.lost_seconds for c in costs), default=0.0):.2f} s",
     ]
+    if homes := [c.home_pause for c in costs if c.home_pause is not None]:
+        lines.append(
+            f"  the way home ({len(homes)} tables), pause p50/p99/max: {percentile(homes, 0.5):.2f}"
+            f" / {percentile(homes, 0.99):.2f} / {max(homes):.2f} s"
+        )
     for key, value in extra.items():
         lines.append(f"  {key}: {value}")
     return "\n".join(lines)
