@@ -482,30 +482,25 @@ class ClusterNode:
         room = self.rooms.get(code)
         if room is None or room.closed or self.ownership.giving(code):
             return False
-        participants = list(self.sio.manager.get_participants("/", code))
-        self._hang_up(participants)
-        return bool(participants)
+        return self._hang_up(code) > 0
 
     def _let_go(self, code: str) -> None:
-        """Forgets the room here (its stored table stays) and closes its connections at the
-        transport: their pages reconnect by themselves, through the router, to the owner."""
+        """Forgets the room here (its stored table stays) and sends its pages to the owner."""
         self.rooms.let_go(code)
         self._written.pop(code, None)
         self._send_away(code)
 
     def _send_away(self, code: str) -> None:
-        """Closes the connections of a table (or an event) that went to another process:
-        their pages reconnect through the router, to its owner."""
-        participants = list(self.sio.manager.get_participants("/", code))
-        log_event("table_left", room=code, node=self.node, connections=len(participants))
-        self._hang_up(participants)
+        """A table (or an event) went to another process: its pages, to its owner."""
+        log_event("table_left", room=code, node=self.node, connections=self._hang_up(code))
 
-    def _hang_up(self, participants: list[tuple[str, str]]) -> None:
-        """Closes each connection at the transport, so that its page comes back at once: the
-        browser's Socket.IO client reads Engine.IO's CLOSE packet only on long-polling, and a
-        page on a websocket told only that would wait for its ping timeout."""
+    def _hang_up(self, code: str) -> int:
+        """Closes the room's connections at the transport, so their pages come back at once (the
+        browser's Socket.IO client reads Engine.IO's CLOSE only on long-polling): how many."""
+        participants = list(self.sio.manager.get_participants("/", code))
         for _, eio_sid in participants:
             self.sio.start_background_task(self.sio.hang_up, eio_sid)
+        return len(participants)
 
     def _lock(self, code: str) -> asyncio.Lock:
         lock = self._moving.get(code)
