@@ -6,6 +6,7 @@ cluster's rooms; nginx holds each address to the apps' websocket cap."""
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 from collections.abc import Iterator
 
@@ -60,6 +61,26 @@ async def test_a_header_a_client_writes_is_no_new_address_through_nginx(cluster:
             forged = {"X-Forwarded-For": f"198.51.{rng.randrange(256)}.{rng.randrange(256)}"}
             statuses.append((await http.get(f"/r/{MISSING}", headers=forged)).status_code)
     assert statuses == [404] * BURST + [429] * 3
+
+
+async def test_a_websocket_through_nginx_is_counted_by_its_own_address(cluster: Cluster) -> None:
+    """Socket.IO's requests reach the apps with the client's address as nginx saw it (and the
+    Host the page asked for), as pages do: one address guessing room codes on websockets
+    spends its own budget, not every other address's."""
+
+    async def join_missing(address: str) -> str:
+        url = f"ws://127.0.0.1:{cluster.port}/socket.io/?EIO=4&transport=websocket&room={MISSING}"
+        async with connect(url, local_addr=(address, 0)) as socket:
+            assert str(await socket.recv()).startswith("0{")
+            await socket.send(json.dumps({"room": MISSING, "name": "Eve"}).join(("40", "")))
+            refusal = str(await socket.recv())
+        assert refusal.startswith("44"), refusal
+        code: str = json.loads(refusal[2:])["data"]["code"]
+        return code
+
+    guesses = [await join_missing("127.0.0.12") for _ in range(BURST + 1)]
+    assert "rate_limited" not in guesses[:BURST] and guesses[BURST] == "rate_limited", guesses
+    assert await join_missing("127.0.0.13") != "rate_limited"
 
 
 async def test_the_cluster_opens_at_most_its_rooms(cluster: Cluster) -> None:

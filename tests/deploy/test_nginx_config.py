@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -30,6 +31,18 @@ def test_the_local_cluster_config_passes_nginx_own_check(tmp_path: Path) -> None
 def test_the_compose_config_is_the_generated_one() -> None:
     # Regenerate: .venv/bin/python -m deploy.cluster --compose-config > deploy/nginx.compose.conf
     assert (DEPLOY / "nginx.compose.conf").read_text() == compose_nginx_config()
+
+
+def test_every_location_keeps_the_servers_forwarded_headers() -> None:
+    # nginx: a location with any proxy_set_header of its own inherits none of the server's.
+    # /socket.io/ then reached the apps with nginx's upstream name for Host (every browser's
+    # Origin refused) and no client address (tests/app/test_cluster_strangers.py).
+    for conf in (compose_nginx_config(), nginx_config("80", ["app:8000"], None)):
+        server, *locations = re.split(r"\n\s*location ", conf)
+        assert len(locations) == 2
+        assert all("proxy_set_header" not in location for location in locations)
+        for header in ("Host $http_host", "X-Forwarded-For $remote_addr", "Upgrade"):
+            assert f"proxy_set_header {header}" in server
 
 
 def test_every_process_of_the_compose_file_is_in_the_nginx_upstream() -> None:
