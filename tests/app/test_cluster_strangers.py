@@ -66,11 +66,13 @@ async def test_a_header_a_client_writes_is_no_new_address_through_nginx(cluster:
 async def test_a_websocket_through_nginx_is_counted_by_its_own_address(cluster: Cluster) -> None:
     """Socket.IO's requests reach the apps with the client's address as nginx saw it (and the
     Host the page asked for), as pages do: one address guessing room codes on websockets
-    spends its own budget, not every other address's."""
+    spends its own budget, not every other address's, whatever X-Forwarded-For it writes."""
+    rng = random.Random(5)
 
     async def join_missing(address: str) -> str:
         url = f"ws://127.0.0.1:{cluster.port}/socket.io/?EIO=4&transport=websocket&room={MISSING}"
-        async with connect(url, local_addr=(address, 0)) as socket:
+        forged = {"X-Forwarded-For": f"198.51.{rng.randrange(256)}.{rng.randrange(256)}"}
+        async with connect(url, local_addr=(address, 0), additional_headers=forged) as socket:
             assert str(await socket.recv()).startswith("0{")
             await socket.send(json.dumps({"room": MISSING, "name": "Eve"}).join(("40", "")))
             refusal = str(await socket.recv())
