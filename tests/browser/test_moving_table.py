@@ -1,7 +1,9 @@
 """A table that moves between the processes of a cluster (deploy/cluster.py: Redis, two
 processes, nginx routing each room to one of them), seen from a phone in each engine: when
 someone reaches the other process, the table goes there and its pages are sent away; each
-page comes back by itself through nginx, and the table follows it home.
+page comes back by itself through nginx, and the table follows it home. And when the process
+judging it is killed: each page is back at the other process once the lease is over, and
+home again once the process starts again.
 
 The browser's Socket.IO client reads Engine.IO's CLOSE only on long-polling: a page on a
 websocket comes back at once only if the server closes the connection itself. Told only
@@ -10,6 +12,7 @@ CLOSE, it would wait for its ping timeout (10 + 5 s here, as by default)."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,13 +20,17 @@ from pathlib import Path
 import pytest
 import redis
 from crowd import open_room
-from engines import ENGINES, OpenPage, lan_url
+from engines import ENGINES, EnginePage, OpenPage, lan_url
 from reconnect import CONNECTED, DROPPED
 
 from bench.wire import open_wire
 from deploy.cluster import SCRIPTED, Cluster
 
 BACK_SECONDS = 5.0  # sent away to back at the table: well under a ping timeout
+FAILOVER_SECONDS = 15.0  # the lease (3 s), then the takeover, on a busy machine
+HOME_SECONDS = 30.0  # a start, then the tables sent home ten a second from 2 s after it
+# The browsers' lines about a process that went away: expected here, and nothing else.
+AWAY = ("WebSocket connection", "Failed to load resource", "/socket.io/", "ERR_CONNECTION")
 WATCH_THE_DROP = """() => {
   window.dropped = false;
   const conn = document.getElementById('conn');
@@ -76,3 +83,56 @@ async def test_a_page_whose_table_moves_comes_back_at_once(
         assert not await page.evaluate(DROPPED)
         elsewhere.close()
         await page.close()
+
+
+async def seated(open_page: OpenPage, engine: str, cluster: Cluster) -> tuple[str, EnginePage]:
+    code = await open_room(cluster.url)
+    page = await open_page(engine, 390, 844)
+    await page.goto(lan_url(f"{cluster.url}/r/{code}"))
+    await page.type("#name-input", "Ann")
+    await page.click("#name-form button[type=submit]")
+    await page.wait_for("() => document.querySelector('.seat--you') !== null")
+    await page.wait_for(CONNECTED)
+    return code, page
+
+
+@pytest.mark.timeout(300)
+async def test_pages_follow_their_tables_through_a_kill_and_back_home(
+    cluster: Cluster, open_page: OpenPage
+) -> None:
+    """kill -9 of the process judging a table: its page in each engine is back at the table
+    at the other process once the lease (3 s) is over, by itself; started again, the
+    process gets its tables back, and each page follows."""
+    tables = [await seated(open_page, engine, cluster) for engine in ENGINES]
+    homes = [await asyncio.to_thread(holder, cluster, code) for code, _ in tables]
+    victim = homes[0]
+    moved = [
+        (code, page) for (code, page), home in zip(tables, homes, strict=True) if home == victim
+    ]
+    for _, page in moved:
+        await page.evaluate(WATCH_THE_DROP)
+
+    killed = time.monotonic()
+    await asyncio.to_thread(cluster.kill, victim, signal.SIGKILL)
+    for code, page in moved:
+        await page.wait_for("() => window.dropped")
+        await page.wait_for(CONNECTED, timeout_ms=FAILOVER_SECONDS * 1000)
+        print(f"{page.engine}: back {time.monotonic() - killed:.2f} s after the kill")
+        assert await asyncio.to_thread(holder, cluster, code) == 1 - victim
+        assert await page.evaluate("() => document.querySelector('.seat--you') !== null")
+
+    for _, page in moved:
+        await page.evaluate(WATCH_THE_DROP)
+    await asyncio.to_thread(cluster.start_app, victim)
+    started = time.monotonic()
+    for code, page in moved:
+        await page.wait_for("() => window.dropped", timeout_ms=HOME_SECONDS * 1000)
+        await page.wait_for(CONNECTED, timeout_ms=HOME_SECONDS * 1000)
+        await page.wait_for(
+            "() => document.querySelector('.seat--you') !== null", timeout_ms=BACK_SECONDS * 1000
+        )
+        assert await asyncio.to_thread(holder, cluster, code) == victim
+        print(f"{page.engine}: home {time.monotonic() - started:.2f} s after the start")
+    for _, page in tables:
+        errors = [e for e in await page.errors() if not any(n in e for n in AWAY)]
+        assert errors == [], f"{page.engine}: {errors}"
