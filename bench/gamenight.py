@@ -428,7 +428,8 @@ def row(name: str, costs: list[Cost], touched: int, extra: dict[str, Any]) -> st
         f" {sum(1 for c in costs if c.lost_moves)} tables; lost play at most"
         f" {max((c.lost_seconds for c in costs), default=0.0):.2f} s",
     ]
-    if homes := [c.home_pause for c in costs if c.home_pause is not None]:
+    homes = [c.home_pause for c in costs if c.home_pause is not None]
+    if homes and name in ("kill", "deploy", "rolling"):  # one of two came back: tables go home
         lines.append(
             f"  the way home ({len(homes)} tables), pause p50/p99/max: {percentile(homes, 0.5):.2f}"
             f" / {percentile(homes, 0.99):.2f} / {max(homes):.2f} s"

@@ -72,7 +72,10 @@ async def test_a_websocket_through_nginx_is_counted_by_its_own_address(cluster: 
     async def join_missing(address: str) -> str:
         url = f"ws://127.0.0.1:{cluster.port}/socket.io/?EIO=4&transport=websocket&room={MISSING}"
         forged = {"X-Forwarded-For": f"198.51.{rng.randrange(256)}.{rng.randrange(256)}"}
-        async with connect(url, local_addr=(address, 0), additional_headers=forged) as socket:
+        origin = f"http://127.0.0.1:{cluster.port}"  # a page's, which the apps check with Host
+        async with connect(
+            url, origin=origin, local_addr=(address, 0), additional_headers=forged
+        ) as socket:
             assert str(await socket.recv()).startswith("0{")
             await socket.send(json.dumps({"room": MISSING, "name": "Eve"}).join(("40", "")))
             refusal = str(await socket.recv())

@@ -7,7 +7,8 @@ home again once the process starts again.
 
 The browser's Socket.IO client reads Engine.IO's CLOSE only on long-polling: a page on a
 websocket comes back at once only if the server closes the connection itself. Told only
-CLOSE, it would wait for its ping timeout (10 + 5 s here, as by default)."""
+CLOSE, it would wait for its ping timeout: 20 to 45 s here (pings every 25 s, 20 s to
+answer), so a page back within BACK_SECONDS was closed by the server."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from reconnect import CONNECTED, DROPPED
 from bench.wire import open_wire
 from deploy.cluster import SCRIPTED, Cluster
 
-BACK_SECONDS = 5.0  # sent away to back at the table: well under a ping timeout
+UPGRADED = "() => document.getElementById('conn').dataset.transport === 'websocket'"
+BACK_SECONDS = 10.0  # sent away to back at the table, on a busy machine: half a ping timeout
 FAILOVER_SECONDS = 15.0  # the lease (3 s), then the takeover, on a busy machine
 HOME_SECONDS = 30.0  # a start, then the tables sent home ten a second from 2 s after it
 # The browsers' lines about a process that went away: expected here, and nothing else.
@@ -50,7 +52,13 @@ def holder(cluster: Cluster, code: str) -> int:
 
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    env = {**SCRIPTED, "SLAPJACK_LEASE_SECONDS": "3", "SLAPJACK_LOG_LEVEL": "warning"}
+    env = {
+        **SCRIPTED,
+        "SLAPJACK_LEASE_SECONDS": "3",
+        "SLAPJACK_PING_INTERVAL_SECONDS": "25",
+        "SLAPJACK_PING_TIMEOUT_SECONDS": "20",
+        "SLAPJACK_LOG_LEVEL": "warning",
+    }
     with Cluster(processes=2, env=env, workdir=tmp_path) as running:
         yield running
 
@@ -121,7 +129,8 @@ async def test_pages_follow_their_tables_through_a_kill_and_back_home(
         assert await asyncio.to_thread(holder, cluster, code) == 1 - victim
         assert await page.evaluate("() => document.querySelector('.seat--you') !== null")
 
-    for _, page in moved:
+    for _, page in moved:  # back by long-polling first: the way home is from a websocket
+        await page.wait_for(UPGRADED)
         await page.evaluate(WATCH_THE_DROP)
     await asyncio.to_thread(cluster.start_app, victim)
     started = time.monotonic()

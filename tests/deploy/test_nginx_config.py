@@ -41,7 +41,7 @@ def test_every_location_keeps_the_servers_forwarded_headers() -> None:
         server, *locations = re.split(r"\n\s*location ", conf)
         assert len(locations) == 2
         assert all("proxy_set_header" not in location for location in locations)
-        for header in ("Host $http_host", "X-Forwarded-For $remote_addr", "Upgrade"):
+        for header in ("Host $http_host", "X-Forwarded-For $remote_addr", "Upgrade $upgrade_to"):
             assert f"proxy_set_header {header}" in server
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -17,17 +16,10 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from deploy.cluster import find_binary
+from deploy.cluster import find_binary, free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 30.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def readme_block() -> str:
@@ -54,7 +46,7 @@ def wait_until(url: str, process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture
 def behind_nginx(tmp_path: Path) -> Iterator[int]:
     """The app, and nginx in front of it with the README's block: nginx's port."""
-    app_port, port = free_port(), free_port()
+    app_port, port = free_ports(2)
     env = {
         **os.environ,
         "SLAPJACK_STORE": "memory",
@@ -68,7 +60,10 @@ def behind_nginx(tmp_path: Path) -> Iterator[int]:
     app = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
     block = readme_block().replace("127.0.0.1:8000", f"127.0.0.1:{app_port}")
     user = "user root;\n" if os.geteuid() == 0 else ""
-    paths = "\n".join(f"{name}_temp_path {tmp_path / name};" for name in ("client_body", "proxy"))
+    paths = "\n".join(
+        f"{name}_temp_path {tmp_path / name};"
+        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
     conf = tmp_path / "nginx.conf"
     conf.write_text(
         f"{user}pid {tmp_path / 'nginx.pid'};\nerror_log {tmp_path / 'error.log'} warn;\n"
