@@ -3,7 +3,7 @@ processes, nginx routing each room to one of them), seen from a phone in each en
 someone reaches the other process, the table goes there and its pages are sent away; each
 page comes back by itself through nginx, and the table follows it home. And when the process
 judging it is killed: each page is back at the other process once the lease is over, and
-home again once the process starts again.
+home again once the process starts again; the same through a deploy (SIGTERM, start).
 
 The browser's Socket.IO client reads Engine.IO's CLOSE only on long-polling: a page on a
 websocket comes back at once only if the server closes the connection itself. Told only
@@ -105,12 +105,14 @@ async def seated(open_page: OpenPage, engine: str, cluster: Cluster) -> tuple[st
 
 
 @pytest.mark.timeout(300)
-async def test_pages_follow_their_tables_through_a_kill_and_back_home(
-    cluster: Cluster, open_page: OpenPage
+@pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "deploy"])
+async def test_pages_follow_their_tables_away_and_back_home(
+    cluster: Cluster, open_page: OpenPage, stop: signal.Signals
 ) -> None:
-    """kill -9 of the process judging a table: its page in each engine is back at the table
-    at the other process once the lease (3 s) is over, by itself; started again, the
-    process gets its tables back, and each page follows."""
+    """The process judging a table killed (kill -9: its page in each engine is back at the
+    table at the other process once the lease, 3 s, is over) or stopped by a deploy (SIGTERM:
+    it saves and lets its tables go, and tells its pages it restarts), each page by itself;
+    started again, the process gets its tables back, and each page follows."""
     tables = [await seated(open_page, engine, cluster) for engine in ENGINES]
     homes = [await asyncio.to_thread(holder, cluster, code) for code, _ in tables]
     victim = homes[0]
@@ -120,12 +122,12 @@ async def test_pages_follow_their_tables_through_a_kill_and_back_home(
     for _, page in moved:
         await page.evaluate(WATCH_THE_DROP)
 
-    killed = time.monotonic()
-    await asyncio.to_thread(cluster.kill, victim, signal.SIGKILL)
+    stopped = time.monotonic()
+    await asyncio.to_thread(cluster.kill, victim, stop)
     for code, page in moved:
         await page.wait_for("() => window.dropped")
         await page.wait_for(CONNECTED, timeout_ms=FAILOVER_SECONDS * 1000)
-        print(f"{page.engine}: back {time.monotonic() - killed:.2f} s after the kill")
+        print(f"{page.engine}: back {time.monotonic() - stopped:.2f} s after {stop.name}")
         assert await asyncio.to_thread(holder, cluster, code) == 1 - victim
         assert await page.evaluate("() => document.querySelector('.seat--you') !== null")
 
