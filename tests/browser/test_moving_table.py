@@ -63,18 +63,24 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         yield running
 
 
+async def seated(open_page: OpenPage, engine: str, cluster: Cluster) -> tuple[str, EnginePage]:
+    """A page in `engine` at a table of its own, through nginx on the LAN name, seated."""
+    code = await open_room(cluster.url)
+    page = await open_page(engine, 390, 844)
+    await page.goto(lan_url(f"{cluster.url}/r/{code}"))
+    await page.type("#name-input", "Ann")
+    await page.click("#name-form button[type=submit]")
+    await page.wait_for("() => document.querySelector('.seat--you') !== null")
+    await page.wait_for(CONNECTED)
+    return code, page
+
+
 @pytest.mark.timeout(300)
 async def test_a_page_whose_table_moves_comes_back_at_once(
     cluster: Cluster, open_page: OpenPage
 ) -> None:
     for engine in ENGINES:
-        code = await open_room(cluster.url)
-        page = await open_page(engine, 390, 844)
-        await page.goto(lan_url(f"{cluster.url}/r/{code}"))
-        await page.type("#name-input", "Ann")
-        await page.click("#name-form button[type=submit]")
-        await page.wait_for("() => document.querySelector('.seat--you') !== null")
-        await page.wait_for(CONNECTED)
+        code, page = await seated(open_page, engine, cluster)
         await page.evaluate(WATCH_THE_DROP)
 
         # Someone reaches the process that does not judge the table: it moves there.
@@ -91,17 +97,6 @@ async def test_a_page_whose_table_moves_comes_back_at_once(
         assert not await page.evaluate(DROPPED)
         elsewhere.close()
         await page.close()
-
-
-async def seated(open_page: OpenPage, engine: str, cluster: Cluster) -> tuple[str, EnginePage]:
-    code = await open_room(cluster.url)
-    page = await open_page(engine, 390, 844)
-    await page.goto(lan_url(f"{cluster.url}/r/{code}"))
-    await page.type("#name-input", "Ann")
-    await page.click("#name-form button[type=submit]")
-    await page.wait_for("() => document.querySelector('.seat--you') !== null")
-    await page.wait_for(CONNECTED)
-    return code, page
 
 
 @pytest.mark.timeout(300)
