@@ -6,14 +6,15 @@ uvloop, httptools), each table's clients from an address of its own (X-Forwarded
 loopback, the trusted proxy).
 
     .venv/bin/python -m bench.soak --tables 50 --minutes 10
-    taskset -c 1 .venv/bin/python -m bench.soak --tables 40 --hours 4 --churn 20   # an evening
+    taskset -c 1 .venv/bin/python -m bench.soak --tables 40 --hours 2.3 --churn 20 --empty-minutes 8
 
 Prints: rooms alive at the end, stalls (a table playing with no change for longer than the
 autopilot allows), the longest any room lock was held and how often past the watchdog's
 1 s, the server's memory at start and end, and tracebacks/errors in its log. All must be
 zero or flat.
 
-An evening (`--hours`, `--churn`): every table's people leave after about `--churn` minutes
+An evening (`--hours`, `--churn`; docs/performance.md's run is the second command):
+every table's people leave after about `--churn` minutes
 and a new table (a new code, a new address) opens in its place, as a games night goes;
 the server's RSS is sampled every minute. At the end everyone leaves, every room closes
 (SLAPJACK_ROOM_EXPIRY_SECONDS is 120 s here) and the server is watched while it sits empty
