@@ -13,13 +13,12 @@ autopilot allows), the longest any room lock was held and how often past the wat
 1 s, the server's memory at start and end, and tracebacks/errors in its log. All must be
 zero or flat.
 
-An evening (`--hours`, `--churn`; docs/performance.md's run is the second command):
-every table's people leave after about `--churn` minutes
-and a new table (a new code, a new address) opens in its place, as a games night goes;
-the server's RSS is sampled every minute. At the end everyone leaves, every room closes
-(SLAPJACK_ROOM_EXPIRY_SECONDS is 120 s here) and the server is watched while it sits empty
-(`--empty-minutes`):
-the RSS then is compared with the most the first hour reached (the promise: within 10%).
+An evening (`--hours`, `--churn`; docs/performance.md's run is the second command): every
+table's people leave after about `--churn` minutes and a new table (a new code, a new
+address) opens in its place, as a games night goes; the server's RSS is sampled every
+minute. At the end everyone leaves, every room closes (SLAPJACK_ROOM_EXPIRY_SECONDS is 120 s
+here) and the server is watched while it sits empty (`--empty-minutes`): the RSS then is
+compared with the most the first hour reached (the promise: within 10%).
 """
 
 from __future__ import annotations
