@@ -67,27 +67,36 @@ class Connections:
         return True
 
     def ping(self, table: Table, clock: Clock) -> None:
-        """An app-level `ping` to each person whose round trip the table measures: everyone
-        under lag-fair judging, else the seated (false starts: nobody else slaps); each
-        ping's time is taken as it leaves (app/tables/lag.py)."""
+        """A round of lag pings, one for each person whose round trip the table measures:
+        everyone under lag-fair judging, else the seated (false starts: nobody else slaps).
+        Each rides on the person's next state (`broadcast`): no packet of its own while the
+        table plays. One for a person not measured yet, or one that found no state to ride
+        since the last round, goes now on its own (app/tables/lag.py `LagMeter.round`).
+        Each ping's time is taken as it leaves."""
         everyone, seated = table.lag_fair, set(table.seats)
         for person in table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None and (everyone or person.id in seated):
-                ping = {"id": table.lag.ping(person.id, clock.now())}
-                self.transport.send(Encoded.of(PING, ping), sid)
+                ping_id = table.lag.round(person.id, clock.now())
+                if ping_id is not None:
+                    self.transport.send(Encoded.of(PING, {"id": ping_id}), sid)
 
     def send_everyone(self, message: Encoded) -> None:
         for sid in self._person_of:
             self.transport.send(message, sid)
 
-    def broadcast(self, views: Views, people: Iterable[Person], seat_of: dict[str, int]) -> None:
+    def broadcast(
+        self, views: Views, people: Iterable[Person], seat_of: dict[str, int], clock: Clock
+    ) -> None:
         """Each person's own state, the change's events in it: one message per person per
-        change, the shared part encoded once."""
+        change, the shared part encoded once, and the person's lag ping on it if one waits
+        (`ping`)."""
+        lag = views.table.lag
         for person in people:
             sid = self._sid_of.get(person.id)
             if sid is not None:
-                self.transport.send(views.message(person, seat_of.get(person.id)), sid)
+                ping = lag.rides(person.id, clock.now()) if person.id in lag.due else None
+                self.transport.send(views.message(person, seat_of.get(person.id), ping), sid)
 
     def show_out(self, person_id: str, message: Encoded) -> bool:
         """Tells the person's connection `message`, then closes it: nothing more is sent

@@ -1,13 +1,14 @@
 """Each person's round-trip time to the server, measured all game long, for lag-fair judging.
 
 While its `lag_fair` rule is on, or it judges false starts (app/tables/reflexes.py
-`Reflexes.measures_lag`), the room sends each connection an app-level `ping` every couple of
-seconds with an id nobody can guess, and the page answers `pong` with it; the time between is
-one sample. The
-estimate is a low percentile of the recent samples, so a player who holds some answers
-back (to look slow and be compensated more) moves it little, and nobody can look faster
-than their network: a pong cannot come before its ping. It is capped (SLAPJACK_LAG_CAP_MS,
-50 ms by default), so even a player who delays every answer gains at most the cap.
+`Reflexes.measures_lag`), the room pings each connection every couple of seconds with an id
+nobody can guess, and the page answers `pong` with it; the time between is one sample. A
+ping rides on the next `state` the person is sent, and goes on its own (an app-level `ping`)
+only when none is sent before the next round. The estimate is a low percentile of the
+recent samples, so a player who holds some answers back (to look slow and be compensated
+more) moves it little, and nobody can look faster than their network: a pong cannot come
+before its ping. It is capped (SLAPJACK_LAG_CAP_MS, 50 ms by default), so even a player who
+delays every answer gains at most the cap.
 
 Synchronous and clock-free like the Table: `now` comes in. Not part of a snapshot: a
 restored room measures again.
@@ -19,7 +20,7 @@ import secrets
 from collections import deque
 from dataclasses import dataclass, field
 
-SAMPLES = 10  # recent round trips kept per person: about 20 s of pings
+SAMPLES = 10  # recent round trips kept per person: about 20 s of play
 PERCENTILE = 0.2  # the estimate: the 20th percentile of the samples kept
 
 
@@ -28,6 +29,30 @@ class LagMeter:
     cap: float  # seconds: no estimate exceeds it
     _samples: dict[str, deque[float]] = field(default_factory=dict)
     _waiting: dict[str, tuple[str, float]] = field(default_factory=dict)  # id, sent at
+    # Each estimate, made once per sample: every state shows every seat's (`lag_ms`).
+    _estimates: dict[str, float] = field(default_factory=dict)
+    # People whose ping of this round waits to ride on the next state they are sent.
+    due: set[str] = field(default_factory=set)
+
+    def round(self, person_id: str, now: float) -> str | None:
+        """A round of pings (every SLAPJACK_LAG_PING_SECONDS): `person_id`'s rides on the
+        next state they are sent (`rides`), and None is returned. It goes at once on its own
+        (its id returned) for a person not measured yet, or whose last ping found no state
+        to ride before this round: every round while states flow, every other round at a
+        quiet table."""
+        if person_id in self.due or person_id not in self._samples:
+            self.due.discard(person_id)
+            return self.ping(person_id, now)
+        self.due.add(person_id)
+        return None
+
+    def rides(self, person_id: str, now: float) -> str | None:
+        """The id of the ping riding on the state `person_id` is sent at `now`, if theirs
+        waits for one (`round`); None otherwise."""
+        if person_id not in self.due:
+            return None
+        self.due.discard(person_id)
+        return self.ping(person_id, now)
 
     def ping(self, person_id: str, now: float) -> str:
         """A new ping for `person_id`, sent at `now`: its id. An older ping still unanswered
@@ -43,17 +68,16 @@ class LagMeter:
         if waiting is None or waiting[0] != ping_id or now < waiting[1]:
             return False
         del self._waiting[person_id]
-        self._samples.setdefault(person_id, deque(maxlen=SAMPLES)).append(now - waiting[1])
+        samples = self._samples.setdefault(person_id, deque(maxlen=SAMPLES))
+        samples.append(now - waiting[1])
+        ordered = sorted(samples)
+        self._estimates[person_id] = min(ordered[int(len(ordered) * PERCENTILE)], self.cap)
         return True
 
     def estimate(self, person_id: str) -> float | None:
-        """The round trip to credit `person_id` with, in seconds (at most the cap); None
-        before any sample."""
-        samples = self._samples.get(person_id)
-        if not samples:
-            return None
-        ordered = sorted(samples)
-        return min(ordered[int(len(ordered) * PERCENTILE)], self.cap)
+        """The round trip to credit `person_id` with, in seconds (at most the cap): the
+        PERCENTILE of their samples; None before any sample."""
+        return self._estimates.get(person_id)
 
     def smallest(self, person_id: str) -> float | None:
         """The smallest of `person_id`'s recent round trips, in seconds, uncapped; None
@@ -70,8 +94,12 @@ class LagMeter:
         before would describe the network of a while ago."""
         self._samples.clear()
         self._waiting.clear()
+        self._estimates.clear()
+        self.due.clear()
 
     def forget(self, person_id: str) -> None:
         """A new connection: its network may be another (Wi-Fi to mobile data)."""
         self._samples.pop(person_id, None)
         self._waiting.pop(person_id, None)
+        self._estimates.pop(person_id, None)
+        self.due.discard(person_id)

@@ -509,7 +509,7 @@ class Room(TableReads):
         connected = self.table.connected()  # who is here, looked up once for the change
         # Each person's own state, the change's events in it: one message per person, the
         # shared part encoded once, every send queued before the next change's.
-        self.connections.broadcast(views, connected, self.table.seat_by_id())
+        self.connections.broadcast(views, connected, self.table.seat_by_id(), self.clock)
         self._schedule(now, views, anyone=bool(connected))
         phase_changed = self.table.phase != phase_before
         # An undecided heat is kept as if someone were here: the event waits for it.

@@ -91,16 +91,18 @@ class Views:
 
     def state(self, person: Person | None, seat: int | None) -> State:
         """What `person` (None: the bot in `seat`) may see of the table."""
-        return State(**self.seen, you=_you(self.table, person, seat))
+        return cast(State, {**self.seen, "you": _you(self.table, person, seat)})  # no `ping`
 
-    def message(self, person: Person, seat: int | None) -> Encoded:
+    def message(self, person: Person, seat: int | None, ping: str | None = None) -> Encoded:
         """`person`'s `state`, encoded: the shared JSON with their `you` last (where
-        `State(**seen, you=...)` puts it, so the text is what encoding the state gives).
-        The shared JSON is made without `seen`: the same fields, with the stats and rules
-        the ViewParts kept."""
+        `State(**seen, you=...)` puts it, so the text is what encoding the state gives),
+        and after it the id of a lag `ping` riding on it, if one does. The shared JSON is
+        made without `seen`: the same fields, with the stats and rules the ViewParts kept."""
         if self._head is None:
             self._head = f'{event_head(STATE)}{to_json(self._encodable())[:-1]},"you":'
         you = _you_text(person.id, seat, person.id == self.table.host)
+        if ping is not None:  # hex digits (app/tables/lag.py): nothing to escape
+            return Encoded(STATE, f'{self._head}{you},"ping":"{ping}"}}]')
         return Encoded(STATE, f"{self._head}{you}}}]")
 
     def _encodable(self) -> dict[str, Any]:

@@ -385,7 +385,11 @@ class SeatView(AtAnEvent):
     events: list[dict[str, Any]]  # what the change caused: {"kind", "version", ...}
 
 
-class State(SeatView):
+class _Riding(TypedDict, total=False):
+    ping: str  # a lag ping riding on the state: answer `pong` with it
+
+
+class State(SeatView, _Riding):
     you: You
 
 

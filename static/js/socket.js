@@ -116,7 +116,11 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
   });
   socket.on("welcome", (data) => on.welcome(data));
   // A state carries the events of the change that made it (`events`): the store takes both.
-  socket.on("state", (data) => on.state(data));
+  // A lag ping may ride on it (`ping`): answered first, as a ping of its own is.
+  socket.on("state", (data) => {
+    if (data && typeof data.ping === "string") socket.emit("pong", { id: data.ping });
+    on.state(data);
+  });
   // An event's page (/e/CODE) gets the event's state instead.
   socket.on("event_state", (data) => on.eventState && on.eventState(data));
   // The server's notices outside any change: `restart`, `paused`, `resumed`.
@@ -133,8 +137,8 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
     }
     on.event(data);
   });
-  // The server measures our round trip (only while the room's lag_fair rule is on): answer
-  // at once, with its id.
+  // The server measures our round trip (while the room judges lag-fair or false starts):
+  // answer at once, with its id.
   socket.on("ping", (data) => {
     if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
   });

@@ -147,12 +147,12 @@ class Client:
         self.messages: list[tuple[str, Any]] = []  # (event name, payload), acks included
         self.times: list[float] = []  # when each message came (monotonic), in step with it
         self.welcome: dict[str, Any] | None = None
-        self.pings = 0  # the room's lag pings received (only while its lag_fair rule is on)
+        self.pings = 0  # the room's lag pings received, on their own or riding on a state
         self.refusal: Any = None
         self.disconnected = asyncio.Event()
         self._news = asyncio.Event()
         self.sio.on("welcome", self._on_welcome)
-        self.sio.on("state", lambda data: self._record("state", data))
+        self.sio.on("state", self._on_state)
         self.sio.on("event", lambda data: self._record("event", data))
         self.sio.on("event_state", lambda data: self._record("event_state", data))  # an event's
         self.sio.on("connect_error", self._on_refusal)
@@ -244,6 +244,11 @@ class Client:
         self.token = data["token"]
         self._record("welcome", data)
 
+    def _on_state(self, data: dict[str, Any]) -> None:
+        if "ping" in data:  # a lag ping riding on the state: answered as the page does
+            self._on_ping({"id": data["ping"]})
+        self._record("state", data)
+
     def _on_ping(self, data: Any) -> None:
         self.pings += 1
         self._news.set()
@@ -304,7 +309,13 @@ class Recorder:
         self.sent.append((to, message))
 
     def pings(self, to: str) -> int:
+        """Lag pings sent to `to` on their own."""
         return sum(1 for sid, m in self.sent if sid == to and m.event == protocol.PING)
+
+    def rides(self, to: str) -> int:
+        """Lag pings sent to `to` riding on a state."""
+        states = [m for sid, m in self.sent if sid == to and m.event == protocol.STATE]
+        return sum(1 for m in states if "ping" in m.data)
 
 
 @contextlib.asynccontextmanager

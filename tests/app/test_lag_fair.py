@@ -223,10 +223,16 @@ class Network:
 
     def _sent(self, message: Encoded, to: str) -> None:
         self.recorder.sent.append((to, message))
-        if message.event == protocol.PING and to in self.one_way:
+        if to not in self.one_way:
+            return
+        if message.event == protocol.PING:
             ping = message.data["id"]
-            back = 2 * self.one_way[to] + self.pong_delay[to]
-            self.clock.call_later(back, self._arrive, to, "pong", {"id": ping}, None)
+        elif message.event == protocol.STATE and "ping" in message.data:
+            ping = message.data["ping"]  # riding on the state
+        else:
+            return
+        back = 2 * self.one_way[to] + self.pong_delay[to]
+        self.clock.call_later(back, self._arrive, to, "pong", {"id": ping}, None)
 
     def send(self, sid: str, event: str, data: Any = None, after: float = 0.0) -> asyncio.Future:
         """`event` from `sid`, leaving `after` seconds from now: the future of its ack."""
@@ -268,8 +274,8 @@ async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
     assert (await network.call("near", "rules", {"collect_seconds": 0}))["ok"]
     far = room.connections.person_on("far")
     assert far is not None
-    if lag_fair:  # ten round trips measured for each before the first race
-        await clock.advance(10 * 0.25)
+    if lag_fair:  # ten round trips measured for each before the first race (every other
+        await clock.advance(20 * 0.25)  # round: at a quiet table a ping finds no state to ride)
         assert room.table.lag.samples(far) == 10
     else:  # nothing measures what nothing uses
         assert room.table.lag.samples(far) == 0
@@ -365,6 +371,31 @@ async def test_through_a_real_slow_network_lag_fair_races_split_fairly() -> None
     assert RACES * 0.2 <= far <= RACES * 0.8, (near, far)
 
 
+async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_table() -> None:
+    clock, recorder = ManualClock(), Recorder()
+    settings = Settings(store="memory", lag_ping_seconds=1.0, false_start_ms=0)
+    room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
+    network = Network(room, clock, recorder)
+    await network.join("ann", "Ann", one_way=0.01)
+    ann = room.connections.person_on("ann")
+    assert ann is not None
+    await clock.advance(0.5)  # the first round at once: nothing measured, so a ping alone
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
+    assert room.table.lag.samples(ann) == 1
+    for turn in range(3):  # a change between rounds (she sits from the start): each rides
+        await clock.advance(1.0)  # past the round (at 1, 2, 3 s)
+        assert (await network.call("ann", "stand" if turn % 2 == 0 else "sit", {}))["ok"]
+        await clock.advance(0.1)  # the pong's way back
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 3)
+    assert room.table.lag.samples(ann) == 4  # each riding ping answered, each a sample
+    [*_, last] = [m.data for to, m in recorder.sent if to == "ann" and m.event == "state"]
+    assert isinstance(last["ping"], str) and last["you"]["player"] == ann
+    # A quiet table: a round's ping that found no state to ride goes alone at the next.
+    await clock.advance(4.0)  # rounds at 4, 5, 6, 7 s: alone at 5 and 7
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (3, 3)
+    assert room.table.lag.samples(ann) == 6
+
+
 # ---- faking lag buys at most the cap -----------------------------------------------------
 
 
@@ -377,7 +408,7 @@ async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most
     await network.join("faker", "Faker", one_way=0.01, pong_delay=0.4)
     honest, faker = room.connections.person_on("honest"), room.connections.person_on("faker")
     assert honest is not None and faker is not None
-    await clock.advance(3 * 0.5)
+    await clock.advance(6 * 0.5)  # a quiet table: a ping every other round, none rides
     assert room.table.lag.samples(faker) >= 3
     assert room.table.lag.estimate(faker) == 0.15  # it looks 420 ms away: credited 150
     assert room.table.lag.estimate(honest) == pytest.approx(0.02)

@@ -61,6 +61,10 @@ def test_each_persons_message_is_their_state_encoded_whole_at_every_step() -> No
                 seat = seat_of.get(person.id)
                 text = views.message(person, seat).text
                 assert text == f'42["state",{to_json(views.state(person, seat))}]'
+                riding = views.message(person, seat, ping="9f2c01ab").text  # a lag ping on it
+                state = {**views.state(person, seat), "ping": "9f2c01ab"}
+                assert riding == f'42["state",{to_json(state)}]'
+                check_state(state)
         table.host = host
         watching = [p for p in table.people.values() if p.connected and p.id not in seat_of]
         assert table.spectators() == watching
