@@ -35,14 +35,29 @@ def control_frame(opcode: int, payload: bytes) -> bytes:
 
 
 PONG = text_frame(b"3")  # Engine.IO's answer to the server's ping "2"
+LAG_PING = b'2["ping",{"id":"'  # the room's lag ping, on its own
+RIDING = b',"ping":"'  # a lag ping riding on a state: its id last, before `"}]`
+
+
+def lag_ping_id(packet: bytes) -> bytes | None:
+    """The id of the room's lag ping in a Socket.IO packet (on its own, or riding on a
+    `state`), which the page answers at once with `pong`; None in any other packet."""
+    if packet.startswith(LAG_PING):
+        return packet[len(LAG_PING) : packet.index(b'"', len(LAG_PING))]
+    if packet.endswith(b'"}]') and packet.startswith(b'2["state",'):
+        at = packet.rfind(RIDING, len(packet) - 40)
+        if at > 0:
+            return packet[at + len(RIDING) : -3]
+    return None
 
 
 class Wire(asyncio.Protocol):
     """One WebSocket connection to /socket.io/ speaking Engine.IO v4.
 
     `on_packet(payload)` gets every Socket.IO packet (the Engine.IO type "4" stripped:
-    b'2["state",{...}]', b'3<id>[...]', b'0{"sid":...}', b'4{...}'); Engine.IO pings are
-    answered here. `connected` resolves once the namespace is joined (or fails if refused).
+    b'2["state",{...}]', b'3<id>[...]', b'0{"sid":...}', b'4{...}'); Engine.IO pings, and
+    the room's lag pings (on their own or riding on a state), are answered here as the page
+    answers them. `connected` resolves once the namespace is joined (or fails if refused).
     """
 
     def __init__(self, host: str, port: int, auth: dict[str, Any]) -> None:
@@ -144,6 +159,9 @@ class Wire(asyncio.Protocol):
             elif packet[:1] == b"4" and not self.connected.done():
                 self.fail(f"refused: {packet[1:].decode(errors='replace')}")
                 return
+            ping = lag_ping_id(packet)
+            if ping is not None:
+                self.write(text_frame(b'42["pong",{"id":"' + ping + b'"}]'))
             self.on_packet(packet)
         elif kind == b"2":
             self.write(PONG)

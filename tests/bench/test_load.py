@@ -15,8 +15,12 @@ from typing import Any
 import pytest
 import uvicorn
 from app_harness import serving
+from played import played_tables
 
 from app.stores.saver import EARLY_SECONDS
+from app.tables.views import Views
+from app.wire.encoded import Encoded
+from app.wire.protocol import PING
 from bench import ablate, load
 from bench.load import (
     Fanout,
@@ -31,7 +35,7 @@ from bench.load import (
     run,
 )
 from bench.relay import create_relay
-from bench.wire import PONG, Wire, text_frame
+from bench.wire import PONG, Wire, lag_ping_id, text_frame
 
 
 class Recorder:
@@ -80,6 +84,28 @@ async def test_wire_reads_frames_split_anywhere_and_answers_pings() -> None:
     assert recorder.written[0] == text_frame(b'40{"room": "X"}')  # namespace join with auth
     assert recorder.written[1] == PONG
     assert recorder.written[2] == b"\x8a\x82\x00\x00\x00\x00hi"  # WebSocket pong, masked
+
+
+async def test_wire_answers_the_rooms_lag_pings_as_the_page_does() -> None:
+    table, _now = next(t for t in played_tables(1, seed=2) if t[0].game is not None)
+    person = next(iter(table.people.values()))
+    alone = Encoded.of(PING, {"id": "0a1b2c3d"}).text  # the texts the room sends
+    riding = Views(table).message(person, 0, ping="4e5f6a7b").text
+    plain = Views(table).message(person, 0).text
+    wire = Wire("127.0.0.1", 1, {"room": "X"})
+    recorder = Recorder()
+    wire.transport = recorder  # type: ignore[assignment]
+    packets: list[bytes] = []
+    wire.on_packet = packets.append
+    wire.data_received(b"HTTP/1.1 101 Switching Protocols\r\n\r\n")
+    for text in (alone, plain, riding):
+        wire.data_received(server_frame(text.encode()))
+    assert recorder.written == [
+        text_frame(b'42["pong",{"id":"0a1b2c3d"}]'),
+        text_frame(b'42["pong",{"id":"4e5f6a7b"}]'),  # the plain state is not answered
+    ]
+    assert len(packets) == 3  # every packet still reaches the player
+    assert lag_ping_id(b'2["state",{"name":",\\"ping\\":\\"x\\"}"}]') is None  # a name is no id
 
 
 def test_frames_carry_their_length() -> None:
