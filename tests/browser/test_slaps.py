@@ -25,7 +25,7 @@ from browser_table import (
     whose_turn,
 )
 from crowd import open_room
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, WebSocket, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from slow_network import SlowNetwork
 
@@ -61,8 +61,11 @@ PILE_WITHOUT_TRIGGER = f"""() => {{
 }}"""
 
 
-async def sit_at_a_long_table(base_url: str, phone: Person, bob: Person, cy: Person) -> None:
-    link = f"{base_url}/r/{await open_room(base_url, LONG_TABLE)}"
+async def sit_at_a_long_table(
+    base_url: str, phone: Person, bob: Person, cy: Person, **more: object
+) -> None:
+    """The three sit at a long table (LONG_TABLE, and `more` of the room's options)."""
+    link = f"{base_url}/r/{await open_room(base_url, {**LONG_TABLE, **more})}"
     await phone.join(link, "Ann")
     await phone.seated()  # the first to come is the host
     summary = phone.page.locator("#rules-summary")
@@ -415,4 +418,51 @@ async def test_a_card_burned_under_the_pile_stays_apart_after_a_refresh(
     await expect(phone.page.locator(burned)).to_have_count(apart, timeout=WAIT_MS)
     await expect(phone.page.locator(fanned)).to_have_count(in_fan)
     for person in (phone, bob):
+        assert person.problems == [], f"{person.label}: {person.problems}"
+
+
+RIDING_PING = re.compile(r'42\["state",.*,"ping":"([0-9a-f]+)"\}\]', re.DOTALL)
+PONG = re.compile(r'42\["pong",\{"id":"([0-9a-f]+)"\}\]')
+
+
+async def test_each_page_answers_the_lag_pings_riding_on_its_states(
+    base_url: str, browser: Browser
+) -> None:
+    """While a table plays, the room's lag pings ride on its states (docs/protocol.md,
+    `ping`): every page answers the one on a state with a `pong` of its id, at once, as it
+    answers a ping of its own. (Lag-fair judging measures everyone; the browser tests'
+    server judges no false starts, which would measure the seated.)"""
+    people = await open_three(browser)
+    riding: dict[str, set[str]] = {p.label: set() for p in people}
+    answered: dict[str, set[str]] = {p.label: set() for p in people}
+
+    def watch(label: str, socket: WebSocket) -> None:
+        def received(payload: str | bytes) -> None:
+            if isinstance(payload, str) and (found := RIDING_PING.fullmatch(payload)):
+                riding[label].add(found[1])
+
+        def sent(payload: str | bytes) -> None:
+            if isinstance(payload, str) and (found := PONG.fullmatch(payload)):
+                answered[label].add(found[1])
+
+        socket.on("framereceived", received)
+        socket.on("framesent", sent)
+
+    for person in people:
+        person.page.on("websocket", lambda socket, label=person.label: watch(label, socket))
+    await sit_at_a_long_table(base_url, *people, lag_fair=True)
+    await start_the_game(people[0], people, 3)
+    taker = people[1]
+    for _flip in range(MOST_FLIPS):  # a change every moment: each round's ping rides
+        if all(riding[label] & answered[label] for label in riding):
+            break
+        if (await taker.table())["trigger"]:  # a Jack: taken, and the flipping goes on
+            await taker.slap()
+            await everyone_sees(people, NO_TRIGGER)
+        else:
+            await flip_once(people)
+    for label in riding:
+        assert riding[label], f"{label}: no ping rode on a state"
+        assert riding[label] & answered[label], f"{label}: {riding[label]} {answered[label]}"
+    for person in people:
         assert person.problems == [], f"{person.label}: {person.problems}"
