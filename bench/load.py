@@ -9,9 +9,10 @@
 Starts the app (through bench/serve.py, which times its garbage-collector pauses) pinned
 to core 0 with `taskset`, pins itself to core 1, and plays tables of four over the real
 wire protocol with cheap raw clients (bench/wire.py). Each player flips 300-500 ms after
-its turn comes, slaps a Jack 150-450 ms after it shows, and slaps a card that is no Jack
-with a 1% chance. The host rematches a finished game after a second. The number of tables
-ramps up step by step; each step is measured after a warm-up and prints:
+its turn comes, slaps a Jack 150-450 ms after it shows, slaps a card that is no Jack with
+a 1% chance, and answers the room's lag pings at once, as the page does. The host
+rematches a finished game after a second. The number of tables ramps up step by step; each
+step is measured after a warm-up and prints:
 
 - inbound messages a second (flip, slap, rematch sent) and outbound (Socket.IO packets
   received: from the app one `state` per player per change, its events inside, and the
