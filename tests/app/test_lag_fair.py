@@ -379,7 +379,7 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
     await network.join("ann", "Ann", one_way=0.01)
     ann = room.connections.person_on("ann")
     assert ann is not None
-    await clock.advance(0.5)  # the first round at once: nothing measured, so a ping alone
+    await clock.advance(0.5)  # pinged at once: nothing measured yet, so a ping alone
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
     assert room.table.lag.samples(ann) == 1
     for turn in range(3):  # a change between rounds (she sits from the start): each rides
