@@ -282,8 +282,8 @@ class Settings(BaseSettings):
         gt=0,
         le=60,
         description="While a room judges lag-fair or false starts (its house rules `lag_fair`, "
-        "`false_starts`: docs/protocol.md), each connection's round trip is measured with a "
-        "`ping` this often.",
+        "`false_starts`: docs/protocol.md), each connection's round trip is measured this "
+        "often: a `ping` riding on the next state it is sent, or alone from a quiet table.",
     )
     # What a player holding back pongs gains in every race: docs/protocol.md, "Lag-fair
     # judging", says why 50 ms (bench/photo_finish.py).

@@ -474,10 +474,10 @@ class Room(TableReads):
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
     async def on_ping(self, now: float) -> None:
-        """Measures each connection's round trip while the room judges lag-fair or false
-        starts: an app-level `ping` every SLAPJACK_LAG_PING_SECONDS, answered by the page's
-        `pong` (app/tables/lag.py). A room that does neither sends none; one that judges
-        only false starts measures the seated (nobody else slaps)."""
+        """A round of lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges
+        lag-fair or false starts, each riding on the person's next state or sent alone
+        (app/tables/connections.py `ping`), answered by the page's `pong`. A room that does
+        neither sends none; one judging only false starts measures the seated."""
         if self.closed or not self.table.measures_lag():
             return
         self.connections.ping(self.table, self.clock)

@@ -131,8 +131,7 @@ class Table(Door, Reflexes, Heats):
             self.lag.reset()
             self._lag_shown.clear()
         self.rules, self.lag_fair, self.false_starts = rules, lag_fair, false_starts
-        if not self.measures_lag():
-            self.lag.due.clear()  # the pings stop: none waits to ride on a state
+        self.lag.due.clear()  # who is measured may change: the next round says
         self._reopen()
         shown = self.rules_shown()
         return Outcome([events.RulesChanged(shown)], {"rules": shown})

@@ -388,12 +388,30 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
         await clock.advance(0.1)  # the pong's way back
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 3)
     assert room.table.lag.samples(ann) == 4  # each riding ping answered, each a sample
+    # Each timed as it left (with the state, not at its round): the network's round trip.
+    assert room.table.lag.estimate(ann) == room.table.lag.smallest(ann) == pytest.approx(0.02)
+    assert room.table.lag._samples[ann][-1] == pytest.approx(0.02)
     [*_, last] = [m.data for to, m in recorder.sent if to == "ann" and m.event == "state"]
     assert isinstance(last["ping"], str) and last["you"]["player"] == ann
     # A quiet table: a round's ping that found no state to ride goes alone at the next.
     await clock.advance(4.0)  # rounds at 4, 5, 6, 7 s: alone at 5 and 7
     assert (recorder.pings("ann"), recorder.rides("ann")) == (3, 3)
     assert room.table.lag.samples(ann) == 6
+
+
+async def test_a_ping_waiting_to_ride_is_dropped_when_the_rule_goes_off() -> None:
+    clock, recorder = ManualClock(), Recorder()
+    settings = Settings(store="memory", lag_ping_seconds=1.0, false_start_ms=0)
+    room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
+    network = Network(room, clock, recorder)
+    await network.join("ann", "Ann", one_way=0.01)
+    await clock.advance(1.5)  # measured at once, then due at the round at 1 s
+    ann = room.connections.person_on("ann")
+    assert ann is not None and ann in room.table.lag.due
+    assert (await network.call("ann", "rules", {"lag_fair": False}))["ok"]
+    assert recorder.rides("ann") == 0  # the rule's own state carries no ping
+    await clock.advance(5.0)
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
 
 
 # ---- faking lag buys at most the cap -----------------------------------------------------
