@@ -371,7 +371,8 @@ async def test_through_a_real_slow_network_lag_fair_races_split_fairly() -> None
     assert RACES * 0.2 <= far <= RACES * 0.8, (near, far)
 
 
-async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_table() -> None:
+async def ann_alone() -> tuple[ManualClock, Recorder, Room, Network, str]:
+    """Ann, 10 ms each way, alone at a lag-fair table that pings every second."""
     clock, recorder = ManualClock(), Recorder()
     settings = Settings(store="memory", lag_ping_seconds=1.0, false_start_ms=0)
     room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
@@ -379,6 +380,11 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
     await network.join("ann", "Ann", one_way=0.01)
     ann = room.connections.person_on("ann")
     assert ann is not None
+    return clock, recorder, room, network, ann
+
+
+async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_table() -> None:
+    clock, recorder, room, network, ann = await ann_alone()
     await clock.advance(0.5)  # pinged at once: nothing measured yet, so a ping alone
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
     assert room.table.lag.samples(ann) == 1
@@ -400,14 +406,9 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
 
 
 async def test_a_ping_waiting_to_ride_is_dropped_when_the_rule_goes_off() -> None:
-    clock, recorder = ManualClock(), Recorder()
-    settings = Settings(store="memory", lag_ping_seconds=1.0, false_start_ms=0)
-    room = Rooms(settings, recorder, clock=clock).create(lag_fair=True)
-    network = Network(room, clock, recorder)
-    await network.join("ann", "Ann", one_way=0.01)
+    clock, recorder, room, network, ann = await ann_alone()
     await clock.advance(1.5)  # measured at once, then due at the round at 1 s
-    ann = room.connections.person_on("ann")
-    assert ann is not None and ann in room.table.lag.due
+    assert ann in room.table.lag.due
     assert (await network.call("ann", "rules", {"lag_fair": False}))["ok"]
     assert recorder.rides("ann") == 0  # the rule's own state carries no ping
     await clock.advance(5.0)
