@@ -124,8 +124,11 @@ async def test_a_refused_wake_lock_is_asked_for_once_per_showing(
                     await expect(page.locator("#pile-count")).not_to_have_text(
                         before or "", timeout=WAIT_MS
                     )
-                else:  # a Jack showing, or the pile being collected: the next state says when
+                else:  # a Jack showing, the pile being collected, or the page's turn (the
+                    # page had not drawn it yet): a new state, or the page, says when
                     while guest.state["version"] == version:
+                        if (await person.table())["myTurn"]:
+                            break
                         await asyncio.sleep(0.05)
         assert await page.evaluate("window.lockRequests") == 1
         # Shown again (back from another app): asked once more.
