@@ -1,13 +1,15 @@
 """A whole game in each engine the players' phones run (Chromium, Firefox, WebKit), on the
 LAN address (no secure context): one person at a phone-sized page against a bot, with real
-taps, from the lobby to game over, with no script error, and axe-core finding nothing in the
-lobby, at play and at game over."""
+taps, from the lobby to game over, with no script error, axe-core finding nothing in the
+lobby, at play and at game over, and the page answering the lag pings that ride on its
+states (the game is judged lag-fair)."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from axe_check import ALWAYS, AXE
 from browser_table import READ_TABLE
@@ -31,6 +33,17 @@ RUN_AXE = """async (always) => {
   return result.violations.filter((v) => v.impact || always.includes(v.id))
     .map((v) => `${v.id} (${v.impact}): ${targets(v)}`);
 }"""
+
+
+PONGS = 'slapjack_events_handled_total{event="pong"}'
+
+
+async def pongs(base_url: str) -> float:
+    """The `pong`s the server has handled: every page's answers to its lag pings."""
+    async with httpx.AsyncClient(base_url=base_url) as http:
+        text = (await http.get("/metrics")).text
+    found = [line.split()[-1] for line in text.splitlines() if line.startswith(PONGS + " ")]
+    return float(found[0]) if found else 0.0
 
 
 async def axe(page: EnginePage, state: str) -> list[str]:
@@ -72,7 +85,7 @@ async def test_a_whole_game_against_a_bot(
     base_url: str, open_page: OpenPage, engine: str, screenshots: Path
 ) -> None:
     page = await open_page(engine, 390, 844)
-    code = await open_room(base_url, SHORT_GAME)
+    code = await open_room(base_url, {**SHORT_GAME, "lag_fair": True})
     await page.goto(lan_url(f"{base_url}/r/{code}"))
     assert await page.evaluate("() => window.isSecureContext") is False
     await page.type("#name-input", "Ann")
@@ -83,8 +96,12 @@ async def test_a_whole_game_against_a_bot(
     problems = await axe(page, "lobby with a bot")
     await page.click("#start")
     await page.wait_for("() => document.body.dataset.phase === 'playing'")
+    answered = await pongs(base_url)  # the page is measured by now: its pings ride on states
     problems += await axe(page, "playing")
     await play_to_the_end(page)
+    # A ping rides on the page's first state after each 2 s round of the 10 s game; a page
+    # that left those unanswered would answer nothing after its first (tests/app, lag pings).
+    assert await pongs(base_url) >= answered + 2, "the page answered no ping riding on a state"
     await page.wait_for("() => !document.getElementById('over').hidden")
     title = await page.evaluate("() => document.getElementById('over-title').textContent")
     assert "win" in title, title
