@@ -67,17 +67,17 @@ class Connections:
         return True
 
     def ping(self, table: Table, clock: Clock) -> None:
-        """A round of lag pings, one for each person whose round trip the table measures:
+        """A lag ping for each person whose round trip the table measures:
         everyone under lag-fair judging, else the seated (false starts: nobody else slaps).
         Each rides on the person's next state (`broadcast`): no packet of its own while the
         table plays. One for a person not measured yet, or one that found no state to ride
-        since the last round, goes now on its own (app/tables/lag.py `LagMeter.round`).
+        since the last ping time, goes now on its own (app/tables/lag.py `LagMeter.ping_time`).
         Each ping's time is taken as it leaves."""
         everyone, seated = table.lag_fair, set(table.seats)
         for person in table.connected():
             sid = self._sid_of.get(person.id)
             if sid is not None and (everyone or person.id in seated):
-                ping_id = table.lag.round(person.id, clock.now())
+                ping_id = table.lag.ping_time(person.id, clock.now())
                 if ping_id is not None:
                     self.transport.send(Encoded.of(PING, {"id": ping_id}), sid)
 

@@ -4,7 +4,7 @@ While its `lag_fair` rule is on, or it judges false starts (app/tables/reflexes.
 `Reflexes.measures_lag`), the room pings each connection every couple of seconds with an id
 nobody can guess, and the page answers `pong` with it; the time between is one sample. A
 ping rides on the next `state` the person is sent, and goes on its own (an app-level `ping`)
-only when none is sent before the next round. The estimate is a low percentile of the
+only when none is sent before the next ping time. The estimate is a low percentile of the
 recent samples, so a player who holds some answers back (to look slow and be compensated
 more) moves it little, and nobody can look faster than their network: a pong cannot come
 before its ping. It is capped (SLAPJACK_LAG_CAP_MS, 50 ms by default), so even a player who
@@ -31,15 +31,15 @@ class LagMeter:
     _waiting: dict[str, tuple[str, float]] = field(default_factory=dict)  # id, sent at
     # Each estimate, made once per sample: every state shows every seat's (`lag_ms`).
     _estimates: dict[str, float] = field(default_factory=dict)
-    # People whose ping of this round waits to ride on the next state they are sent.
+    # People whose ping waits to ride on the next state they are sent.
     due: set[str] = field(default_factory=set)
 
-    def round(self, person_id: str, now: float) -> str | None:
-        """A round of pings (every SLAPJACK_LAG_PING_SECONDS): `person_id`'s rides on the
-        next state they are sent (`rides`), and None is returned. It goes at once on its own
-        (its id returned) for a person not measured yet, or whose last ping found no state
-        to ride before this round: every round while states flow, every other round at a
-        quiet table."""
+    def ping_time(self, person_id: str, now: float) -> str | None:
+        """`person_id`'s ping is due (every SLAPJACK_LAG_PING_SECONDS): it rides on the next
+        state they are sent (`rides`), and None is returned. It goes at once on its own (its
+        id returned) for a person not measured yet, or whose last ping found no state to
+        ride before now: one every ping time while states flow, every other one at a quiet
+        table."""
         if person_id in self.due or person_id not in self._samples:
             self.due.discard(person_id)
             return self.ping(person_id, now)
@@ -48,7 +48,7 @@ class LagMeter:
 
     def rides(self, person_id: str, now: float) -> str | None:
         """The id of the ping riding on the state `person_id` is sent at `now`, if theirs
-        waits for one (`round`); None otherwise."""
+        waits for one (`ping_time`); None otherwise."""
         if person_id not in self.due:
             return None
         self.due.discard(person_id)

@@ -474,7 +474,7 @@ class Room(TableReads):
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
     async def on_ping(self, now: float) -> None:
-        """A round of lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges
+        """Lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges
         lag-fair or false starts, each riding on the person's next state or sent alone
         (app/tables/connections.py `ping`), answered by the page's `pong`. A room that does
         neither sends none; one judging only false starts measures the seated."""

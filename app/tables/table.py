@@ -131,7 +131,7 @@ class Table(Door, Reflexes, Heats):
             self.lag.reset()
             self._lag_shown.clear()
         self.rules, self.lag_fair, self.false_starts = rules, lag_fair, false_starts
-        self.lag.due.clear()  # who is measured may change: the next round says
+        self.lag.due.clear()  # who is measured may change: the next ping time says
         self._reopen()
         shown = self.rules_shown()
         return Outcome([events.RulesChanged(shown)], {"rules": shown})

@@ -275,7 +275,7 @@ async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
     far = room.connections.person_on("far")
     assert far is not None
     if lag_fair:  # ten round trips measured for each before the first race (every other
-        await clock.advance(20 * 0.25)  # round: at a quiet table a ping finds no state to ride)
+        await clock.advance(20 * 0.25)  # ping time: at a quiet table no state to ride on)
         assert room.table.lag.samples(far) == 10
     else:  # nothing measures what nothing uses
         assert room.table.lag.samples(far) == 0
@@ -388,8 +388,8 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
     await clock.advance(0.5)  # pinged at once: nothing measured yet, so a ping alone
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
     assert room.table.lag.samples(ann) == 1
-    for turn in range(3):  # a change between rounds (she sits from the start): each rides
-        await clock.advance(1.0)  # past the round (at 1, 2, 3 s)
+    for turn in range(3):  # a change between ping times (she sits from the start): each rides
+        await clock.advance(1.0)  # past the ping time (at 1, 2, 3 s)
         assert (await network.call("ann", "stand" if turn % 2 == 0 else "sit", {}))["ok"]
         await clock.advance(0.1)  # the pong's way back
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 3)
@@ -399,15 +399,15 @@ async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_t
     assert room.table.lag._samples[ann][-1] == pytest.approx(0.02)
     [*_, last] = [m.data for to, m in recorder.sent if to == "ann" and m.event == "state"]
     assert isinstance(last["ping"], str) and last["you"]["player"] == ann
-    # A quiet table: a round's ping that found no state to ride goes alone at the next.
-    await clock.advance(4.0)  # rounds at 4, 5, 6, 7 s: alone at 5 and 7
+    # A quiet table: a ping that found no state to ride goes alone at the next ping time.
+    await clock.advance(4.0)  # ping times at 4, 5, 6, 7 s: alone at 5 and 7
     assert (recorder.pings("ann"), recorder.rides("ann")) == (3, 3)
     assert room.table.lag.samples(ann) == 6
 
 
 async def test_a_ping_waiting_to_ride_is_dropped_when_the_rule_goes_off() -> None:
     clock, recorder, room, network, ann = await ann_alone()
-    await clock.advance(1.5)  # measured at once, then due at the round at 1 s
+    await clock.advance(1.5)  # measured at once, then due at the ping time at 1 s
     assert ann in room.table.lag.due
     assert (await network.call("ann", "rules", {"lag_fair": False}))["ok"]
     assert recorder.rides("ann") == 0  # the rule's own state carries no ping
@@ -427,7 +427,7 @@ async def test_a_client_that_answers_pings_late_is_credited_with_the_cap_at_most
     await network.join("faker", "Faker", one_way=0.01, pong_delay=0.4)
     honest, faker = room.connections.person_on("honest"), room.connections.person_on("faker")
     assert honest is not None and faker is not None
-    await clock.advance(6 * 0.5)  # a quiet table: a ping every other round, none rides
+    await clock.advance(6 * 0.5)  # a quiet table: a ping every other ping time, none rides
     assert room.table.lag.samples(faker) >= 3
     assert room.table.lag.estimate(faker) == 0.15  # it looks 420 ms away: credited 150
     assert room.table.lag.estimate(honest) == pytest.approx(0.02)

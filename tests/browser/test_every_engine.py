@@ -99,7 +99,7 @@ async def test_a_whole_game_against_a_bot(
     answered = await pongs(base_url)  # the page is measured by now: its pings ride on states
     problems += await axe(page, "playing")
     await play_to_the_end(page)
-    # A ping rides on the page's first state after each 2 s round of the 10 s game; a page
+    # A ping rides on the page's first state after each 2 s ping time of the 10 s game; a page
     # that left those unanswered would answer nothing after its first (tests/app, lag pings).
     assert await pongs(base_url) >= answered + 2, "the page answered no ping riding on a state"
     await page.wait_for("() => !document.getElementById('over').hidden")

@@ -453,7 +453,7 @@ async def test_each_page_answers_the_lag_pings_riding_on_its_states(
     await sit_at_a_long_table(base_url, *people, lag_fair=True)
     await start_the_game(people[0], people, 3)
     taker = people[1]
-    for _flip in range(MOST_FLIPS):  # a change every moment: each round's ping rides
+    for _flip in range(MOST_FLIPS):  # a change every moment: each ping rides on a state
         if all(riding[label] & answered[label] for label in riding):
             break
         if (await taker.table())["trigger"]:  # a Jack: taken, and the flipping goes on
