@@ -193,6 +193,7 @@ class Metered(asyncio.Protocol):
         # Set by the app once it reads this websocket (app/realtime/websocket.py): its events
         # and pongs are taken here, as they arrive (app/realtime/frames.py).
         self.reader: FrameReader | None = None
+        self.paused = False  # the transport's writes wait (app/realtime/frames.py `frame_writer`)
         METERED[inner] = self
 
     def data_received(self, data: bytes) -> None:
@@ -214,12 +215,14 @@ class Metered(asyncio.Protocol):
         return self.inner.eof_received()
 
     def pause_writing(self) -> None:
+        self.paused = True
         if self._stalled is None:
             loop = asyncio.get_running_loop()
             self._stalled = loop.call_later(self.doors.stall_seconds, self._cut_stalled)
         self.inner.pause_writing()
 
     def resume_writing(self) -> None:
+        self.paused = False
         self._unstall()
         self.inner.resume_writing()
 

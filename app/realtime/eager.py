@@ -6,8 +6,7 @@ done-callback. Almost every message runs to its end without waiting (its room's 
 free; its answer and the states it causes are queued, not awaited), so `first_step` runs
 it right away, where its frame is read; only one that waits (a held lock, a lag-fair
 slap's judging) goes on from that wait as a task, and the connection's next frame is read
-meanwhile. An ASGI `send` is started the same way (app/realtime/websocket.py): it writes
-at once unless the client reads too slowly.
+meanwhile.
 
 `ResumingWork` is what such a task runs: a `collections.abc.Coroutine` that hands the task
 what the work waits on first, then passes each value and exception the task sends (a

@@ -19,8 +19,6 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from app.realtime.eager import first_step
-
 Send = Callable[[dict[str, Any]], Coroutine[Any, Any, Any]]  # a websocket's ASGI `send`
 
 
@@ -92,18 +90,21 @@ class Outbox(LeanQueue):
     straight to the websocket when nothing waits before them.
 
     Queued, each packet costs a hand-over to the connection's writer task: a future set, a
-    loop pass and a wake-up, per packet and per recipient. Once the websocket's writer has
-    attached its ASGI `send`, a packet put while nothing is `unsent` is written then and
-    there (a send that must wait for a slow reader is begun, and its rest queued);
-    otherwise it is queued (behind what is queued, so the order never changes), and the
-    writer counts each one `written` when it is out. A client that reads too slowly makes
-    its packets queue, and the queue's cap (send_queue_limit) decides when it is dropped."""
+    loop pass and a wake-up, per packet and per recipient. Once the websocket's writer runs
+    (its ASGI `send` attached, and where uvicorn serves it a `write` of a frame), a packet
+    put while nothing is `unsent` is written then and there; otherwise it is queued (behind
+    what is queued, so the order never changes), and the writer counts each one `written`
+    when it is out. A client that reads too slowly makes its packets queue, and the queue's
+    cap (send_queue_limit) decides when it is dropped."""
 
-    __slots__ = ("ended", "send", "unsent")
+    __slots__ = ("ended", "send", "unsent", "write")
 
     def __init__(self) -> None:
         super().__init__()
         self.send: Send | None = None  # set only while a websocket writer runs
+        # Where uvicorn serves that websocket: a text written at once as a frame, or False
+        # when the writer must send it (app/realtime/frames.py `frame_writer`).
+        self.write: Callable[[str], bool] | None = None
         self.unsent = 0  # packets queued (or handed to the writer) and not yet written
         self.ended = False  # its end was put: the connection is closing, nothing more goes
 
@@ -112,7 +113,7 @@ class Outbox(LeanQueue):
             self.ended = True
             super().put_nowait(item)
             return
-        if self.unsent or self.send is None or not self.send_now(item.encode()):
+        if self.unsent or self.write is None or not self.send_now(item.encode()):
             self.put_behind(item)
 
     def put_behind(self, item: Any) -> None:
@@ -122,20 +123,10 @@ class Outbox(LeanQueue):
         super().put_nowait(item)
 
     def send_now(self, text: str) -> bool:
-        """Writes `text` (a packet's encoding) at once if nothing waits before it: True once
-        it is sent, or begun and its rest queued for the writer to finish before anything
-        else (a connection that is gone takes it too, to nobody). False, and nothing done,
-        otherwise: the caller queues it."""
-        send = self.send
-        if self.unsent or send is None:
-            return False
-        try:
-            rest = first_step(send({"type": "websocket.send", "text": text}))
-        except Exception:  # the client is gone: its reader ends the connection
-            return True
-        if rest is not None:
-            self.put_behind(rest)
-        return True
+        """Writes `text` (a packet's encoding) at once, as a frame of its own (`write`), if
+        nothing waits before it: True once written. False, and nothing done, otherwise (a
+        slow reader, a closing websocket, one not served by uvicorn): the caller queues it."""
+        return not self.unsent and self.write is not None and self.write(text)
 
     def written(self) -> None:
         self.unsent -= 1

@@ -9,10 +9,11 @@ connection over ASGI's own `receive` and `send`:
 - each frame is read with one await, and handled there, in the task uvicorn runs the
   connection in: a message goes to the Socket.IO server (app/realtime/transport.py), which
   answers it before the next frame is read, with no task of its own;
-- a packet is written at once when nothing waits before it: ASGI's `send` of it completes
-  without waiting while the client reads. Otherwise it waits in the connection's Outbox
-  (app/realtime/queues.py) for the writer task, which sends in order, waiting as `send`
-  does for a client that reads slowly.
+- a packet is written at once when nothing waits before it: a frame of ours straight to
+  the connection's transport (app/realtime/frames.py `frame_writer`). Otherwise (a client
+  that reads slowly, a websocket closing) it waits in the connection's Outbox
+  (app/realtime/queues.py) for the writer task, which sends it through ASGI's `send`, in
+  order, waiting as `send` does for a client that reads slowly.
 
 A connection that starts as long-polling and upgrades keeps python-engineio's own reader
 and writer.
@@ -31,7 +32,7 @@ from engineio.async_drivers import asgi
 
 from app.ops.logs import log_event
 from app.realtime.doors import METERED
-from app.realtime.frames import FrameReader
+from app.realtime.frames import FrameReader, frame_writer
 from app.realtime.pings import Pinged, PingSweep
 from app.realtime.queues import Outbox, Send
 
@@ -84,16 +85,17 @@ class GameWebSocket(Pinged):
         # Its events and pongs taken as they arrive, before uvicorn parses them (no await
         # since the accept: nothing was read meanwhile). Served through anything but
         # uvicorn's own `send` (a method of its protocol), it reads through ASGI only.
-        metered = METERED.get(getattr(send, "__self__", None))  # type: ignore[arg-type]
+        metered = METERED.get(getattr(send, "__self__", send))
         if metered is not None:
-            metered.reader = FrameReader(self.hear, self.limit)
+            metered.reader = reader = FrameReader(self.hear, self.limit)
+            outbox.write = frame_writer(metered, reader)  # and what it sends written at once
         try:
             await self._read(environ["asgi.receive"])
         finally:
             self.ended = True
             if metered is not None:
                 metered.reader = None
-            outbox.send = None
+            outbox.send = outbox.write = None
             outbox.put_nowait(None)  # the writer sends what is queued, then closes
         await writer
         await socket.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
@@ -154,10 +156,7 @@ class GameWebSocket(Pinged):
         try:
             while items := outbox.after(await outbox.get()):
                 for item in items:
-                    if asyncio.iscoroutine(item):  # a send begun at once (Outbox.send_now)
-                        await item
-                    else:
-                        await send({"type": "websocket.send", "text": item.encode()})
+                    await send({"type": "websocket.send", "text": item.encode()})
                     outbox.written()
                     if getattr(item, "packet_type", None) == packet.CLOSE:
                         outbox.ended = True  # nothing more for it: the session closed

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Generator
 from socket import SO_SNDBUF, SOL_SOCKET
 from typing import Any
 
@@ -29,38 +28,72 @@ from app_harness import (
 from engineio import async_socket
 from engineio import packet as eio_packet
 from raw_client import RawClient
+from websockets.frames import Frame
+from websockets.protocol import Protocol, Side
 
 from app.ops.config import Settings
 from app.ops.limits import TokenBucket
 from app.ops.metrics import Metrics
 from app.realtime.eager import ResumingWork, first_step
+from app.realtime.frames import FrameReader, frame_writer, text_frame
 from app.realtime.guards import FrameBudget
 from app.realtime.queues import Outbox
 from app.realtime.transport import GameEngineIO, GameServer
 from app.realtime.websocket import GameWebSocket
 
-# ---- the Outbox (app/realtime/queues.py), on a websocket's ASGI send ------------------------
+# ---- the Outbox (app/realtime/queues.py), on a websocket's frame writer -------------------
 
 
-class Unread:
-    """What a send waits on while its client reads nothing: one step of its own."""
+class FakeTransport:
+    """A connection's asyncio transport: the frames written to it, whether it closes."""
 
-    def __await__(self) -> Generator[None, None, None]:
-        yield
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.frames.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+class FakeMeter:
+    """What a frame writer writes through (app/realtime/doors.py Metered): its transport,
+    whether the transport's writes wait, and the connection's FrameReader."""
+
+    def __init__(self) -> None:
+        self.transport = FakeTransport()
+        self.paused = False
+        self.reader = FrameReader(lambda text: None, 4096)
+
+    def writer(self) -> Any:
+        return frame_writer(self, self.reader)
+
+    @property
+    def texts(self) -> list[str]:
+        """The frames written, read back by websockets' own parser (a client's)."""
+        client = Protocol(Side.CLIENT, max_size=None)  # an open websocket's client side
+        client.receive_data(b"".join(self.transport.frames))
+        frames = client.events_received()
+        return [bytes(f.data).decode() for f in frames if isinstance(f, Frame)]
 
 
 class FakeSend:
-    """A websocket's ASGI `send` as the Outbox sees it: done at once while the client
-    `reads`; otherwise begun, and waiting until whoever holds its rest goes on with it."""
+    """A websocket's ASGI `send`, as the connection's writer uses it: what it sent."""
 
     def __init__(self) -> None:
-        self.reads = True
         self.written: list[str] = []
 
     async def __call__(self, message: dict[str, Any]) -> None:
-        if not self.reads:
-            await Unread()
         self.written.append(message["text"])
+
+
+def attached(outbox: Outbox) -> tuple[FakeMeter, FakeSend]:
+    """The websocket's writer runs: its ASGI `send`, and a frame writer on a meter."""
+    meter, send = FakeMeter(), FakeSend()
+    outbox.send, outbox.write = send, meter.writer()
+    return meter, send
 
 
 def message(data: str) -> Any:
@@ -68,81 +101,82 @@ def message(data: str) -> Any:
 
 
 def writer_takes(outbox: Outbox) -> str:
-    """What the connection's writer does with one queued item: takes it, sends it (a packet)
-    or finishes it (a send begun at once), counts it written. Returns what it sent."""
+    """What the connection's writer does with one queued packet: takes it, sends it, counts
+    it written. Returns its text."""
     item = outbox.get_nowait()
     outbox.task_done()
     outbox.written()
-    if asyncio.iscoroutine(item):
-        with contextlib.suppress(StopIteration):
-            while True:
-                item.send(None)
-        assert isinstance(outbox.send, FakeSend)
-        return outbox.send.written[-1]
     text: str = item.encode()
     return text
 
 
+@pytest.mark.parametrize("size", [0, 125, 126, 65535, 65536, 70000])
+def test_a_text_frame_is_what_websockets_reads(size: int) -> None:
+    """Each length's encoding (in the byte, in 2 bytes, in 8), read back by websockets'
+    parser; UTF-8 past ASCII counts in bytes."""
+    meter = FakeMeter()
+    text = "é" * (size // 2) + "x" * (size % 2)
+    assert meter.writer()(text)
+    assert meter.texts == [text]
+    assert meter.transport.frames == [text_frame(text)]
+
+
 def test_a_packet_goes_straight_out_when_nothing_is_unsent() -> None:
-    outbox, send = Outbox(), FakeSend()
-    outbox.send = send
+    outbox = Outbox()
+    meter, send = attached(outbox)
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
-    assert send.written == ["4a", "4b"]
+    assert meter.texts == ["4a", "4b"] and send.written == []
     assert outbox.qsize() == 0 and outbox.unsent == 0
 
 
-def test_without_a_send_every_packet_queues() -> None:
-    """Long-polling, an upgraded websocket, or before the writer attached its send."""
+def test_without_a_writer_every_packet_queues() -> None:
+    """Long-polling, an upgraded websocket, or before the writer attached itself."""
     outbox = Outbox()
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
     assert outbox.qsize() == 2 and outbox.unsent == 2
-    send = FakeSend()
-    outbox.send = send  # the writer attaches it with those two still to write
+    meter, _ = attached(outbox)  # the writer attaches with those two still to write
     outbox.put_nowait(message("c"))
-    assert send.written == [] and outbox.qsize() == 3  # behind them, not before
+    assert meter.texts == [] and outbox.qsize() == 3  # behind them, not before
     assert [writer_takes(outbox) for _ in range(3)] == ["4a", "4b", "4c"]
     outbox.put_nowait(message("d"))
-    assert send.written == ["4d"]
+    assert meter.texts == ["4d"]
 
 
-def test_once_a_send_waits_everything_queues_until_the_writer_caught_up() -> None:
-    outbox, send = Outbox(), FakeSend()
-    outbox.send = send
+def test_once_writes_wait_everything_queues_until_the_writer_caught_up() -> None:
+    outbox = Outbox()
+    meter, _ = attached(outbox)
     outbox.put_nowait(message("1"))  # straight out
-    send.reads = False  # the client stopped reading: "2" is begun, its rest queued
+    meter.paused = True  # the client stopped reading: "2" is the writer's
     outbox.put_nowait(message("2"))
-    send.reads = True  # it reads again: still, "3" must not overtake "2"
+    meter.paused = False  # it reads again: still, "3" must not overtake "2"
     outbox.put_nowait(message("3"))
-    assert send.written == ["41"]
+    assert meter.texts == ["41"]
     assert outbox.qsize() == 2 and outbox.unsent == 2
-    sent = [writer_takes(outbox)]  # the writer finishes "2" ...
+    sent = [writer_takes(outbox)]  # the writer sends "2" ...
     outbox.put_nowait(message("4"))  # ... and "3" is still unsent: "4" queues behind it
-    assert send.written == ["41", "42"] and outbox.qsize() == 2
+    assert meter.texts == ["41"] and outbox.qsize() == 2
     sent += [writer_takes(outbox), writer_takes(outbox)]
     assert sent == ["42", "43", "44"]
     assert outbox.unsent == 0
     outbox.put_nowait(message("5"))  # nothing unsent: straight out again
-    assert send.written == ["41", "42", "45"] and outbox.qsize() == 0
+    assert meter.texts == ["41", "45"] and outbox.qsize() == 0
 
 
 def test_a_packet_handed_to_the_writer_still_holds_back_later_ones() -> None:
     """The writer takes a batch off the queue (qsize 0) and sends it with awaits between:
     until it counted each written, what comes next queues behind."""
-    outbox, send = Outbox(), FakeSend()
-    outbox.send = send
-    send.reads = False
+    outbox = Outbox()
+    meter, _ = attached(outbox)
+    meter.paused = True
     outbox.put_nowait(message("a"))
     outbox.put_nowait(message("b"))
-    send.reads = True
-    batch = [outbox.get_nowait(), outbox.get_nowait()]  # taken, not yet written
-    outbox.task_done()
-    outbox.task_done()
-    assert outbox.qsize() == 0 and outbox.unsent == 2
+    meter.paused = False
+    batch = outbox.after(outbox.get_nowait())  # taken, not yet written
+    assert len(batch) == 2 and outbox.qsize() == 0 and outbox.unsent == 2
     outbox.put_nowait(message("c"))
-    assert send.written == [] and outbox.qsize() == 1
-    batch[0].close()  # (the begun send of "a", never finished here)
+    assert meter.texts == [] and outbox.qsize() == 1
     for _ in batch:
         outbox.written()
     assert writer_takes(outbox) == "4c" and outbox.unsent == 0
@@ -151,44 +185,65 @@ def test_a_packet_handed_to_the_writer_still_holds_back_later_ones() -> None:
 def test_the_end_always_goes_through_the_queue() -> None:
     """None ends the writer: written at once it would mean nothing, and it counts as no
     packet (the writer never counts it written)."""
-    outbox, send = Outbox(), FakeSend()
-    outbox.send = send
+    outbox = Outbox()
+    meter, _ = attached(outbox)
     outbox.put_nowait(None)
-    assert send.written == [] and outbox.qsize() == 1 and outbox.unsent == 0
+    assert meter.texts == [] and outbox.qsize() == 1 and outbox.unsent == 0
     assert outbox.get_nowait() is None
 
 
 def test_qsize_counts_only_what_is_queued() -> None:
-    """The slow-consumer cap (send_queue_limit) reads qsize: packets written at once are
-    not waiting anywhere and must not count towards it."""
-    outbox, send = Outbox(), FakeSend()
-    outbox.send = send
+    """The slow-consumer cap (send_queue_limit) reads what is unsent: packets written at
+    once are not waiting anywhere and must not count towards it."""
+    outbox = Outbox()
+    meter, _ = attached(outbox)
     for number in range(1000):
         outbox.put_nowait(message(str(number)))
-    assert len(send.written) == 1000 and outbox.qsize() == 0
-    send.reads = False
+    assert len(meter.texts) == 1000 and outbox.qsize() == 0 and outbox.held == 0
+    meter.paused = True
     for number in range(3):
         outbox.put_nowait(message(str(number)))
-    assert outbox.qsize() == 3  # one begun, two behind it
+    assert outbox.qsize() == 3 and outbox.held == 3
     while outbox.qsize():
         writer_takes(outbox)
 
 
 def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
     """`send_now` (a state's text, app/realtime/outgoing.py): written as a packet would be,
-    and False, with nothing queued, wherever a packet would have to queue: the caller
-    queues it."""
-    outbox, send = Outbox(), FakeSend()
-    assert not outbox.send_now("41")  # no send yet
-    outbox.send = send
+    and False, with nothing done, wherever a packet would have to queue: the caller queues
+    it."""
+    outbox = Outbox()
+    assert not outbox.send_now("41")  # no writer yet
+    meter, _ = attached(outbox)
     assert outbox.send_now("41")
-    send.reads = False
-    assert outbox.send_now("42")  # the client stopped reading: begun, its rest queued
-    send.reads = True
+    meter.paused = True
+    assert not outbox.send_now("42")  # the client stopped reading
+    outbox.put_behind(message("2"))  # (as the caller does)
+    meter.paused = False
     assert not outbox.send_now("43")  # "42" is unsent: "43" must not overtake it
-    assert send.written == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
+    assert meter.texts == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
     assert writer_takes(outbox) == "42" and outbox.send_now("43")
-    assert send.written == ["41", "42", "43"]
+    assert meter.texts == ["41", "43"]
+
+
+@pytest.mark.parametrize("why", ["for good", "closing"])
+def test_uvicorn_s_send_takes_over_where_a_frame_of_ours_might_follow_its_close(
+    why: str,
+) -> None:
+    """Once the FrameReader hands everything to uvicorn (a close, a ping, a frame it does not
+    take), uvicorn may answer or close, and its close must be the last frame out; once the
+    transport closes (uvicorn's close at shutdown), nothing more is written. The writer's
+    `send` (uvicorn's) takes every packet from there."""
+    outbox = Outbox()
+    meter, _ = attached(outbox)
+    if why == "for good":
+        meter.reader.take(b"\x88\x80abcd", lambda data: None)  # a client's close frame
+        assert meter.reader.for_good
+    else:
+        meter.transport.closing = True
+    outbox.put_nowait(message("x"))
+    assert meter.transport.frames == [] and outbox.unsent == 1
+    assert writer_takes(outbox) == "4x"
 
 
 def test_the_writer_takes_what_is_queued_up_to_the_end() -> None:
@@ -235,15 +290,14 @@ async def test_a_text_is_written_at_once_or_queued_as_its_packet_behind_the_rest
     server = engine()
     server.send_queue_limit = 3
     socket = connected(server, "reader")
-    send = FakeSend()
-    socket.queue.send = send
+    meter, _ = attached(socket.queue)
     server.queue_text("reader", '42["state",{"version":1}]')
-    assert send.written == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
-    socket.queue.send = None  # no send to write at once (long-polling): queued as packets
+    assert meter.texts == ['42["state",{"version":1}]'] and socket.queue.qsize() == 0
+    socket.queue.write = None  # no writer to write at once (long-polling): queued as packets
     server.queue_text("reader", '42["state",{"version":2}]')
-    socket.queue.send = send
+    socket.queue.write = meter.writer()
     server.queue_text("reader", '42["state",{"version":3}]')
-    assert send.written == ['42["state",{"version":1}]']
+    assert meter.texts == ['42["state",{"version":1}]']
     assert [p.encode() for p in queued(socket)] == [
         '42["state",{"version":2}]',
         '42["state",{"version":3}]',
@@ -388,34 +442,47 @@ async def test_a_close_hangs_up_as_the_client_asked_and_an_upgrade_is_answered()
     assert served.asgi.texts == ["6"] and served.heard == []
 
 
-async def test_a_send_that_waits_holds_back_every_later_packet_until_it_is_out() -> None:
-    """The client reads nothing: a packet's send began at once and waits (its rest queued), and
-    what comes after it queues behind it, written in order once the client reads again."""
+async def test_without_uvicorn_every_packet_goes_through_the_writer_in_order() -> None:
+    """Served by an ASGI server other than uvicorn (no meter to write frames through), every
+    packet waits for the writer task, which sends it with ASGI's `send`: in order, each one
+    after the one before is out, however long the client takes to read."""
     served = Served()
     reading = asyncio.create_task(served.websocket(served.asgi.environ()))
     await until(lambda: served.socket.queue.send is not None)
     outbox: Outbox = served.socket.queue
+    assert outbox.write is None
     served.eio.queue_text("sid", "4first")
+    await until(lambda: outbox.unsent == 0)
     served.asgi.writable.clear()  # the client stops reading
-    served.eio.queue_text("sid", "4second")
-    served.eio.queue_text("sid", "4third")
-    assert served.asgi.texts == ["4first"] and outbox.unsent == 2  # "second" is begun
+    for text in ("4second", "4third"):
+        served.eio.queue_text("sid", text)
+    await asyncio.sleep(0.01)
+    assert served.asgi.texts == ["4first"] and outbox.unsent == 2
     served.asgi.writable.set()
     await until(lambda: outbox.unsent == 0)
-    served.eio.queue_text("sid", "4fourth")  # nothing unsent: at once again
+    served.eio.queue_text("sid", "4fourth")
+    await until(lambda: outbox.unsent == 0)
     assert served.asgi.texts == ["4first", "4second", "4third", "4fourth"]
     served.asgi.client_goes()
     await asyncio.wait_for(reading, WAIT)
 
 
 async def test_a_send_to_a_client_that_went_is_nothing() -> None:
-    async def gone(message: dict[str, Any]) -> None:
-        raise OSError("the client went")  # uvicorn: ClientDisconnected
+    """The writer's `send` fails (uvicorn: ClientDisconnected): the writer ends quietly."""
+    served = Served()
 
-    outbox = Outbox()
-    outbox.send = gone
-    outbox.put_nowait(message("x"))
-    assert outbox.unsent == 0 and outbox.qsize() == 0
+    async def gone(message: dict[str, Any]) -> None:
+        if message["type"] == "websocket.send":
+            raise OSError("the client went")
+        served.asgi.sent.append(message)
+
+    environ = {**served.asgi.environ(), "asgi.send": gone}
+    reading = asyncio.create_task(served.websocket(environ))
+    await until(lambda: served.socket.queue.send is not None)
+    served.eio.queue_text("sid", "4lost")
+    served.asgi.client_goes()
+    await asyncio.wait_for(reading, WAIT)
+    assert served.asgi.sent[-1] == {"type": "websocket.close"} and served.socket.closed
 
 
 async def test_the_writer_ends_the_websocket_after_python_engineios_close() -> None:
@@ -597,6 +664,31 @@ async def test_a_browser_offering_compression_gets_plain_frames() -> None:
         await raw.send('421["stand",{}]')
         assert (await raw.ack(1))["ok"]
         await raw.close()
+
+
+async def test_after_a_websocket_ping_uvicorn_writes_and_the_game_goes_on() -> None:
+    """A websocket's packets are frames of ours until the client sends what only uvicorn
+    reads (here a websocket-level ping: uvicorn answers it with a pong frame). From then on
+    uvicorn's `send` writes every packet, in order with its own frames, and the close the
+    client asks for is answered, the last frame out."""
+    async with serving() as server:
+        code = await server.new_room()
+        raw = await RawClient.open(server)
+        await raw.join(code, "Pinger")
+        [socket] = server.app.engineio_server.eio.sockets.values()
+        outbox: Outbox = socket.queue
+        assert outbox.write is not None and outbox.write("4direct")  # a frame of ours
+        assert await raw.next_matching(lambda f: f == "4direct") == "4direct"
+        await asyncio.wait_for(await raw.ws.ping(), WAIT)  # answered: uvicorn's pong
+        assert not outbox.write("4refused")  # uvicorn's from here
+        await raw.send('421["sit",{"seat":0}]')
+        assert (await raw.ack(1))["ok"]
+        await raw.send('422["stand",{}]')
+        assert (await raw.ack(2))["ok"]
+        assert outbox.unsent == 0 and "4refused" not in raw.frames
+        await raw.ws.close()
+        assert raw.ws.close_code == 1000  # the server's answer to our close came back
+        await until(lambda: not server.app.engineio_server.eio.sockets, "the socket gone")
 
 
 async def test_a_websocket_has_no_keepalive_of_its_own_engine_io_pings_it() -> None:
