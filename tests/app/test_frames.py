@@ -199,6 +199,17 @@ def test_what_is_not_ours_goes_on_whole_in_order_at_every_cut() -> None:
         assert reader.for_good
 
 
+def test_a_frame_not_ours_that_is_no_utf8_goes_on_with_everything_after() -> None:
+    """A CONNECT or an ack uvicorn would close on (1007) is not forwarded as one of the
+    frames it reads quietly: from it on everything is uvicorn's, and what the server sends
+    is uvicorn's to write too (app/realtime/frames.py `frame_writer`)."""
+    heard: list[str] = []
+    reader = FrameReader(heard.append, 1024)
+    bad, one = client_frame(b"40\xff"), client_frame(b'42["one"]')
+    assert b"".join(fed(reader, bad + one, [])) == bad + one
+    assert heard == [] and reader.for_good
+
+
 def test_the_read_limit_is_uvicorns_own() -> None:
     """A frame one byte past the limit goes on to uvicorn (which closes with 1009), and
     everything after it; one at the limit is heard."""
