@@ -21,8 +21,9 @@ a slow reader, uvicorn's `send` takes it."""
 
 from __future__ import annotations
 
+from asyncio import Transport
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 _TEXT_FIN = 0x81  # a frame's first byte: final, no extension bit, opcode TEXT
 _MASKED = 0x80
@@ -34,21 +35,22 @@ def unmask(payload: bytes, mask: bytes) -> bytes:
     the work is done in C)."""
     size = len(payload)
     key = (mask * (size // 4 + 1))[:size]
-    return (int.from_bytes(payload, "little") ^ int.from_bytes(key, "little")).to_bytes(
-        size, "little"
-    )
+    unmasked = int.from_bytes(payload, "little") ^ int.from_bytes(key, "little")
+    return unmasked.to_bytes(size, "little")
 
 
 class FrameReader:
     """Splits a websocket's incoming bytes (`take`): the text of each final text frame of
     ours to `listener`, every other frame's bytes to `forward`, in order."""
 
-    __slots__ = ("_partial", "for_good", "limit", "listener")
+    __slots__ = ("_partial", "answers", "for_good", "limit", "listener", "transport")
 
-    def __init__(self, listener: Callable[[str], Any], limit: int) -> None:
-        self.listener, self.limit = listener, limit
+    def __init__(self, listener: Callable[[str], Any], limit: int, transport: Transport) -> None:
+        self.listener, self.limit, self.transport = listener, limit, transport
         self._partial = b""  # the start of a frame not yet whole (at most limit + 8 bytes)
         self.for_good = False  # everything goes to uvicorn from here
+        # While the listener hears a message: the frames that answer it, written together.
+        self.answers: list[bytes] | None = None
 
     def take(self, data: bytes, forward: Callable[[bytes], None]) -> None:
         if self.for_good:
@@ -88,7 +90,11 @@ class FrameReader:
                 at = start + size
                 continue
             at = start + size
-            self.listener(text)
+            self.answers = []
+            self.listener(text)  # (it never raises: what fails in it is logged there)
+            answers, self.answers = self.answers, None
+            if answers and not self.transport.is_closing():  # (closed by what it heard)
+                self.transport.write(b"".join(answers))
         else:
             return
         self.for_good = True
@@ -106,14 +112,7 @@ def text_frame(text: str) -> bytes:
     return bytes((_TEXT_FIN, 127 if wide else 126)) + size.to_bytes(8 if wide else 2, "big") + data
 
 
-class Writable(Protocol):
-    """A connection's meter as its frame writer sees it (app/realtime/doors.py Metered)."""
-
-    transport: Any  # the connection's asyncio transport
-    paused: bool  # the transport asked for its writes to wait
-
-
-def frame_writer(socket: Writable, reader: FrameReader) -> Callable[[str], bool]:
+def frame_writer(socket: Any, reader: FrameReader) -> Callable[[str], bool]:
     """A connection's outgoing text written straight to its transport as a frame, in the
     place of uvicorn's ASGI `send` (a coroutine, an event, websockets' Frame serialized and
     its output joined: 8% of the server's CPU at 200 tables): `write(text)` True once it is
@@ -123,13 +122,18 @@ def frame_writer(socket: Writable, reader: FrameReader) -> Callable[[str], bool]
     - once the connection's `reader` reads for good (a close, a ping, a frame it does not
       take: from there uvicorn may answer or close, and its close must be the last frame);
     - once the transport closes (uvicorn's own close at shutdown closes it at once);
-    - while the transport's writes are paused (a slow reader: uvicorn's `send` waits)."""
+    - while the transport's writes are paused (a slow reader: uvicorn's `send` waits).
+
+    `socket` is the connection's meter (app/realtime/doors.py `Metered`), `paused` while its
+    transport asks for its writes to wait; `reader` reads that transport. While the
+    `reader` hears one of the connection's own messages, what answers it (its ack, the state
+    it made) is gathered, and the reader writes it all at once after: one write, not two."""
 
     def write(text: str) -> bool:
-        transport = socket.transport
+        transport = reader.transport  # (the meter's)
         if reader.for_good or socket.paused or transport.is_closing():
             return False
-        transport.write(text_frame(text))
+        (transport.write if reader.answers is None else reader.answers.append)(text_frame(text))
         return True
 
     return write

@@ -87,14 +87,12 @@ class GameWebSocket(Pinged):
         # uvicorn's own `send` (a method of its protocol), it reads through ASGI only.
         metered = METERED.get(getattr(send, "__self__", send))
         if metered is not None:
-            metered.reader = reader = FrameReader(self.hear, self.limit)
+            metered.reader = reader = FrameReader(self.hear, self.limit, metered.transport)
             outbox.write = frame_writer(metered, reader)  # and what it sends written at once
         try:
             await self._read(environ["asgi.receive"])
         finally:
-            self.ended = True
-            if metered is not None:
-                metered.reader = None
+            self.ended = True  # (what its reader takes from here, `hear` drops)
             outbox.send = outbox.write = None
             outbox.put_nowait(None)  # the writer sends what is queued, then closes
         await writer

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 from typing import Any
 
@@ -105,3 +106,16 @@ class RawClient:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+def client_frame(payload: bytes, head: int = 0x81, *, masked: bool = True) -> bytes:
+    """A frame as a client sends it (masked with a random key unless told otherwise)."""
+    size = len(payload)
+    if size < 126:
+        header = bytes((head, (0x80 if masked else 0) | size))
+    else:
+        header = bytes((head, (0x80 if masked else 0) | 126)) + size.to_bytes(2, "big")
+    if not masked:
+        return header + payload
+    key = os.urandom(4)
+    return header + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))

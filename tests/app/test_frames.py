@@ -14,23 +14,20 @@ import socket
 from typing import Any
 
 from app_harness import WAIT, Server, serving
-from raw_client import RawClient
+from raw_client import RawClient, client_frame
 
 from app.realtime.doors import METERED
 from app.realtime.frames import FrameReader, unmask
 
 
-def client_frame(payload: bytes, head: int = 0x81, *, masked: bool = True) -> bytes:
-    """A frame as a client sends it (masked with a random key unless told otherwise)."""
-    size = len(payload)
-    if size < 126:
-        header = bytes((head, (0x80 if masked else 0) | size))
-    else:
-        header = bytes((head, (0x80 if masked else 0) | 126)) + size.to_bytes(2, "big")
-    if not masked:
-        return header + payload
-    key = os.urandom(4)
-    return header + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+class Unwritten(asyncio.Transport):
+    """A connection's transport, where the listener answers nothing."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        raise AssertionError(f"written: {bytes(data)!r}")
+
+    def is_closing(self) -> bool:
+        return False
 
 
 def event(ack_id: int, name: str, data: Any) -> bytes:
@@ -177,7 +174,7 @@ def test_every_cut_of_frames_is_heard_whole_in_order() -> None:
     cuttings += [sorted(rng.sample(range(len(stream)), 12)) for _ in range(200)]
     for cuts in cuttings:
         heard: list[str] = []
-        reader = FrameReader(heard.append, 1024)
+        reader = FrameReader(heard.append, 1024, Unwritten())
         assert fed(reader, stream, cuts) == [], cuts
         assert heard == OURS, cuts
         assert not reader.for_good and reader._partial == b""
@@ -192,7 +189,7 @@ def test_what_is_not_ours_goes_on_whole_in_order_at_every_cut() -> None:
     stream = connect + one + ack + binary + two
     for cut in range(len(stream)):
         heard: list[str] = []
-        reader = FrameReader(heard.append, 1024)
+        reader = FrameReader(heard.append, 1024, Unwritten())
         forwarded = b"".join(fed(reader, stream, [cut]))
         assert heard == ['42["one"]'], cut
         assert forwarded == connect + ack + binary + two, cut
@@ -204,7 +201,7 @@ def test_a_frame_not_ours_that_is_no_utf8_goes_on_with_everything_after() -> Non
     frames it reads quietly: from it on everything is uvicorn's, and what the server sends
     is uvicorn's to write too (app/realtime/frames.py `frame_writer`)."""
     heard: list[str] = []
-    reader = FrameReader(heard.append, 1024)
+    reader = FrameReader(heard.append, 1024, Unwritten())
     bad, one = client_frame(b"40\xff"), client_frame(b'42["one"]')
     assert b"".join(fed(reader, bad + one, [])) == bad + one
     assert heard == [] and reader.for_good
@@ -214,7 +211,7 @@ def test_the_read_limit_is_uvicorns_own() -> None:
     """A frame one byte past the limit goes on to uvicorn (which closes with 1009), and
     everything after it; one at the limit is heard."""
     heard: list[str] = []
-    reader = FrameReader(heard.append, 200)
+    reader = FrameReader(heard.append, 200, Unwritten())
     at_limit, past = client_frame(b"42" + b"a" * 198), client_frame(b"42" + b"a" * 199)
     assert fed(reader, at_limit, []) == [] and heard == ["42" + "a" * 198]
     assert b"".join(fed(reader, past + at_limit, [])) == past + at_limit

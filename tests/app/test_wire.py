@@ -27,7 +27,7 @@ from app_harness import (
 )
 from engineio import async_socket
 from engineio import packet as eio_packet
-from raw_client import RawClient
+from raw_client import RawClient, client_frame
 from websockets.frames import Frame
 from websockets.protocol import Protocol, Side
 
@@ -44,15 +44,16 @@ from app.realtime.websocket import GameWebSocket
 # ---- the Outbox (app/realtime/queues.py), on a websocket's frame writer -------------------
 
 
-class FakeTransport:
+class FakeTransport(asyncio.Transport):
     """A connection's asyncio transport: the frames written to it, whether it closes."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.frames: list[bytes] = []
         self.closing = False
 
-    def write(self, data: bytes) -> None:
-        self.frames.append(data)
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.frames.append(bytes(data))
 
     def is_closing(self) -> bool:
         return self.closing
@@ -65,7 +66,7 @@ class FakeMeter:
     def __init__(self) -> None:
         self.transport = FakeTransport()
         self.paused = False
-        self.reader = FrameReader(lambda text: None, 4096)
+        self.reader = FrameReader(lambda text: None, 4096, self.transport)
 
     def writer(self) -> Any:
         return frame_writer(self, self.reader)
@@ -224,6 +225,33 @@ def test_a_text_goes_straight_out_only_where_a_packet_would() -> None:
     assert meter.texts == ["41"] and outbox.qsize() == 1 and outbox.unsent == 1
     assert writer_takes(outbox) == "42" and outbox.send_now("43")
     assert meter.texts == ["41", "43"]
+
+
+def test_what_answers_a_message_heard_goes_out_in_one_write() -> None:
+    """The ack of a message and the state it made (here two packets queued while the reader
+    hears it) leave in one write of the transport, in order; what comes outside a message's
+    hearing is written at once. A transport closed by what was heard gets nothing."""
+    outbox = Outbox()
+    meter, _ = attached(outbox)
+
+    def answer(text: str) -> None:
+        outbox.put_nowait(message("state"))
+        outbox.put_nowait(message("ack"))
+        assert meter.transport.frames == []  # nothing out yet: gathered
+
+    meter.reader.listener = answer
+    meter.reader.take(client_frame(b'421["flip",{}]'), lambda data: None)
+    assert meter.transport.frames == [text_frame("4state") + text_frame("4ack")]
+    outbox.put_nowait(message("later"))
+    assert len(meter.transport.frames) == 2 and meter.texts == ["4state", "4ack", "4later"]
+
+    def hang_up(text: str) -> None:
+        outbox.put_nowait(message("gone"))
+        meter.transport.closing = True
+
+    meter.reader.listener = hang_up
+    meter.reader.take(client_frame(b'422["leave",{}]'), lambda data: None)
+    assert meter.texts == ["4state", "4ack", "4later"] and outbox.unsent == 0
 
 
 @pytest.mark.parametrize("why", ["for good", "closing"])
