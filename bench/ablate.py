@@ -67,25 +67,20 @@ def _frames() -> None:
 def _frame_writer() -> None:
     """Every packet written at once through uvicorn's ASGI `send` (an event, websockets'
     Frame serialized, a coroutine started where it is sent), not as a frame of ours
-    (app/realtime/frames.py `frame_writer`)."""
+    (app/realtime/frames.py `write_frame`)."""
 
-    def frame_writer(socket: Any, reader: Any) -> Callable[[str], bool]:
-        send = socket.inner.send  # uvicorn's protocol's own
-
-        def write(text: str) -> bool:
-            try:
-                rest = first_step(send({"type": "websocket.send", "text": text}))
-            except Exception:  # the client is gone: its reader ends the connection
-                return True
-            if rest is not None:  # a client reading slowly (this benchmark's read at once)
-                task = asyncio.ensure_future(rest)
-                _WAITING.add(task)
-                task.add_done_callback(_WAITING.discard)
+    def write_frame(socket: Any, reader: Any, text: str) -> bool:
+        try:  # uvicorn's protocol's own `send`
+            rest = first_step(socket.inner.send({"type": "websocket.send", "text": text}))
+        except Exception:  # the client is gone: its reader ends the connection
             return True
+        if rest is not None:  # a client reading slowly (this benchmark's read at once)
+            task = asyncio.ensure_future(rest)
+            _WAITING.add(task)
+            task.add_done_callback(_WAITING.discard)
+        return True
 
-        return write
-
-    websocket.frame_writer = frame_writer  # type: ignore[attr-defined]
+    websocket.write_frame = write_frame  # type: ignore[attr-defined]
 
 
 def _write() -> None:

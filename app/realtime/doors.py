@@ -193,7 +193,7 @@ class Metered(asyncio.Protocol):
         # Set by the app once it reads this websocket (app/realtime/websocket.py): its events
         # and pongs are taken here, as they arrive (app/realtime/frames.py).
         self.reader: FrameReader | None = None
-        self.paused = False  # the transport's writes wait (app/realtime/frames.py `frame_writer`)
+        self.paused = False  # the transport's writes wait (app/realtime/frames.py `write_frame`)
         METERED[inner] = self
 
     def data_received(self, data: bytes) -> None:

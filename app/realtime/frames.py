@@ -15,7 +15,7 @@ masked text frame within the size limit, or no UTF-8, everything goes to uvicorn
 and what it answers (a pong, a close with its code) is as ever.
 
 Until then uvicorn has read nothing it could answer or close on, so what the app sends is
-written the same way: each packet's text as a frame straight to the transport (`frame_writer`),
+written the same way: each packet's text as a frame straight to the transport (`write_frame`),
 in place of uvicorn's ASGI `send`. From then on, and while the transport's writes wait for
 a slow reader, uvicorn's `send` takes it."""
 
@@ -112,12 +112,12 @@ def text_frame(text: str) -> bytes:
     return bytes((_TEXT_FIN, 127 if wide else 126)) + size.to_bytes(8 if wide else 2, "big") + data
 
 
-def frame_writer(socket: Any, reader: FrameReader) -> Callable[[str], bool]:
-    """A connection's outgoing text written straight to its transport as a frame, in the
+def write_frame(socket: Any, reader: FrameReader, text: str) -> bool:
+    """A connection's outgoing `text` written straight to its transport as a frame, in the
     place of uvicorn's ASGI `send` (a coroutine, an event, websockets' Frame serialized and
-    its output joined: 8% of the server's CPU at 200 tables): `write(text)` True once it is
-    written, False (nothing done) when uvicorn's `send`, through the connection's writer,
-    must take it instead:
+    its output joined: 8% of the server's CPU at 200 tables): True once it is written,
+    False (nothing done) when uvicorn's `send`, through the connection's writer, must take
+    it instead:
 
     - once the connection's `reader` reads for good (a close, a ping, a frame it does not
       take: from there uvicorn may answer or close, and its close must be the last frame);
@@ -128,12 +128,8 @@ def frame_writer(socket: Any, reader: FrameReader) -> Callable[[str], bool]:
     transport asks for its writes to wait; `reader` reads that transport. While the
     `reader` hears one of the connection's own messages, what answers it (its ack, the state
     it made) is gathered, and the reader writes it all at once after: one write, not two."""
-
-    def write(text: str) -> bool:
-        transport = reader.transport  # (the meter's)
-        if reader.for_good or socket.paused or transport.is_closing():
-            return False
-        (transport.write if reader.answers is None else reader.answers.append)(text_frame(text))
-        return True
-
-    return write
+    transport = reader.transport  # (the meter's)
+    if reader.for_good or socket.paused or transport.is_closing():
+        return False
+    (transport.write if reader.answers is None else reader.answers.append)(text_frame(text))
+    return True

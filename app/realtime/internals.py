@@ -77,7 +77,7 @@ OWN_WEBSOCKETS = Why(
 )
 OUTBOX = Why(
     "each connection's outgoing queue is an Outbox (app/realtime/queues.py): written at once "
-    "when nothing is queued (as a frame of ours: app/realtime/frames.py `frame_writer`), "
+    "when nothing is queued (as a frame of ours: app/realtime/frames.py `write_frame`), "
     "capped at SLAPJACK_SEND_QUEUE_LIMIT",
     "off (every packet through the writer task), 1.12x the CPU per inbound message (1.11-1.13)",
     "python-engineio: a send that writes when nothing is queued, and a queue limit option",

@@ -103,7 +103,7 @@ class Outbox(LeanQueue):
         super().__init__()
         self.send: Send | None = None  # set only while a websocket writer runs
         # Where uvicorn serves that websocket: a text written at once as a frame, or False
-        # when the writer must send it (app/realtime/frames.py `frame_writer`).
+        # when the writer must send it (app/realtime/frames.py `write_frame`).
         self.write: Callable[[str], bool] | None = None
         self.unsent = 0  # packets queued (or handed to the writer) and not yet written
         self.ended = False  # its end was put: the connection is closing, nothing more goes

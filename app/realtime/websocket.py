@@ -10,7 +10,7 @@ connection over ASGI's own `receive` and `send`:
   connection in: a message goes to the Socket.IO server (app/realtime/transport.py), which
   answers it before the next frame is read, with no task of its own;
 - a packet is written at once when nothing waits before it: a frame of ours straight to
-  the connection's transport (app/realtime/frames.py `frame_writer`). Otherwise (a client
+  the connection's transport (app/realtime/frames.py `write_frame`). Otherwise (a client
   that reads slowly, a websocket closing) it waits in the connection's Outbox
   (app/realtime/queues.py) for the writer task, which sends it through ASGI's `send`, in
   order, waiting as `send` does for a client that reads slowly.
@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
 from engineio import packet
@@ -32,7 +33,7 @@ from engineio.async_drivers import asgi
 
 from app.ops.logs import log_event
 from app.realtime.doors import METERED
-from app.realtime.frames import FrameReader, frame_writer
+from app.realtime.frames import FrameReader, write_frame
 from app.realtime.pings import Pinged, PingSweep
 from app.realtime.queues import Outbox, Send
 
@@ -88,7 +89,7 @@ class GameWebSocket(Pinged):
         metered = METERED.get(getattr(send, "__self__", send))
         if metered is not None:
             metered.reader = reader = FrameReader(self.hear, self.limit, metered.transport)
-            outbox.write = frame_writer(metered, reader)  # and what it sends written at once
+            outbox.write = partial(write_frame, metered, reader)  # what it sends: at once
         try:
             await self._read(environ["asgi.receive"])
         finally:

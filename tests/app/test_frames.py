@@ -199,7 +199,7 @@ def test_what_is_not_ours_goes_on_whole_in_order_at_every_cut() -> None:
 def test_a_frame_not_ours_that_is_no_utf8_goes_on_with_everything_after() -> None:
     """A CONNECT or an ack uvicorn would close on (1007) is not forwarded as one of the
     frames it reads quietly: from it on everything is uvicorn's, and what the server sends
-    is uvicorn's to write too (app/realtime/frames.py `frame_writer`)."""
+    is uvicorn's to write too (app/realtime/frames.py `write_frame`)."""
     heard: list[str] = []
     reader = FrameReader(heard.append, 1024, Unwritten())
     bad, one = client_frame(b"40\xff"), client_frame(b'42["one"]')

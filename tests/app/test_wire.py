@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import sys
+from functools import partial
 from socket import SO_SNDBUF, SOL_SOCKET
 from typing import Any
 
@@ -35,7 +36,7 @@ from app.ops.config import Settings
 from app.ops.limits import TokenBucket
 from app.ops.metrics import Metrics
 from app.realtime.eager import ResumingWork, first_step
-from app.realtime.frames import FrameReader, frame_writer, text_frame
+from app.realtime.frames import FrameReader, text_frame, write_frame
 from app.realtime.guards import FrameBudget
 from app.realtime.queues import Outbox
 from app.realtime.transport import GameEngineIO, GameServer
@@ -69,7 +70,7 @@ class FakeMeter:
         self.reader = FrameReader(lambda text: None, 4096, self.transport)
 
     def writer(self) -> Any:
-        return frame_writer(self, self.reader)
+        return partial(write_frame, self, self.reader)
 
     @property
     def texts(self) -> list[str]:
