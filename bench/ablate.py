@@ -70,6 +70,8 @@ def _frame_writer() -> None:
     (app/realtime/frames.py `write_frame`)."""
 
     def write_frame(socket: Any, reader: Any, text: str) -> bool:
+        if socket.paused or reader.for_good:
+            return False  # the connection's writer sends it, as before
         try:  # uvicorn's protocol's own `send`
             rest = first_step(socket.inner.send({"type": "websocket.send", "text": text}))
         except Exception:  # the client is gone: its reader ends the connection

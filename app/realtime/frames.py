@@ -91,10 +91,12 @@ class FrameReader:
                 continue
             at = start + size
             self.answers = []
-            self.listener(text)  # (it never raises: what fails in it is logged there)
-            answers, self.answers = self.answers, None
-            if answers and not self.transport.is_closing():  # (closed by what it heard)
-                self.transport.write(b"".join(answers))
+            try:
+                self.listener(text)
+            finally:  # (it never raises, what fails in it is logged there: still, no frame lost)
+                answers, self.answers = self.answers, None
+                if answers and not self.transport.is_closing():  # (closed by what it heard)
+                    self.transport.write(b"".join(answers))
         else:
             return
         self.for_good = True

@@ -125,8 +125,9 @@ class Outbox(LeanQueue):
     def send_now(self, text: str) -> bool:
         """Writes `text` (a packet's encoding) at once, as a frame of its own (`write`), if
         nothing waits before it: True once written. False, and nothing done, otherwise (a
-        slow reader, a closing websocket, one not served by uvicorn): the caller queues it."""
-        return not self.unsent and self.write is not None and self.write(text)
+        slow reader, a closing websocket, one not served by uvicorn; nothing after its end,
+        which may be uvicorn's close frame already): the caller queues it."""
+        return not (self.unsent or self.ended) and self.write is not None and self.write(text)
 
     def written(self) -> None:
         self.unsent -= 1

@@ -31,6 +31,7 @@ import logging
 import re
 import time
 from collections.abc import Coroutine
+from functools import partial
 from typing import Any
 
 import engineio
@@ -113,14 +114,10 @@ class GameEngineIO(engineio.AsyncServer):  # type: ignore[misc]
         answering its messages, pinged by one sweep (python-engineio's driver table names
         the class it serves a websocket with; a connection upgraded from long-polling keeps
         python-engineio's own reader and writer)."""
-        pings = PingSweep(
-            settings.ping_interval_seconds, settings.ping_timeout_seconds, self._ping, self._late
-        )
+        interval, timeout = settings.ping_interval_seconds, settings.ping_timeout_seconds
+        pings = PingSweep(interval, timeout, partial(self.queue_packet, pkt=PING), self._late)
         driver = websocket_driver(heard, pings, settings.max_message_bytes)
         self._async = {**self._async, "websocket": driver}
-
-    def _ping(self, sid: str) -> None:
-        self.queue_packet(sid, PING)
 
     def _late(self, connection: Any) -> None:
         self._drop_later(connection.socket, self.reason.PING_TIMEOUT, "ping_timeout")

@@ -35,6 +35,7 @@ from websockets.protocol import Protocol, Side
 from app.ops.config import Settings
 from app.ops.limits import TokenBucket
 from app.ops.metrics import Metrics
+from app.realtime.doors import Doors
 from app.realtime.eager import ResumingWork, first_step
 from app.realtime.frames import FrameReader, text_frame, write_frame
 from app.realtime.guards import FrameBudget
@@ -253,6 +254,53 @@ def test_what_answers_a_message_heard_goes_out_in_one_write() -> None:
     meter.reader.listener = hang_up
     meter.reader.take(client_frame(b'422["leave",{}]'), lambda data: None)
     assert meter.texts == ["4state", "4ack", "4later"] and outbox.unsent == 0
+
+
+def test_nothing_is_written_at_once_after_the_end() -> None:
+    """Once its end is put (a hang-up, or python-engineio's close), the writer's last frame
+    may be uvicorn's close, and the transport stays open until the client answers it: no
+    frame of ours may follow."""
+    outbox = Outbox()
+    meter, _ = attached(outbox)
+    outbox.put_nowait(None)
+    assert not outbox.send_now("4late") and meter.transport.frames == []
+
+
+def test_a_listener_that_fails_loses_no_frame_and_gathers_nothing_after() -> None:
+    outbox = Outbox()
+    meter, _ = attached(outbox)
+
+    def fails(text: str) -> None:
+        outbox.put_nowait(message("answer"))
+        raise RuntimeError("a bug")
+
+    meter.reader.listener = fails
+    with pytest.raises(RuntimeError):
+        meter.reader.take(client_frame(b'421["flip",{}]'), lambda data: None)
+    outbox.put_nowait(message("later"))
+    assert meter.texts == ["4answer", "4later"] and len(meter.transport.frames) == 2
+
+
+async def test_the_meter_tells_when_the_transport_s_writes_wait() -> None:
+    """uvicorn's protocol behind the meter (app/realtime/doors.py Metered) hears the pause
+    too; the frame writer reads the meter's `paused`."""
+    told: list[str] = []
+
+    class Inner(asyncio.Protocol):
+        def pause_writing(self) -> None:
+            told.append("pause")
+
+        def resume_writing(self) -> None:
+            told.append("resume")
+
+    settings = Settings(allowed_origins=["http://127.0.0.1"])
+    metered = Doors(settings).metered(Inner(), FakeTransport(), "192.0.2.1")
+    reader = FrameReader(lambda text: None, 4096, metered.transport)
+    metered.pause_writing()
+    assert metered.paused and not write_frame(metered, reader, "4waits")
+    metered.resume_writing()
+    assert not metered.paused and write_frame(metered, reader, "4goes")
+    assert told == ["pause", "resume"] and metered.transport.frames == [text_frame("4goes")]
 
 
 @pytest.mark.parametrize("why", ["for good", "closing"])
