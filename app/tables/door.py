@@ -105,8 +105,11 @@ class Door(TableState):
         if self.owner is None and self.host == person.id:
             self.owner = person.id
         if person.id == self.owner and self.host != person.id:
+            stand_in = self.people.get(self.host) if self.host is not None else None
             self.host = person.id  # the table's own host is back: the role comes home
             happened.append(events.Host(person.id))
+            if stand_in is not None:  # a gone spectator kept only for the role is let go
+                self._forget_if_unneeded(stand_in)
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
 

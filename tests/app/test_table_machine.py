@@ -229,3 +229,18 @@ TableWithTwin.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_the_table_and_its_snapshot_twin_agree = TableWithTwin.TestCase
+
+
+def test_a_gone_stand_in_is_let_go_when_the_tables_own_host_takes_the_role_back() -> None:
+    """Found by the machine above: the table's own host went, a newcomer stood in as host,
+    stood up and went too; the own host's return took the role back, and the gone
+    stand-in, a spectator kept only for the role, stayed for good."""
+    table = Table("ROOM01", Rules(freeze_seconds=0.5, time_limit=4.0), POLICY)
+    table.join("N0", None, 0.0, new_id="p0", new_token="token-0")
+    table.drop("p0", 0.0, left=False)
+    table.join("N1", None, 2.5, new_id="p1", new_token="token-1")
+    assert table.host == "p1"
+    table.stand("p1", 2.5)
+    table.drop("p1", 2.5, left=False)
+    table.join("Back", "token-0", 2.5, new_id="p2", new_token="token-2")
+    assert table.host == "p0" and "p1" not in table.people
