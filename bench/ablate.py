@@ -16,8 +16,8 @@ from app.realtime import frames, pings, queues, serving, transport, websocket
 from app.realtime.eager import first_step
 
 EIO = transport.GameEngineIO
-_WAITING: set[asyncio.Future[Any]] = set()  # sends begun at once that wait for their client
 SIO = transport.GameServer
+_WAITING: set[asyncio.Future[Any]] = set()  # sends begun at once that wait for their client
 
 
 def _engineio_pings() -> None:

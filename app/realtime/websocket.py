@@ -93,9 +93,11 @@ class GameWebSocket(Pinged):
         try:
             await self._read(environ["asgi.receive"])
         finally:
-            self.ended = True  # (what its reader takes from here, `hear` drops)
+            self.ended = True
             outbox.send = outbox.write = None
-            outbox.put_nowait(None)  # the writer sends what is queued, then closes
+            # The writer sends what is queued, then closes. (The FrameReader stays: what it
+            # takes from here, `_heard` drops, the end being put.)
+            outbox.put_nowait(None)
         await writer
         await socket.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
         return ""

@@ -95,11 +95,9 @@ class Connections:
         for person in people:
             sid = self._sid_of.get(person.id)
             if sid is not None:
-                seat = seat_of.get(person.id)
-                message = views.message(person, seat)  # the shared part encoded first
-                if person.id in lag.due:  # so the ping's time is taken as it leaves
-                    message = views.message(person, seat, lag.rides(person.id, clock.now()))
-                self.transport.send(message, sid)
+                views.shared()  # encoded before a riding ping's time is taken: as it leaves
+                ping = lag.rides(person.id, clock.now()) if person.id in lag.due else None
+                self.transport.send(views.message(person, seat_of.get(person.id), ping), sid)
 
     def show_out(self, person_id: str, message: Encoded) -> bool:
         """Tells the person's connection `message`, then closes it: nothing more is sent

@@ -105,11 +105,8 @@ class Door(TableState):
         if self.owner is None and self.host == person.id:
             self.owner = person.id
         if person.id == self.owner and self.host != person.id:
-            stand_in = self.people.get(self.host) if self.host is not None else None
-            self.host = person.id  # the table's own host is back: the role comes home
+            self._pass_host(person.id)  # the table's own host is back: the role comes home
             happened.append(events.Host(person.id))
-            if stand_in is not None:  # a gone spectator kept only for the role is let go
-                self._forget_if_unneeded(stand_in)
         happened += self.hand_over_if_gone(now)
         return Joined(person, token, returning, happened)
 
@@ -185,7 +182,7 @@ class Door(TableState):
         """The connected player who came to the table first becomes host (a seated one before
         one watching; a reconnection keeps a person's place); with nobody connected, the next
         person in will. The table's own host takes it back when they return (`join`)."""
-        old = self.host_person()
+        old = self.host
         candidates = [p for p in self.connected() if not p.screen]
         seated = set(self.seats)
         new = (
@@ -193,12 +190,18 @@ class Door(TableState):
             if candidates
             else None
         )
-        self.host = new.id if new is not None else None
-        if old is not None:
-            self._forget_if_unneeded(old)
-        if new is None or new is old:
+        self._pass_host(new.id if new is not None else None)
+        if new is None or new.id == old:
             return []
         return [events.Host(new.id)]
+
+    def _pass_host(self, new: str | None) -> None:
+        """`new` hosts from now on. The host before, if a gone spectator kept only for the
+        role, is let go."""
+        old = self.host_person()
+        self.host = new
+        if old is not None:
+            self._forget_if_unneeded(old)
 
     def _forget_if_unneeded(self, person: Person) -> None:
         """A gone spectator leaves no trace, so strangers reconnecting cannot fill memory."""

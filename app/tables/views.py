@@ -98,12 +98,17 @@ class Views:
         `State(**seen, you=...)` puts it, so the text is what encoding the state gives),
         and after it the id of a lag `ping` riding on it, if one does. The shared JSON is
         made without `seen`: the same fields, with the stats and rules the ViewParts kept."""
-        if self._head is None:
-            self._head = f'{event_head(STATE)}{to_json(self._encodable())[:-1]},"you":'
+        head = self.shared()
         you = _you_text(person.id, seat, person.id == self.table.host)
         if ping is not None:  # hex digits (app/tables/lag.py): nothing to escape
-            return Encoded(STATE, f'{self._head}{you},"ping":"{ping}"}}]')
-        return Encoded(STATE, f"{self._head}{you}}}]")
+            return Encoded(STATE, f'{head}{you},"ping":"{ping}"}}]')
+        return Encoded(STATE, f"{head}{you}}}]")
+
+    def shared(self) -> str:
+        """The text of every `message` up to its `you`: encoded once, at the first ask."""
+        if self._head is None:
+            self._head = f'{event_head(STATE)}{to_json(self._encodable())[:-1]},"you":'
+        return self._head
 
     def _encodable(self) -> dict[str, Any]:
         """`seen`'s fields with the stats and rules as the ViewParts keeps their JSON."""

@@ -114,11 +114,16 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
       setTimeout(() => socket.connect(), wait * (0.5 + Math.random()));
     } else on.refused(refusal); // the server said no: needs the person to act
   });
+  // The server measures our round trip (while the room judges lag-fair or false starts)
+  // with lag pings, on their own or riding on a state: each answered at once, with its id.
+  const pong = (id) => {
+    if (typeof id === "string") socket.emit("pong", { id });
+  };
   socket.on("welcome", (data) => on.welcome(data));
   // A state carries the events of the change that made it (`events`): the store takes both.
   // A lag ping may ride on it (`ping`): answered first, as a ping of its own is.
   socket.on("state", (data) => {
-    if (data && typeof data.ping === "string") socket.emit("pong", { id: data.ping });
+    pong(data && data.ping);
     on.state(data);
   });
   // An event's page (/e/CODE) gets the event's state instead.
@@ -137,11 +142,7 @@ export function openRoomSocket({ room, getName, getToken, getAvatar, getInvite, 
     }
     on.event(data);
   });
-  // The server measures our round trip (while the room judges lag-fair or false starts):
-  // answer at once, with its id.
-  socket.on("ping", (data) => {
-    if (data && typeof data.id === "string") socket.emit("pong", { id: data.id });
-  });
+  socket.on("ping", (data) => pong(data && data.id));
 
   // Every action resolves to the server's ack, or an error shaped like one (its words are
   // messages.js's, by code).
