@@ -96,6 +96,13 @@ DECK_SEEN = """() => ({
   conn: document.getElementById('conn').dataset.status,
   classes: document.body.className,
 })"""
+# What a page showed when its flip did not land: for the message of a test that fails.
+FLIP_SEEN = f"""() => ({{
+  table: ({READ_TABLE})(), deck: ({DECK_SEEN})(),
+  disabled: document.getElementById('flip').disabled,
+  hint: document.getElementById('flip-hint').textContent,
+  banners: window.bannerLog || null,
+}})"""
 # Where a finger slaps the felt, down from its top: where game over, opening over the felt,
 # shows its title, not a button.
 SLAP_HEIGHT = 0.25
@@ -148,29 +155,41 @@ class Person:
         else:
             await self.page.click(selector, timeout=timeout)
 
-    async def flip(self) -> None:
+    async def flip(self, unless: str | None = None) -> None:
         """Turns the top card over (a tap on the deck, or the person's flip key) and waits
         until the card has left this person's deck. A deck that stops being theirs before
         the tap (the time limit ended the game a moment after the page said "your turn")
-        is not tapped."""
+        is not tapped. `unless`: a page condition under which the server rightly refuses
+        the flip (a tap it may meet, or one already on its way): the wait ends there too."""
         cards = (await self.table())["cards"]
         if self.flip_key is None:
-            if not await self._tap_the_deck():
+            if not await self._tap_the_deck(unless):
                 return
         else:
             await self.page.keyboard.press(self.flip_key)
-        await self.page.wait_for_function(FLIP_LANDED, arg=cards, timeout=WAIT_MS)
+        landed = (
+            FLIP_LANDED if unless is None else f"(cards) => ({FLIP_LANDED})(cards) || ({unless})()"
+        )
+        try:
+            await self.page.wait_for_function(landed, arg=cards, timeout=WAIT_MS)
+        except PlaywrightTimeout:
+            seen = await self.page.evaluate(FLIP_SEEN)
+            raise AssertionError(
+                f"{self.label}: tapped the deck at {cards} cards: {seen}"
+            ) from None
 
-    async def _tap_the_deck(self) -> bool:
-        """Taps the deck; False when it stopped being this person's to tap first. The deck
-        hides at game over, so a tap waiting for it would wait for ever: each try is short,
-        and between tries the page says whether the deck is still theirs."""
+    async def _tap_the_deck(self, unless: str | None) -> bool:
+        """Taps the deck; False when it stopped being this person's to tap first (or
+        `unless` holds). The deck hides at game over, so a tap waiting for it would wait
+        for ever: each try is short, and between tries the page says whether the deck is
+        still theirs."""
+        given_up = NOT_MY_FLIP if unless is None else f"() => ({NOT_MY_FLIP})() || ({unless})()"
         for _try in range(WAIT_MS // PRESS_TRY_MS):
             try:
                 await self.press("#flip", timeout=PRESS_TRY_MS)
                 return True
             except PlaywrightTimeout:
-                if await self.page.evaluate(NOT_MY_FLIP):
+                if await self.page.evaluate(given_up):
                     return False
         seen = await self.page.evaluate(DECK_SEEN)
         raise AssertionError(f"{self.label}: the page says it is my turn, the deck stays: {seen}")

@@ -13,6 +13,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,16 +72,18 @@ class Servers:
     """`python -m app` as `make run` serves it, started on first use and kept until the
     session ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: Path) -> None:
         self.running: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
+        # What the server logs (warnings and errors, one JSON line each): a failing test's
+        # report shows the lines logged while it ran (`pytest_runtest_makereport`).
+        self.log = log
 
     def url(self) -> str:
         if "app" not in self.running:
             self.running["app"] = self._start()
         return self.running["app"][0]
 
-    @staticmethod
-    def _start() -> tuple[str, subprocess.Popen[bytes]]:
+    def _start(self) -> tuple[str, subprocess.Popen[bytes]]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         env = {
@@ -89,7 +92,10 @@ class Servers:
             "SLAPJACK_HOST": "127.0.0.1",
             "SLAPJACK_PORT": str(port),
         }
-        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
+        with self.log.open("ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log, stderr=log
+            )
         try:
             wait_until_healthy(url, process)
         except BaseException:
@@ -111,17 +117,38 @@ class Servers:
 def servers() -> Iterator[Servers]:
     vendor = ROOT / "static" / "vendor" / "socket.io.esm.min.js"
     assert vendor.exists(), "run `make pytest` (or `make run`) to install the Socket.IO client"
-    started = Servers()
-    try:
-        yield started
-    finally:
-        started.stop()
+    with tempfile.TemporaryDirectory() as logs:
+        started = Servers(Path(logs) / "server.log")
+        try:
+            yield started
+        finally:
+            started.stop()
 
 
 @pytest.fixture
-def base_url(servers: Servers) -> str:
+def base_url(servers: Servers, request: pytest.FixtureRequest) -> str:
     """The app on a free loopback port."""
-    return servers.url()
+    url = servers.url()
+    request.node.stash[SERVER_LOG] = (servers.log, servers.log.stat().st_size)
+    return url
+
+
+SERVER_LOG = pytest.StashKey[tuple[Path, int]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing test's report ends with what the server logged while it ran (a dropped
+    connection, an error): the server runs in a process of its own, whose output no test
+    captures."""
+    report = yield
+    if report.failed and SERVER_LOG in item.stash:
+        log, start = item.stash[SERVER_LOG]
+        with contextlib.suppress(OSError), log.open("rb") as lines:
+            lines.seek(start)
+            text = lines.read().decode(errors="replace")
+            report.sections.append(("server log", text or "(nothing)"))
+    return report
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
