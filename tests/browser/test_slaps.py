@@ -29,6 +29,8 @@ from playwright.async_api import Browser, WebSocket, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from slow_network import SlowNetwork
 
+from engine.game import RUNNER_UP_MS
+
 # A 3 s freeze (the longest) gives the screenshot of it time even on a busy machine.
 LONG_GAME = {"decks": "2", "freeze_seconds": "3", "time_limit": "", "collect_seconds": "2"}
 # The long table of the slap test, opened through the API: a 3 s collect pause (more than
@@ -41,6 +43,7 @@ TAP_AFTER_TAKE_S = 0.85  # when, after a take, a slow tap could land on the next
 # (seen taking 0.6 s on a 2-core machine running four test workers).
 TAP_MARGIN_S = 1.0
 TAP_ATTEMPTS = 3
+RACE_ATTEMPTS = 3
 MOST_FLIPS = 104  # two decks: eight Jacks show long before the cards run out
 
 SAME_PILE = f"""(pile) => {{
@@ -272,9 +275,10 @@ async def slap_together(desktops: list[tuple[Person, SlowNetwork]]) -> None:
 
 async def one_takes_the_jack_and_the_other_is_too_late(
     desktops: list[tuple[Person, SlowNetwork]], names: dict[str, str]
-) -> Person:
+) -> tuple[Person, int]:
     """The first slap to reach the server takes the pile; the other is told "too late" and
-    pays nothing: no card lost, no freeze. Returns the one who was late."""
+    pays nothing: no card lost, no freeze. Returns the one who was late, and by how many
+    ms."""
     people = [person for person, _network in desktops]
     await everyone_sees(people, FREE_TO_SLAP)  # a freeze from the false slap has ended
     before = [await person.table() for person in people]
@@ -286,15 +290,32 @@ async def one_takes_the_jack_and_the_other_is_too_late(
     winner = 0 if earned[0].startswith("You take") else 1
     taker, late = people[winner], people[1 - winner]
     assert earned[winner].startswith(f"You take {pile} cards!"), earned
-    late_words = rf"Too late by \d+ ms! {re.escape(names[taker.label])} was faster\. No penalty\."
-    assert re.fullmatch(late_words, earned[1 - winner]), earned
+    late_words = rf"Too late by (\d+) ms! {re.escape(names[taker.label])} was faster\. No penalty\."
+    told_late = re.fullmatch(late_words, earned[1 - winner])
+    assert told_late, earned
     await everyone_sees(people, NO_TRIGGER)
     taker_cards = before[winner]["cards"] + pile
     await expect(taker.page.locator(".seat--you .seat-cards")).to_have_text(f"{taker_cards} cards")
     after = await late.table()
     assert (after["cards"], after["frozen"]) == (before[1 - winner]["cards"], False)
     assert await late.page.locator("#freeze").is_hidden()
-    return late
+    return late, int(told_late.group(1))
+
+
+async def a_close_race(
+    people: list[Person], desktops: list[tuple[Person, SlowNetwork]], names: dict[str, str]
+) -> Person:
+    """Both desktops slap the Jack at one moment; returns the one who was late. The test
+    sends both slaps together, but each page's own connection sends its slap, on the page's
+    main thread: a page that a loaded machine starves sends it later (seen 1.2 s later at
+    a load average of 16), past the photo finish's RUNNER_UP_MS, and then the photo finish
+    rightly names nobody and the race proves nothing: another Jack, another race."""
+    for _attempt in range(RACE_ATTEMPTS):
+        late, behind_ms = await one_takes_the_jack_and_the_other_is_too_late(desktops, names)
+        if behind_ms <= RUNNER_UP_MS:
+            return late
+        await flip_until_a_jack(people)
+    raise AssertionError(f"no two slaps within {RUNNER_UP_MS} ms in {RACE_ATTEMPTS} races")
 
 
 async def everyone_saw_the_photo_finish(people: list[Person], late: Person) -> None:
@@ -381,9 +402,7 @@ async def test_a_false_slap_a_refresh_and_a_late_slap_at_a_long_table(
     await slap_wrongly_and_see_the_freeze(bob, screenshots)
     await flip_until_a_jack(people)
     await refresh_and_rejoin(cy, XSS_NAME)
-    late = await one_takes_the_jack_and_the_other_is_too_late(
-        desktops, {bob.label: "Bob", cy.label: XSS_NAME}
-    )
+    late = await a_close_race(people, desktops, {bob.label: "Bob", cy.label: XSS_NAME})
     await everyone_saw_the_photo_finish(people, late)
     await a_tap_a_moment_after_a_take_costs_nothing(people, taker=phone, tapper=desktops[0])
 
