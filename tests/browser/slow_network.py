@@ -31,7 +31,7 @@ class SlowNetwork:
     _held: list[tuple[WebSocketRoute, str | bytes]] = field(default_factory=list)
     _slap_answer: str | None = None  # the start of the answer to the page's last slap
     _slap_answered: asyncio.Event = field(default_factory=asyncio.Event)
-    slap_sent_at: float | None = None  # time.monotonic() when the page's last slap went by
+    slap_answered_at: float | None = None  # ...and when the server's answer to it went by
     holding_slaps: bool = False
     _slap_out: tuple[WebSocketRoute, str] | None = None  # the page's slap, held on its way
     _slap_pressed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -54,23 +54,26 @@ class SlowNetwork:
     def _to_page(self, page_side: WebSocketRoute, message: str | bytes) -> None:
         if self._awaited and isinstance(message, str) and message.startswith(STATE_HEAD):
             self._notice(json.loads(message[2:])[1])
+        if self._slap_answer and isinstance(message, str) and message.startswith(self._slap_answer):
+            self._slap_answer = None
+            self.slap_answered_at = time.monotonic()
+            self._slap_answered.set()
         if not self.holding:
             page_side.send(message)
             return
         self._held.append((page_side, message))
-        if self._slap_answer and isinstance(message, str) and message.startswith(self._slap_answer):
-            self._slap_answered.set()
 
     def _to_server(self, server_side: WebSocketRoute, message: str | bytes) -> None:
         slap = SLAP_MESSAGE.match(message) if isinstance(message, str) else None
         if slap:
             self._slap_answer = f"43{slap.group(1)}["
+            self._slap_answered.clear()
+            self.slap_answered_at = None
             if self.holding_slaps:
                 assert isinstance(message, str)
                 self._slap_out = (server_side, message)
                 self._slap_pressed.set()
                 return
-            self.slap_sent_at = time.monotonic()
         server_side.send(message)
 
     def _notice(self, state: dict[str, Any]) -> None:
@@ -110,12 +113,11 @@ class SlowNetwork:
         self.holding_slaps = False
         if self._slap_out is not None:
             (server_side, message), self._slap_out = self._slap_out, None
-            self.slap_sent_at = time.monotonic()
             server_side.send(message)
 
     async def slap_answered(self, timeout_ms: float) -> None:
-        """Waits until the server has answered a slap the page sent since `hold`: the
-        server has judged it, and the page has not heard how."""
+        """Waits until the server has answered the page's last slap (`slap_answered_at`):
+        the server has judged it, and while `hold` holds, the page has not heard how."""
         await asyncio.wait_for(self._slap_answered.wait(), timeout_ms / 1000)
 
     def release(self) -> None:
