@@ -18,6 +18,7 @@ from app.ops.config import Settings, get_settings
 from app.ops.limits import CodeBudget, PerAddress
 from app.ops.logs import configure_logging, library_logger, log_event
 from app.ops.metrics import Metrics
+from app.realtime.clients import ClientList
 from app.realtime.origins import origin_check
 from app.realtime.outgoing import SocketTransport
 from app.realtime.polling import guarded_post, is_polled_post
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         settings,
         metrics,
         async_mode="asgi",
+        client_manager=ClientList(),  # a disconnect's work independent of the server's clients
         cors_allowed_origins=origin_check(settings.allowed_origins),
         max_http_buffer_size=settings.max_message_bytes,
         ping_interval=settings.ping_interval_seconds,
@@ -65,7 +67,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     cluster = cluster_node(store, settings, sio, metrics, clock)
     rooms = Rooms(
         settings,
-        SocketTransport(sio),
+        SocketTransport(sio, rooms=cluster is not None),
         metrics,
         store=cluster.store if cluster else store,
         clock=clock,

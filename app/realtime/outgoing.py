@@ -32,18 +32,25 @@ class SocketServer(Protocol):
 
 
 class SocketTransport:
-    """What a Room needs from python-socketio's server (ours: GameServer):
-    `emit` and `enter_room` as they are, and `send` of an encoded message, the broadcast
+    """What a Room needs from python-socketio's server (ours: GameServer): `emit` as it is,
+    `enter_room` where there are `rooms`, and `send` of an encoded message, the broadcast
     path."""
 
-    def __init__(self, sio: SocketServer) -> None:
+    def __init__(self, sio: SocketServer, *, rooms: bool = True) -> None:
         self.sio = sio
+        self.rooms = rooms
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
         await self.sio.emit(event, data, to=to)
 
     async def enter_room(self, sid: str, room: str) -> None:
-        await self.sio.enter_room(sid, room)
+        """Puts the connection `sid` in python-socketio's room `room` (a table's or an
+        event's code), where a cluster's hand-over finds the connections to close
+        (app/cluster/node.py): only where `rooms` are kept, in a cluster. Each room costs
+        every disconnect a step (python-socketio looks through every room for the client's:
+        app/realtime/clients.py), and one process needs none."""
+        if self.rooms:
+            await self.sio.enter_room(sid, room)
 
     def send(self, message: Encoded, to: str) -> None:
         """Queues `message` on the connection `to` (a Socket.IO sid), after whatever was

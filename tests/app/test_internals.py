@@ -20,6 +20,7 @@ import pytest
 
 from app.ops.timers import WatchedLock
 from app.realtime import internals
+from app.realtime.clients import ClientList
 from app.realtime.internals import INTERNALS, Internal
 from app.realtime.serving import DeadlineHttp
 from app.realtime.transport import GameEngineIO, GameServer
@@ -27,7 +28,7 @@ from tools import check_internals
 from tools.check_internals import find, problem, problems
 
 ROOT = Path(__file__).resolve().parents[2]
-OURS = [GameEngineIO, GameServer, DeadlineHttp, WatchedLock]
+OURS = [GameEngineIO, GameServer, ClientList, DeadlineHttp, WatchedLock]
 LIBRARIES = ("engineio", "socketio", "uvicorn", "asyncio")
 MOST_NAMES = 30  # overridden, called, read or set (the classes we derive from aside)
 MOST_OVERRIDE_LINES = 700  # code lines of internals.OVERRIDE_MODULES

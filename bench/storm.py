@@ -1,0 +1,117 @@
+"""How long the server stalls when all its connections go at once: a Wi-Fi blip at a
+festival, a router restarting.
+
+    .venv/bin/python -m bench.storm --tables 250,1000
+    .venv/bin/python -m bench.storm --tables 1000 --against DIR   # another checkout's app too
+
+For each step, starts the app (`python -m app` through bench/serve.py, pinned with `taskset`
+to the first core, every per-address limit lifted: bench/limits.py), seats `--tables` tables
+of four players in their lobbies (raw WebSocket clients, bench/wire.py, this process on the
+second core), then closes every player's connection at once. All along, a probe asks the
+server for a small static file every 10 ms on a connection of its own. Prints, per step:
+the connections dropped, the probe's slowest answer in the second before the drop and in
+the `--seconds` from it (how long every table waited: a stalled loop moves no table), and
+the server's CPU seconds in those (the probe's own answers take about a quarter of a
+second of it a second). With `--against DIR`, the app as checked out in DIR
+(`git worktree add DIR COMMIT`) is measured the same way after each of ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from bench.load import HOST, Server, Stats, Table, Variant, hang_up, open_all, steps
+from bench.wire import http
+
+PROBE = "/static/css/base.css"  # served from disk by Starlette: no room is looked at
+PROBE_EVERY = 0.01  # seconds
+
+
+class Probe:
+    """Asks the server for PROBE every PROBE_EVERY seconds: its slowest answer since `reset`."""
+
+    def __init__(self, port: int) -> None:
+        self.port, self.slowest, self.failed = port, 0.0, 0
+        self._task = asyncio.create_task(self._run())
+
+    def reset(self) -> float:
+        slowest, self.slowest = self.slowest, 0.0
+        return slowest
+
+    async def _run(self) -> None:
+        while True:
+            started = time.perf_counter()
+            status, _ = await http(HOST, self.port, "GET", PROBE)
+            self.failed += status != 200
+            self.slowest = max(self.slowest, time.perf_counter() - started)
+            await asyncio.sleep(PROBE_EVERY)
+
+    async def stop(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+async def storm(
+    tables: int, seconds: float, core: int | None, log: Path, variant: Variant | None
+) -> str:
+    server = Server("app", core, log, gc_watch=False, variant=variant)
+    try:
+        await server.ready()
+        seated = [Table("", Stats(), start=False) for _ in range(tables)]
+        await open_all(seated, server.port)
+        await asyncio.sleep(2)  # the last joins settled
+        probe = Probe(server.port)
+        await asyncio.sleep(1)
+        before, cpu = probe.reset(), server.cpu_seconds()
+        hang_up(seated)
+        await asyncio.sleep(seconds)
+        during, cpu = probe.reset(), server.cpu_seconds() - cpu
+        await probe.stop()
+        failed = f", {probe.failed} probes not answered 200" if probe.failed else ""
+        return (
+            f"{server.label:<12} {4 * tables:>6} connections dropped at once: slowest answer "
+            f"{during * 1000:.0f} ms (before the drop {before * 1000:.0f} ms); server CPU "
+            f"{cpu:.2f} s in the {seconds:.0f} s from the drop (the probe's answers in it){failed}"
+        )
+    finally:
+        server.stop()
+
+
+async def run(args: argparse.Namespace) -> None:
+    log = Path(tempfile.gettempdir()) / "slapjack-storm.log"
+    other = Variant(f"app@{Path(args.against).name}", root=Path(args.against).resolve())
+    for tables in args.tables:
+        print(await storm(tables, args.seconds, args.core, log, None), flush=True)
+        if args.against:
+            print(await storm(tables, args.seconds, args.core, log, other), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=steps, default=steps("250,1000"))
+    parser.add_argument("--seconds", type=float, default=8.0, help="measured from the drop")
+    parser.add_argument("--against", default="", metavar="DIR")
+    args = parser.parse_args()
+    cores = sorted(os.sched_getaffinity(0))
+    args.core = cores[0] if len(cores) >= 2 else None
+    if args.core is not None:
+        os.sched_setaffinity(0, {cores[1]})  # the server is on the first core
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    print(f"load average {os.getloadavg()[0]:.1f} (other work on the machine skews every figure)")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()
