@@ -1,6 +1,6 @@
 """The Socket.IO server's list of clients (python-socketio's documented `client_manager`):
-its own in-memory AsyncManager, each client's disconnect as quick with 10,000 clients as
-with 10.
+its own in-memory AsyncManager, each client's disconnect in one process as quick with
+10,000 clients as with 10.
 
 python-socketio puts every client in a room of its own, named by its sid, and a client
 that goes is looked for in every room of its namespace (`BaseManager.basic_disconnect`): a
@@ -8,8 +8,10 @@ step for every client still connected. Clients that all go at once (a Wi-Fi blip
 festival, a router restarting) cost the server the square of their number: 4,000 held its
 loop 2.7 s, during which no table moved. Here a client leaves its own room as soon as it
 has one (`pre_connect`), so the namespace holds one room, python-socketio's list of its
-clients, beside each table's in a cluster (app/realtime/outgoing.py). A message for one
-client (`emit(to=sid)`) still reaches it: `get_participants` finds it in `_eio_sids`.
+clients. In a cluster each table and event keeps a room beside it (app/realtime/outgoing.py),
+so a disconnect there still looks at one room per table: a fifth of what it was at tables
+of four. A message for one client (`emit(to=sid)`, alone or in a list) still reaches it:
+`get_participants` finds it in `_eio_sids`.
 
 Only documented methods of the manager (python-socketio's API reference lists each) are
 overridden: no name of the library's beyond it is read or set here."""
@@ -41,10 +43,14 @@ class ClientList(socketio.AsyncManager):  # type: ignore[misc]
         return await super().disconnect(sid, namespace, **kwargs)
 
     def get_participants(self, namespace: str, room: Any) -> Iterator[tuple[str, str]]:
-        """python-socketio's, and for a client's own sid (a room of its own no more) that
-        client, while it is connected."""
-        eio_sid = self._eio_sids.get(namespace, {}).get(room) if isinstance(room, str) else None
-        if eio_sid is not None:
-            yield room, eio_sid
-        else:
-            yield from super().get_participants(namespace, room)
+        """python-socketio's, a client's own sid (a room of its own no more) standing for
+        that client while it is connected, alone or in a list of rooms."""
+        clients = self._eio_sids.get(namespace, {})
+        rooms = [room] if room is None or isinstance(room, str) else list(room)
+        found = {sid: clients[sid] for sid in rooms if sid in clients}
+        others = [name for name in rooms if name not in found]
+        if others:
+            found.update(
+                super().get_participants(namespace, others if len(others) > 1 else others[0])
+            )
+        yield from found.items()

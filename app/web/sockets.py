@@ -140,6 +140,13 @@ def install(
         except ProtocolError as error:
             connections.pop(sid, None)
             raise Refused(error.message, refusal(error)) from None
+        except Exception:  # a bug of ours: refused, as python-socketio forgets only a refusal
+            log_event("connect_failed", level=logging.ERROR, exc_info=True, sid=sid)
+            connection = connections.pop(sid, None)
+            if connection is not None:  # what the room may have bound to it, let go
+                in_own_task(connection.room.drop(sid, left=False))
+            failed = ProtocolError(ErrorCode.INTERNAL, "the server failed: try again")
+            raise Refused(failed.message, refusal(failed)) from None
         if replaced is not None and connections.pop(replaced, None) is not None:
             await sio.disconnect(replaced)  # the same person in a newer tab: drop the old one
 

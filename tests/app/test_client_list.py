@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import socketio
-from app_harness import Client, close_all, serving, until
+from app_harness import Client, Logged, Server, close_all, serving, until
 
 from app.realtime.clients import ClientList
 from app.realtime.outgoing import SocketTransport
@@ -74,6 +74,16 @@ async def test_a_message_to_one_client_still_reaches_it() -> None:
     assert [eio_sid for eio_sid, _ in sent] == ["eio0"]
 
 
+async def test_a_list_of_rooms_finds_clients_by_sid_and_rooms_by_name_once_each() -> None:
+    manager = server().manager
+    first, second, third = await connected(manager, 3)
+    await manager.enter_room(second, NS, "ABCDEF")
+    await manager.enter_room(third, NS, "ABCDEF")
+    found = list(manager.get_participants(NS, [first, "ABCDEF", second]))
+    assert sorted(found) == sorted([(first, "eio0"), (second, "eio1"), (third, "eio2")])
+    assert list(manager.get_participants(NS, ["GHIJKL"])) == []
+
+
 class Rooms:
     def __init__(self) -> None:
         self.entered: list[tuple[str, str]] = []
@@ -87,6 +97,37 @@ async def test_a_table_s_room_is_kept_in_a_cluster_only(cluster: bool) -> None:
     sio = Rooms()
     await SocketTransport(sio, rooms=cluster).enter_room("sid", "ABCDEF")  # type: ignore[arg-type]
     assert sio.entered == ([("sid", "ABCDEF")] if cluster else [])
+
+
+async def test_a_connection_that_fails_is_refused_and_leaves_nothing_behind(
+    server: Server, logged: Logged, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug of ours (or anything not a refusal) in the connect handler: python-socketio
+    forgets a client only when its connect is refused, and the client would wait for an
+    answer, a pending connection for good."""
+    code = await server.new_room()
+    ann = await Client(server, code, "Ann").connect()
+    room = server.room(code)
+    join = room.join
+
+    async def failing(sid: str, *args: Any, **kwargs: Any) -> Any:
+        await join(sid, *args, **kwargs)  # bound, then something fails
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(room, "join", failing)
+    bob = Client(server, code, "Bob")
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await bob.connect()
+    assert bob.refusal["data"]["code"] == "internal_error"
+    assert "connect_failed" in logged.events
+    manager = server.app.engineio_server.manager
+    await until(lambda: len(list(manager.get_participants(NS, None))) == 1, "Bob forgotten")
+    # Bound before it failed: let go, as a connection gone is.
+    here = lambda: [p.name for p in room.table.people.values() if p.connected]  # noqa: E731
+    await until(lambda: here() == ["Ann"], "Bob not shown as here")
+    monkeypatch.undo()
+    cy = await Client(server, code, "Cy").connect()  # the room goes on
+    await close_all([ann, cy])
 
 
 async def test_the_app_s_clients_leave_no_room_behind() -> None:
