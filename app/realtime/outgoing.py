@@ -46,9 +46,8 @@ class SocketTransport:
     async def enter_room(self, sid: str, room: str) -> None:
         """Puts the connection `sid` in python-socketio's room `room` (a table's or an
         event's code), where a cluster's hand-over finds the connections to close
-        (app/cluster/node.py): only where `rooms` are kept, in a cluster. Each room costs
-        every disconnect a step (python-socketio looks through every room for the client's:
-        app/realtime/clients.py), and one process needs none."""
+        (app/cluster/node.py): only where `rooms` are kept, in a cluster (one process needs
+        none, and each costs memory: app/realtime/clients.py keeps them)."""
         if self.rooms:
             await self.sio.enter_room(sid, room)
 

@@ -8,11 +8,14 @@ of the namespace), not timed: bench/storm.py measures the stall."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 import socketio
 from app_harness import Client, Logged, Server, close_all, serving, until
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.realtime.clients import ClientList
 from app.realtime.outgoing import SocketTransport
@@ -36,8 +39,11 @@ async def connected(manager: ClientList, count: int) -> list[str]:
 async def test_a_thousand_clients_make_one_room_and_each_is_found_by_its_sid() -> None:
     manager = server().manager
     sids = await connected(manager, 1000)
-    # python-socketio's list of the namespace's clients, and no room of one client each.
-    assert manager.get_rooms(sids[0], NS) == []
+    for number, sid in enumerate(sids):  # tables of four, as in a cluster
+        await manager.enter_room(sid, NS, f"T{number // 4:05d}")
+    # python-socketio's list of the namespace's clients, and no other room in it.
+    assert manager.get_rooms(sids[0], NS) == [sids[0], "T00000"]
+    assert [sid for sid, _ in manager.get_participants(NS, "T00249")] == sids[996:]
     assert len(manager.rooms[NS]) == 1
     assert len(list(manager.get_participants(NS, None))) == 1000
     for number in (0, 500, 999):
@@ -82,6 +88,89 @@ async def test_a_list_of_rooms_finds_clients_by_sid_and_rooms_by_name_once_each(
     found = list(manager.get_participants(NS, [first, "ABCDEF", second]))
     assert sorted(found) == sorted([(first, "eio0"), (second, "eio1"), (third, "eio2")])
     assert list(manager.get_participants(NS, ["GHIJKL"])) == []
+
+
+@pytest.mark.parametrize("manager", [ClientList(), socketio.AsyncManager()], ids=["ours", "theirs"])
+async def test_a_client_s_own_room_is_neither_entered_nor_closed_by_another(manager: Any) -> None:
+    socketio.AsyncServer(async_mode="asgi", client_manager=manager)
+    first, second = await connected(manager, 2)
+    with pytest.raises(ValueError, match="cannot enter a sid room"):
+        await manager.enter_room(first, NS, second)
+    with pytest.raises(ValueError, match="cannot close a sid room"):
+        await manager.close_room(second, NS)
+    assert list(manager.get_participants(NS, second)) == [(second, "eio1")]
+
+
+ROOMS = ("ABCDEF", "GHIJKL", "MNOPQR")
+# What a client list is asked to do: connect client n, and for client n: go, enter or leave
+# a room, or close one.
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("connect"), st.integers(0, 5)),
+        st.tuples(st.just("disconnect"), st.integers(0, 5)),
+        st.tuples(st.sampled_from(["enter", "leave"]), st.integers(0, 5), st.sampled_from(ROOMS)),
+        st.tuples(st.just("close"), st.sampled_from(ROOMS)),
+    ),
+    max_size=40,
+)
+
+
+async def apply(manager: Any, step: tuple[Any, ...], sids: dict[int, str]) -> None:
+    kind, *args = step
+    if kind == "connect":  # as python-socketio's server connects a client (once at a time)
+        if args[0] not in sids or not manager.is_connected(sids[args[0]], NS):
+            sids[args[0]] = await manager.pre_connect(f"eio{args[0]}", NS)
+            await manager.connect(sids[args[0]], NS)
+    elif kind == "close":
+        await manager.close_room(args[0], NS)
+    elif (sid := sids.get(args[0])) is not None and manager.is_connected(sid, NS):
+        if kind == "disconnect":
+            await manager.disconnect(sid, NS)
+        elif kind == "enter":
+            await manager.enter_room(sid, NS, args[1])
+        else:
+            await manager.leave_room(sid, NS, args[1])
+
+
+def seen(manager: Any, sids: dict[int, str]) -> dict[str, Any]:
+    """What anyone can ask a client list, with each client named by its number."""
+    number = {sid: n for n, sid in sids.items()}
+
+    def clients(room: Any) -> list[tuple[int, str]]:
+        return sorted((number[sid], eio) for sid, eio in manager.get_participants(NS, room))
+
+    asked: list[Any] = [None, *ROOMS, *sids.values(), list(ROOMS[:2]), [*sids.values(), ROOMS[0]]]
+    return {
+        "participants": [clients(room) for room in asked],
+        "rooms": {
+            n: sorted(f"#{number[room]}" if room in number else room for room in rooms)
+            for n, rooms in ((n, manager.get_rooms(sid, NS)) for n, sid in sids.items())
+        },
+        "connected": {n: manager.is_connected(sid, NS) for n, sid in sids.items()},
+    }
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=STEPS)
+def test_it_answers_as_python_socketio_s_own_list_does(steps: list[tuple[Any, ...]]) -> None:
+    """Any sequence of connects, disconnects and rooms entered, left and closed: every
+    question gets the same answer from both (the sids each makes told apart by number)."""
+
+    async def both() -> None:
+        ours, theirs = server().manager, socketio.AsyncServer(async_mode="asgi").manager
+        our_sids: dict[int, str] = {}
+        their_sids: dict[int, str] = {}
+        for step in steps:
+            await apply(ours, step, our_sids)
+            await apply(theirs, step, their_sids)
+            assert seen(ours, our_sids) == seen(theirs, their_sids), step
+        for sid in list(our_sids.values()):
+            if ours.is_connected(sid, NS):
+                await ours.disconnect(sid, NS)
+        assert list(ours.get_namespaces()) == []
+        assert ours._eio_sids == ours._rooms == ours._entered == {}  # nothing of anyone stays
+
+    asyncio.run(both())
 
 
 class Rooms:

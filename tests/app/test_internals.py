@@ -195,3 +195,18 @@ def test_uvicorn_s_configuration_is_no_override() -> None:
         if isinstance(node, ast.Attribute) and node.attr.startswith("_")
     ]
     assert private == []
+
+
+def test_the_client_list_overrides_only_what_python_socketio_documents() -> None:
+    """app/realtime/clients.py is no override either: each method of python-socketio's
+    manager it defines is one the library documents (its API reference lists the members
+    with a docstring, `:members:` and `:inherited-members:`), and it reaches no other name."""
+    where = "app/realtime/clients.py"
+    assert where not in internals.OVERRIDE_MODULES
+    assert where not in {place for i in INTERNALS for place in i.where.split(", ")}
+    bases = library_bases(ClientList)
+    for name, ours in vars(ClientList).items():
+        if callable(ours) and not name.startswith("__") and library_has(bases, name):
+            theirs = next(vars(base)[name] for base in bases if name in vars(base))
+            assert inspect.getdoc(theirs), f"{name} is not documented by python-socketio"
+
