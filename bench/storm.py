@@ -3,6 +3,7 @@ festival, a router restarting.
 
     .venv/bin/python -m bench.storm --tables 250,1000
     .venv/bin/python -m bench.storm --tables 1000 --against DIR   # another checkout's app too
+    .venv/bin/python -m bench.storm --tables 500,2000 --lists      # the client lists alone
 
 For each step, starts the app (`python -m app` through bench/serve.py, pinned with `taskset`
 to the first core, every per-address limit lifted: bench/limits.py), seats `--tables` tables
@@ -14,6 +15,10 @@ the `--seconds` from it (how long every table waited: a stalled loop moves no ta
 the server's CPU seconds in those (the probe's own answers take about a quarter of a
 second of it a second). With `--against DIR`, the app as checked out in DIR
 (`git worktree add DIR COMMIT`) is measured the same way after each of ours.
+
+With `--lists`, no server: the client lists alone, python-socketio's own and the app's
+(app/realtime/clients.py), each given `--tables` tables of four clients, each client in its
+table's room as in a cluster, then every client disconnected: the seconds that takes.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import socketio
+
+from app.realtime.clients import ClientList
 from bench.load import HOST, Server, Stats, Table, Variant, hang_up, open_all, steps
 from bench.wire import http
 
@@ -85,7 +93,36 @@ async def storm(
         server.stop()
 
 
+async def disconnect_all(manager: socketio.AsyncManager, tables: int) -> float:
+    """Seconds `manager` takes to disconnect `tables` tables of four clients, each client in
+    its table's room."""
+    socketio.AsyncServer(async_mode="asgi", client_manager=manager)
+    sids = []
+    for number in range(4 * tables):
+        sid = await manager.pre_connect(f"eio{number}", "/")
+        await manager.connect(sid, "/")
+        await manager.enter_room(sid, "/", f"T{number // 4}")
+        sids.append(sid)
+    started = time.perf_counter()
+    for sid in sids:
+        await manager.disconnect(sid, "/")
+    return time.perf_counter() - started
+
+
+async def lists(tables: int) -> str:
+    theirs = await disconnect_all(socketio.AsyncManager(), tables)
+    ours = await disconnect_all(ClientList(), tables)
+    return (
+        f"{4 * tables:>6} clients at {tables} tables, every one disconnected: "
+        f"python-socketio's list {theirs:.3f} s, the app's {ours:.3f} s"
+    )
+
+
 async def run(args: argparse.Namespace) -> None:
+    if args.lists:
+        for tables in args.tables:
+            print(await lists(tables), flush=True)
+        return
     log = Path(tempfile.gettempdir()) / "slapjack-storm.log"
     other = Variant(f"app@{Path(args.against).name}", root=Path(args.against).resolve())
     for tables in args.tables:
@@ -101,6 +138,7 @@ def main() -> None:
     parser.add_argument("--tables", type=steps, default=steps("250,1000"))
     parser.add_argument("--seconds", type=float, default=8.0, help="measured from the drop")
     parser.add_argument("--against", default="", metavar="DIR")
+    parser.add_argument("--lists", action="store_true", help="the client lists alone, no server")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     args.core = cores[0] if len(cores) >= 2 else None

@@ -209,4 +209,3 @@ def test_the_client_list_overrides_only_what_python_socketio_documents() -> None
         if callable(ours) and not name.startswith("__") and library_has(bases, name):
             theirs = next(vars(base)[name] for base in bases if name in vars(base))
             assert inspect.getdoc(theirs), f"{name} is not documented by python-socketio"
-
