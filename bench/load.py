@@ -123,13 +123,14 @@ class Player:
     """One person's connection. Parses only what a decision needs: the `state`'s version
     (a regex over its first bytes), the whole state once per version per table, acks by id."""
 
-    __slots__ = ("acks", "index", "last_id", "player_id", "stats", "table", "wire")
+    __slots__ = ("acks", "index", "last_id", "player_id", "stats", "table", "token", "wire")
 
     def __init__(self, table: Any, index: int, stats: Stats) -> None:
         self.table, self.index, self.stats = table, index, stats
         self.acks: dict[int, tuple[Callable[[bytes, float], None] | None, float]] = {}
         self.last_id = 0
         self.player_id = ""
+        self.token = ""  # the welcome's: what brings this person back to their seat
         self.wire: Wire | None = None
 
     def on_packet(self, packet: bytes) -> None:
@@ -139,7 +140,8 @@ class Player:
             if packet.startswith(b'2["state"'):
                 self.table.on_state(self, packet)
             elif packet.startswith(b'2["welcome"'):
-                self.player_id = json.loads(packet[1:])[1]["player"]
+                welcome = json.loads(packet[1:])[1]
+                self.player_id, self.token = welcome["player"], welcome["token"]
                 self.table.by_player[self.player_id] = self
             else:
                 self.table.on_event(self, packet)

@@ -5,16 +5,18 @@ festival, a router restarting.
     .venv/bin/python -m bench.storm --tables 1000 --against DIR   # another checkout's app too
     .venv/bin/python -m bench.storm --tables 500,2000 --lists      # the client lists alone
 
-For each step, starts the app (`python -m app` through bench/serve.py, pinned with `taskset`
-to the first core, every per-address limit lifted: bench/limits.py), seats `--tables` tables
-of four players in their lobbies (raw WebSocket clients, bench/wire.py, this process on the
-second core), then closes every player's connection at once. All along, a probe asks the
-server for a small static file every 10 ms on a connection of its own. Prints, per step:
-the connections dropped, the probe's slowest answer in the second before the drop and in
-the `--seconds` from it (how long every table waited: a stalled loop moves no table), and
-the server's CPU seconds in those (the probe's own answers take about a quarter of a
-second of it a second). With `--against DIR`, the app as checked out in DIR
-(`git worktree add DIR COMMIT`) is measured the same way after each of ours.
+For each step, starts the app (`python -m app` through bench/serve.py, pinned with
+`taskset` to the first core, every per-address limit lifted: bench/limits.py), seats
+`--tables` tables of four players in their lobbies (raw WebSocket clients, bench/wire.py,
+this process on the second core), then closes every player's connection at once. All along,
+a probe asks the server for a small static file every 10 ms on a connection of its own.
+Prints, per step: the connections dropped, the probe's slowest answer in the second before
+the drop and in the `--seconds` from it (how long every table waited: a stalled loop moves
+no table), and the server's CPU seconds in those (the probe's own answers take about a
+quarter of a second of it a second). Then every player comes back with its token, 128
+connecting at a time: how long until all are at their seats again, and the probe's slowest
+answer meanwhile. With `--against DIR`, the app as checked out in DIR (`git worktree add
+DIR COMMIT`) is measured the same way after each of ours.
 
 With `--lists`, no server: the client lists alone, python-socketio's own and the app's
 (app/realtime/clients.py), each given `--tables` tables of four clients, each client in its
@@ -35,30 +37,48 @@ from pathlib import Path
 import socketio
 
 from app.realtime.clients import ClientList
-from bench.load import HOST, Server, Stats, Table, Variant, hang_up, open_all, steps
+from bench.load import (
+    HOST,
+    Player,
+    Server,
+    Stats,
+    Table,
+    Variant,
+    connect,
+    hang_up,
+    open_all,
+    steps,
+)
 from bench.wire import http
 
 PROBE = "/static/css/base.css"  # served from disk by Starlette: no room is looked at
 PROBE_EVERY = 0.01  # seconds
+BACK_AT_ONCE = 128  # connections opened at once on the way back (a phone retries by itself)
 
 
 class Probe:
-    """Asks the server for PROBE every PROBE_EVERY seconds: its slowest answer since `reset`."""
+    """Asks the server for PROBE every PROBE_EVERY seconds: its slowest answer since `reset`
+    (a request still unanswered counts for as long as it has waited)."""
 
     def __init__(self, port: int) -> None:
         self.port, self.slowest, self.failed = port, 0.0, 0
+        self._asked: float | None = None  # when the request on its way was sent
         self._task = asyncio.create_task(self._run())
 
     def reset(self) -> float:
-        slowest, self.slowest = self.slowest, 0.0
+        waiting = 0.0 if self._asked is None else time.perf_counter() - self._asked
+        slowest, self.slowest = max(self.slowest, waiting), 0.0
+        if self._asked is not None:
+            self._asked = time.perf_counter()  # what it waits from here is the next one's
         return slowest
 
     async def _run(self) -> None:
         while True:
-            started = time.perf_counter()
+            self._asked = time.perf_counter()
             status, _ = await http(HOST, self.port, "GET", PROBE)
             self.failed += status != 200
-            self.slowest = max(self.slowest, time.perf_counter() - started)
+            self.slowest = max(self.slowest, time.perf_counter() - self._asked)
+            self._asked = None
             await asyncio.sleep(PROBE_EVERY)
 
     async def stop(self) -> None:
@@ -82,15 +102,36 @@ async def storm(
         hang_up(seated)
         await asyncio.sleep(seconds)
         during, cpu = probe.reset(), server.cpu_seconds() - cpu
+        took = await back(seated, server.port)
+        returning = probe.reset()
         await probe.stop()
         failed = f", {probe.failed} probes not answered 200" if probe.failed else ""
         return (
             f"{server.label:<12} {4 * tables:>6} connections dropped at once: slowest answer "
             f"{during * 1000:.0f} ms (before the drop {before * 1000:.0f} ms); server CPU "
             f"{cpu:.2f} s in the {seconds:.0f} s from the drop (the probe's answers in it){failed}"
+            f"\n{'':<12} {'':>6} all back at their seats in {took:.1f} s "
+            f"({BACK_AT_ONCE} at a time), slowest answer meanwhile {returning * 1000:.0f} ms"
         )
     finally:
         server.stop()
+
+
+async def back(tables: list[Table], port: int) -> float:
+    """Every player connects again with its token, BACK_AT_ONCE at a time, and is back at
+    its seat (its room's connect answered): the seconds that took."""
+    gate = asyncio.Semaphore(BACK_AT_ONCE)
+
+    async def one(table: Table, player: Player) -> None:
+        async with gate:
+            auth = {"room": table.code, "name": f"P{player.index}", "token": player.token}
+            await connect(player, port, auth)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(table, player) for table in tables for player in table.players))
+    took = time.perf_counter() - started
+    hang_up(tables)
+    return took
 
 
 async def disconnect_all(manager: socketio.AsyncManager, tables: int) -> float:
