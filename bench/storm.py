@@ -165,10 +165,11 @@ async def run(args: argparse.Namespace) -> None:
             print(await lists(tables), flush=True)
         return
     log = Path(tempfile.gettempdir()) / "slapjack-storm.log"
-    other = Variant(f"app@{Path(args.against).name}", root=Path(args.against).resolve())
+    against = Path(args.against).resolve() if args.against else None
     for tables in args.tables:
         print(await storm(tables, args.seconds, args.core, log, None), flush=True)
-        if args.against:
+        if against is not None:
+            other = Variant(f"app@{against.name}", root=against)
             print(await storm(tables, args.seconds, args.core, log, other), flush=True)
 
 

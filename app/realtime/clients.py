@@ -52,11 +52,12 @@ class ClientList(socketio.AsyncManager):  # type: ignore[misc]
     async def enter_room(
         self, sid: str, namespace: str, room: Any, eio_sid: str | None = None
     ) -> None:
-        clients = self._eio_sids.get(namespace, {})
-        if room is None or room == sid:  # python-socketio's list, or the client's own room
-            if room is None:
-                await super().enter_room(sid, namespace, room, eio_sid=eio_sid)
+        if room is None:  # python-socketio's list of clients
+            await super().enter_room(sid, namespace, room, eio_sid=eio_sid)
             return
+        if room == sid:
+            return  # its own room: its sid names it already
+        clients = self._eio_sids.get(namespace, {})
         if room in clients:
             raise ValueError("cannot enter a sid room")
         eio_sid = eio_sid or clients.get(sid)
