@@ -282,8 +282,9 @@ class Settings(BaseSettings):
         gt=0,
         le=60,
         description="While a room judges lag-fair or false starts (its house rules `lag_fair`, "
-        "`false_starts`: docs/protocol.md), each connection's round trip is measured this "
-        "often: a `ping` riding on the next state it is sent, or alone from a quiet table.",
+        "`false_starts`: docs/protocol.md), a person's round trip is measured on every state "
+        "that shows a new trigger, and this often until it has 3 samples: a `ping` riding on "
+        "the next state they are sent, or alone from a quiet table.",
     )
     # What a player holding back pongs gains in every race: docs/protocol.md, "Lag-fair
     # judging", says why 50 ms (bench/photo_finish.py).

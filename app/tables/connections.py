@@ -67,17 +67,15 @@ class Connections:
         return True
 
     def ping(self, table: Table, clock: Clock) -> None:
-        """A lag ping for each person whose round trip the table measures:
-        everyone under lag-fair judging, else the seated (false starts: nobody else slaps).
-        Each rides on the person's next state (`broadcast`): no packet of its own while the
-        table plays. One for a person not measured yet, or one that found no state to ride
-        since the last ping time, goes now on its own (app/tables/lag.py `LagMeter.ping_time`).
-        Each ping's time is taken as it leaves."""
-        everyone, seated = table.lag_fair, set(table.seats)
-        for person in table.connected():
-            sid = self._sid_of.get(person.id)
-            if sid is not None and (everyone or person.id in seated):
-                ping_id = table.lag.ping_time(person.id, clock.now())
+        """The ping time of each person whose round trip the table measures
+        (`Table.measured`) and who has few samples yet (app/tables/lag.py
+        `LagMeter.ping_time`): their ping rides on their next state (`broadcast`), or goes
+        now on its own for a person not measured yet or one whose ping found no state to
+        ride since the last ping time. Each ping's time is taken as it leaves."""
+        for person_id in table.measured():
+            sid = self._sid_of.get(person_id)
+            if sid is not None:
+                ping_id = table.lag.ping_time(person_id, clock.now())
                 if ping_id is not None:
                     self.transport.send(Encoded.of(PING, {"id": ping_id}), sid)
 

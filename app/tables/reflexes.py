@@ -47,6 +47,23 @@ class Reflexes(TableState):
         false starts (a reaction is counted from when the trigger reached the slapper)."""
         return self.lag_fair or self.judges_false_starts()
 
+    def measured(self) -> list[str]:
+        """Whose round trips are measured while `measures_lag`: every connected person under
+        lag-fair judging, else the seated (false starts: nobody else slaps)."""
+        everyone, seated = self.lag_fair, set(self.seats)
+        return [p.id for p in self.connected() if everyone or p.id in seated]
+
+    def ping_at_trigger(self) -> None:
+        """A new trigger shows: every measured person's ping rides on the state that shows
+        it (app/tables/lag.py). The page answers before it can slap, so the round trip its
+        slap at this trigger is judged by is the one this very trigger took."""
+        game = self.game
+        shown = game.trigger_since if game is not None else None
+        if shown is None or shown == self.lag.trigger_shown or not self.measures_lag():
+            return
+        self.lag.trigger_shown = shown
+        self.lag.due.update(self.measured())
+
     def judges_false_starts(self) -> bool:
         return self.false_starts and self.policy.false_start_seconds > 0
 

@@ -474,10 +474,10 @@ class Room(TableReads):
             self._schedule(now, Views(self.table), anyone=bool(self.table.connected()))
 
     async def on_ping(self, now: float) -> None:
-        """Lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges
-        lag-fair or false starts, each riding on the person's next state or sent alone
-        (app/tables/connections.py `ping`), answered by the page's `pong`. A room that does
-        neither sends none; one judging only false starts measures the seated."""
+        """Lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges lag-fair or false
+        starts, for the measured with few samples yet (app/tables/lag.py: the rest at each
+        trigger), riding on their next state or alone (app/tables/connections.py `ping`),
+        answered by `pong`. One judging only false starts measures the seated."""
         if self.closed or not self.table.measures_lag():
             return
         self.connections.ping(self.table, self.clock)
@@ -507,8 +507,8 @@ class Room(TableReads):
         # Built and encoded once, shared by recipients and bots.
         views = Views(self.table, sent, self._view_parts)
         connected = self.table.connected()  # who is here, looked up once for the change
-        # Each person's own state, the change's events in it: one message per person, the
-        # shared part encoded once, every send queued before the next change's.
+        self.table.ping_at_trigger()  # a new trigger's state carries the measured's pings
+        # Each person's own state, its events in it, queued before the next change's.
         self.connections.broadcast(views, connected, self.table.seat_by_id(), self.clock)
         self._schedule(now, views, anyone=bool(connected))
         phase_changed = self.table.phase != phase_before

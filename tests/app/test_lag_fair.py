@@ -26,7 +26,7 @@ from app_steps import rig_a_jack, seated, stage_a_jack
 
 from app.ops.clock import ManualClock
 from app.ops.config import Settings
-from app.tables.lag import LagMeter
+from app.tables.lag import SETTLED, LagMeter
 from app.tables.registry import Rooms
 from app.tables.room import Room
 from app.wire import protocol
@@ -274,9 +274,9 @@ async def simulated_races(lag_fair: bool) -> tuple[int, int, Room]:
     assert (await network.call("near", "rules", {"collect_seconds": 0}))["ok"]
     far = room.connections.person_on("far")
     assert far is not None
-    if lag_fair:  # ten round trips measured for each before the first race (every other
-        await clock.advance(20 * 0.25)  # ping time: at a quiet table no state to ride on)
-        assert room.table.lag.samples(far) == 10
+    if lag_fair:  # round trips measured for each before the first race, until settled
+        await clock.advance(20 * 0.25)  # (every other ping time: no state to ride on)
+        assert room.table.lag.samples(far) == SETTLED
     else:  # nothing measures what nothing uses
         assert room.table.lag.samples(far) == 0
     assert (await network.call("near", "start"))["ok"]
@@ -346,8 +346,8 @@ async def races(lag_fair: bool) -> tuple[int, int, dict[str, Any]]:
         for client in (near, far):
             await client.ok("sit", {"seat": None})
         room = server.room(code)
-        if lag_fair:  # ten round trips measured for each before the first race
-            await until(lambda: room.table.lag.samples(far.player) >= 10)
+        if lag_fair:  # round trips measured for each before the first race, until settled
+            await until(lambda: room.table.lag.samples(far.player) >= SETTLED)
         else:  # nothing measures what nothing uses
             assert room.table.lag.samples(far.player) == 0
         await near.ok("start")
@@ -383,26 +383,104 @@ async def ann_alone() -> tuple[ManualClock, Recorder, Room, Network, str]:
     return clock, recorder, room, network, ann
 
 
-async def test_a_ping_rides_on_the_next_state_and_goes_alone_only_from_a_quiet_table() -> None:
+async def test_until_settled_each_ping_time_rides_on_the_next_state() -> None:
     clock, recorder, room, network, ann = await ann_alone()
     await clock.advance(0.5)  # pinged at once: nothing measured yet, so a ping alone
     assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 0)
     assert room.table.lag.samples(ann) == 1
-    for turn in range(3):  # a change between ping times (she sits from the start): each rides
+    for turn in range(3):  # a change between ping times (she sits from the start)
         await clock.advance(1.0)  # past the ping time (at 1, 2, 3 s)
         assert (await network.call("ann", "stand" if turn % 2 == 0 else "sit", {}))["ok"]
         await clock.advance(0.1)  # the pong's way back
-    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 3)
-    assert room.table.lag.samples(ann) == 4  # each riding ping answered, each a sample
+    assert SETTLED == 3  # the ping times ride until she is settled, none after
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 2)
+    assert room.table.lag.samples(ann) == 3  # each riding ping answered, each a sample
     # Each timed as it left (with the state, not at its round): the network's round trip.
     assert room.table.lag.estimate(ann) == room.table.lag.smallest(ann) == pytest.approx(0.02)
     assert room.table.lag._samples[ann][-1] == pytest.approx(0.02)
     [*_, last] = [m.data for to, m in recorder.sent if to == "ann" and m.event == "state"]
-    assert isinstance(last["ping"], str) and last["you"]["player"] == ann
-    # A quiet table: a ping that found no state to ride goes alone at the next ping time.
-    await clock.advance(4.0)  # ping times at 4, 5, 6, 7 s: alone at 5 and 7
-    assert (recorder.pings("ann"), recorder.rides("ann")) == (3, 3)
-    assert room.table.lag.samples(ann) == 6
+    assert "ping" not in last and last["you"]["player"] == ann
+    await clock.advance(10.0)  # a quiet table: a settled person is pinged at triggers only
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (1, 2)
+
+
+async def test_a_quiet_table_pings_alone_every_other_ping_time_until_settled() -> None:
+    clock, recorder, room, _network, ann = await ann_alone()
+    await clock.advance(0.5)  # alone at once, then due at 1 s: no state to ride on
+    await clock.advance(4.0)  # ping times at 1, 2, 3, 4 s: alone at 2 and 4
+    assert (recorder.pings("ann"), recorder.rides("ann")) == (3, 0)
+    assert room.table.lag.samples(ann) == SETTLED
+    await clock.advance(10.0)
+    assert recorder.pings("ann") == 3
+
+
+async def two_settled(
+    settings: Settings, one_way: float
+) -> tuple[ManualClock, Recorder, Room, Network, Rooms]:
+    """Near and Far, `one_way` seconds each way, seated at a table that measures their
+    round trips, each settled (SETTLED samples) before a game is dealt."""
+    clock, recorder = ManualClock(), Recorder()
+    rooms = Rooms(settings, recorder, clock=clock)
+    room = rooms.create()
+    network = Network(room, clock, recorder)
+    for sid, name in (("near", "Near"), ("far", "Far")):
+        await network.join(sid, name, one_way)
+        assert (await network.call(sid, "sit", {"seat": None}))["ok"]
+    assert (await network.call("near", "rules", {"collect_seconds": 0}))["ok"]
+    await clock.advance(10 * settings.lag_ping_seconds)
+    for sid in ("near", "far"):
+        assert room.table.lag.samples(room.connections.person_on(sid) or "") == SETTLED
+    assert (await network.call("near", "start"))["ok"]
+    return clock, recorder, room, network, rooms
+
+
+async def test_a_ping_rides_on_each_state_that_shows_a_new_trigger_and_no_other() -> None:
+    # False starts judged (the default): the seated are measured.
+    settings = Settings(store="memory", lag_ping_seconds=1.0)
+    clock, recorder, room, network, _rooms = await two_settled(settings, 0.01)
+    await network.join("watcher", "Watcher", 0.01)  # a spectator: nobody measures them
+    rides = {sid: recorder.rides(sid) for sid in ("near", "far", "watcher")}
+    alone = {sid: recorder.pings(sid) for sid in ("near", "far")}
+    async with room.lock:
+        rig_a_jack(room, 2)
+    pile = room.table.game.pile_id  # type: ignore[union-attr]
+    shown = [m.data for to, m in recorder.sent if to == "far" and m.event == "state"][-1]
+    assert shown["slap_open"] and isinstance(shown["ping"], str)  # on the trigger's state
+    assert recorder.rides("near") == rides["near"] + 1
+    assert recorder.rides("watcher") == rides["watcher"] == 0
+    await clock.advance(0.2)  # the pongs' way back, and a hand's reaction
+    far = room.connections.person_on("far") or ""
+    assert room.table.lag.samples(far) == SETTLED + 1  # this trigger's own round trip
+    # A change that shows no new trigger carries no ping: the slap that takes the pile, the
+    # flips after it, ping times.
+    assert (await network.call("near", "slap", {"pile_id": pile}))["events"][0]["kind"] == "take"
+    seat = room.table.game.next_to_play  # type: ignore[union-attr]
+    player = "near" if room.table.seats[seat] == room.connections.person_on("near") else "far"
+    assert (await network.call(player, "flip"))["ok"]
+    await clock.advance(5.0)
+    assert recorder.rides("near") == rides["near"] + 1
+    assert recorder.rides("far") == rides["far"] + 1
+    assert {sid: recorder.pings(sid) for sid in ("near", "far")} == alone
+
+
+async def test_a_network_that_got_faster_is_measured_on_the_trigger_before_the_slap() -> None:
+    """Far's phone settled at 100 ms round trips; then its network gets 10 ms fast. It sees
+    the Jack 5 ms after it leaves, and slaps 120 ms later, a human reaction: judged by its
+    old round trips, that slap would look 30 ms after the Jack reached it (a false start).
+    The trigger's own ping is answered before the slap, so it is judged 120 ms."""
+    settings = Settings(store="memory", lag_ping_seconds=1.0)  # false starts: 100 ms
+    clock, _recorder, room, network, _rooms = await two_settled(settings, 0.05)
+    far = room.connections.person_on("far") or ""
+    assert room.table.lag.smallest(far) == pytest.approx(0.1)
+    network.one_way["far"] = 0.005
+    async with room.lock:
+        rig_a_jack(room, 2)
+    pile = room.table.game.pile_id  # type: ignore[union-attr]
+    answer = network.send("far", "slap", {"pile_id": pile}, after=0.005 + 0.120)
+    while not answer.done():
+        await clock.advance(0.001)
+    assert answer.result()["events"][0]["kind"] == "take", answer.result()
+    assert room.table.lag.smallest(far) == pytest.approx(0.01)
 
 
 async def test_a_ping_waiting_to_ride_is_dropped_when_the_rule_goes_off() -> None:
