@@ -43,11 +43,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     clock = clock if clock is not None else Clock()
     configure_logging(settings.log_level)
     metrics = Metrics()
+    clients = ClientList()  # a disconnect's work independent of the server's clients
     sio = GameServer(
         settings,
         metrics,
         async_mode="asgi",
-        client_manager=ClientList(),  # a disconnect's work independent of the server's clients
+        client_manager=clients,
         cors_allowed_origins=origin_check(settings.allowed_origins),
         max_http_buffer_size=settings.max_message_bytes,
         ping_interval=settings.ping_interval_seconds,
@@ -67,7 +68,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     cluster = cluster_node(store, settings, sio, metrics, clock)
     rooms = Rooms(
         settings,
-        SocketTransport(sio, rooms=cluster is not None),
+        SocketTransport(sio, clients, rooms=cluster is not None),
         metrics,
         store=cluster.store if cluster else store,
         clock=clock,

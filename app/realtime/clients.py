@@ -30,7 +30,8 @@ class ClientList(socketio.AsyncManager):  # type: ignore[misc]
     def __init__(self) -> None:
         super().__init__()
         # By namespace: every client's eio sid, by its sid (python-socketio keeps the same
-        # in its list of clients, the one room left it), and the rooms the app put clients in
+        # in its list of clients, the one room left it, but reads it back only through a
+        # method it does not document: `eio_sid` reads this), and the rooms the app put clients in
         # (each room's clients, each client's rooms), which python-socketio does not see.
         self._eio_sids: dict[str, dict[str, str]] = {}
         self._rooms: dict[str, dict[str, dict[str, str]]] = {}
@@ -77,6 +78,11 @@ class ClientList(socketio.AsyncManager):  # type: ignore[misc]
             raise ValueError("cannot close a sid room")
         for sid in list(self._rooms.get(namespace, {}).get(room, ())):
             self._leave(sid, namespace, room)
+
+    def eio_sid(self, sid: str, namespace: str) -> str | None:
+        """The Engine.IO sid of client `sid`, None once it is gone (the broadcast path's
+        look-up: app/realtime/outgoing.py)."""
+        return self._eio_sids.get(namespace, {}).get(sid)
 
     def get_rooms(self, sid: str, namespace: str) -> list[str]:
         """The rooms the client `sid` is in: its own, and those it entered."""

@@ -23,7 +23,6 @@ Use = Literal["overrides", "calls", "reads", "sets", "subclasses"]
 TRANSPORT = "app/realtime/transport.py"
 WEBSOCKET = "app/realtime/websocket.py"
 SERVING = "app/realtime/serving.py"
-OUTGOING = "app/realtime/outgoing.py"
 GUARDS = "app/realtime/guards.py"
 TIMERS = "app/ops/timers.py"
 # The modules that replace a library's own path (docs/performance.md's "What each override
@@ -197,9 +196,6 @@ INTERNALS: tuple[Internal, ...] = (
         "(self, eio_sid, namespace)",
     ),
     _socketio(f"{MANAGER}.is_connected", "calls", TRANSPORT, FAST_EVENTS, "(self, sid, namespace)"),
-    _socketio(
-        f"{MANAGER}.eio_sid_from_sid", "calls", OUTGOING, FAST_EVENTS, "(self, sid, namespace)"
-    ),
     _socketio(
         f"{SIO}.on",
         "overrides",

@@ -22,8 +22,6 @@ class SocketServer(Protocol):
     """python-socketio's server as ours extends it (app.realtime.transport.GameServer: named
     here by what it does, not imported)."""
 
-    manager: Any
-
     def queue_text(self, eio_sid: str, text: str) -> None: ...
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None: ...
@@ -31,13 +29,20 @@ class SocketServer(Protocol):
     async def enter_room(self, sid: str, room: str) -> None: ...
 
 
+class Clients(Protocol):
+    """The server's list of clients (app/realtime/clients.py `ClientList`)."""
+
+    def eio_sid(self, sid: str, namespace: str) -> str | None: ...
+
+
 class SocketTransport:
     """What a Room needs from python-socketio's server (ours: GameServer): `emit` as it is,
     `enter_room` where there are `rooms`, and `send` of an encoded message, the broadcast
     path."""
 
-    def __init__(self, sio: SocketServer, *, rooms: bool = True) -> None:
+    def __init__(self, sio: SocketServer, clients: Clients, *, rooms: bool = True) -> None:
         self.sio = sio
+        self.clients = clients  # the `client_manager` `sio` was made with
         self.rooms = rooms
 
     async def emit(self, event: str, data: Any = None, to: str | None = None) -> None:
@@ -57,6 +62,6 @@ class SocketTransport:
         place in its queue: nothing here waits on a client (GameEngineIO's `queue_text`, what
         its `send_packet` does, without a coroutine per recipient, and with no packet object
         where the text can be written at once)."""
-        eio_sid = self.sio.manager.eio_sid_from_sid(to, NAMESPACE)
+        eio_sid = self.clients.eio_sid(to, NAMESPACE)
         if eio_sid is not None:
             self.sio.queue_text(eio_sid, message.text)

@@ -184,7 +184,8 @@ class Rooms:
 @pytest.mark.parametrize("cluster", [False, True])
 async def test_a_table_s_room_is_kept_in_a_cluster_only(cluster: bool) -> None:
     sio = Rooms()
-    await SocketTransport(sio, rooms=cluster).enter_room("sid", "ABCDEF")  # type: ignore[arg-type]
+    transport = SocketTransport(sio, ClientList(), rooms=cluster)  # type: ignore[arg-type]
+    await transport.enter_room("sid", "ABCDEF")
     assert sio.entered == ([("sid", "ABCDEF")] if cluster else [])
 
 
