@@ -66,16 +66,17 @@ class Connections:
         self.transport.send(message, sid)
         return True
 
-    def ping(self, table: Table, clock: Clock) -> None:
+    def ping(self, table: Table, clock: Clock, every: float) -> None:
         """The ping time of each person whose round trip the table measures
         (`Table.measured`) and who has few samples yet (app/tables/lag.py
         `LagMeter.ping_time`): their ping rides on their next state (`broadcast`), or goes
         now on its own for a person not measured yet or one whose ping found no state to
-        ride since the last ping time. Each ping's time is taken as it leaves."""
+        ride since the last ping time (every `every` seconds). Each ping's time is taken as
+        it leaves."""
         for person_id in table.measured():
             sid = self._sid_of.get(person_id)
             if sid is not None:
-                ping_id = table.lag.ping_time(person_id, clock.now())
+                ping_id = table.lag.ping_time(person_id, clock.now(), every)
                 if ping_id is not None:
                     self.transport.send(Encoded.of(PING, {"id": ping_id}), sid)
 

@@ -5,16 +5,17 @@ While its `lag_fair` rule is on, or it judges false starts (app/tables/reflexes.
 and the page answers `pong` with it at once; the time between is one sample. Samples are
 taken where they count: a ping rides on every state that shows a new trigger
 (`Reflexes.ping_at_trigger`), so an honest page's answer arrives before its slap, and the
-round trip that slap is judged by is the one its own trigger took. A person with fewer than
-SETTLED samples is also pinged every SLAPJACK_LAG_PING_SECONDS (`ping_time`), so a race
-soon after they come has figures to judge by and their lag badge shows: that ping rides on
-the next `state` they are sent, and goes on its own (an app-level `ping`) only when none is
-sent before the next ping time. Between triggers nobody is pinged: a table that plays sends
-a pong a trigger per person, not one every ping time. The estimate is a low percentile of the
-recent samples, so a player who holds some answers back (to look slow and be compensated
-more) moves it little, and nobody can look faster than their network: a pong cannot come
-before its ping. It is capped (SLAPJACK_LAG_CAP_MS, 50 ms by default), so even a player who
-delays every answer gains at most the cap.
+round trip its own trigger took is among those that slap is judged by. A person with fewer
+than SETTLED samples is also pinged every SLAPJACK_LAG_PING_SECONDS (`ping_time`), so a
+race soon after they come has figures to judge by and their lag badge shows: that ping
+rides on the next `state` they are sent, and goes on its own (an app-level `ping`) only
+when none is sent before the next ping time. Between triggers a settled person is not
+pinged: a table that plays reads a pong a trigger per person, not one every ping time.
+
+The estimate is a low percentile of the recent samples, so a player who holds some answers
+back (to look slow and be compensated more) moves it little, and nobody can look faster
+than their network: a pong cannot come before its ping. It is capped (SLAPJACK_LAG_CAP_MS,
+50 ms by default), so even a player who delays every answer gains at most the cap.
 
 Synchronous and clock-free like the Table: `now` comes in. Not part of a snapshot: a
 restored room measures again.
@@ -26,7 +27,7 @@ import secrets
 from collections import deque
 from dataclasses import dataclass, field
 
-SAMPLES = 10  # recent round trips kept per person: the last triggers' (module docstring)
+SAMPLES = 10  # recent round trips kept per person (the module docstring says when taken)
 PERCENTILE = 0.2  # the estimate: the 20th percentile of the samples kept
 SETTLED = 3  # samples after which a person is pinged at triggers only
 
@@ -40,17 +41,22 @@ class LagMeter:
     _estimates: dict[str, float] = field(default_factory=dict)
     # People whose ping waits to ride on the next state they are sent.
     due: set[str] = field(default_factory=set)
-    # When the last trigger a ping rode on showed (`Reflexes.ping_at_trigger`).
-    trigger_shown: float | None = None
+    # The last trigger pings rode on: its game, and when it showed (`Reflexes.ping_at_trigger`).
+    trigger_shown: tuple[object, float] | None = None
 
-    def ping_time(self, person_id: str, now: float) -> str | None:
-        """A ping time (every SLAPJACK_LAG_PING_SECONDS) for a person with fewer than SETTLED
-        samples: their ping rides on the next state they are sent (`rides`), and None is
-        returned. It goes at once on its own (its id returned) for a person not measured
-        yet, or whose last ping found no state to ride before now: one every ping time while
-        states flow, every other one at a quiet table. A settled person is pinged at
-        triggers only (None)."""
+    def ping_time(self, person_id: str, now: float, every: float) -> str | None:
+        """A ping time (every `every` seconds: SLAPJACK_LAG_PING_SECONDS) for a person with
+        fewer than SETTLED samples: their ping rides on the next state they are sent
+        (`rides`), and None is returned. It goes at once on its own (its id returned) for a
+        person not measured yet, or whose last ping found no state to ride before now: one
+        every ping time while states flow, every other one at a quiet table. None for a
+        settled person (pinged at triggers only), and for one whose ping left less than half
+        a ping time ago (a trigger's): it is on its way, and replacing it would throw that
+        trigger's round trip away."""
         if len(self._samples.get(person_id, ())) >= SETTLED:
+            return None
+        waiting = self._waiting.get(person_id)
+        if waiting is not None and now - waiting[1] < every / 2:
             return None
         if person_id in self.due or person_id not in self._samples:
             self.due.discard(person_id)

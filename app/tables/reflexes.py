@@ -55,13 +55,15 @@ class Reflexes(TableState):
 
     def ping_at_trigger(self) -> None:
         """A new trigger shows: every measured person's ping rides on the state that shows
-        it (app/tables/lag.py). The page answers before it can slap, so the round trip its
-        slap at this trigger is judged by is the one this very trigger took."""
-        game = self.game
+        it (app/tables/lag.py). The page answers before it can slap, so the round trip this
+        very trigger took is among those its slap at it is judged by."""
+        game, kept = self.game, self.lag.trigger_shown
         shown = game.trigger_since if game is not None else None
-        if shown is None or shown == self.lag.trigger_shown or not self.measures_lag():
+        if shown is None or not self.measures_lag():
             return
-        self.lag.trigger_shown = shown
+        if kept is not None and kept[0] is game and kept[1] == shown:
+            return  # pinged already: a later change while the same trigger shows
+        self.lag.trigger_shown = (game, shown)
         self.lag.due.update(self.measured())
 
     def judges_false_starts(self) -> bool:

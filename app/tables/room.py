@@ -475,12 +475,12 @@ class Room(TableReads):
 
     async def on_ping(self, now: float) -> None:
         """Lag pings every SLAPJACK_LAG_PING_SECONDS while the room judges lag-fair or false
-        starts, for the measured with few samples yet (app/tables/lag.py: the rest at each
-        trigger), riding on their next state or alone (app/tables/connections.py `ping`),
+        starts, for the measured with few samples yet (app/tables/lag.py; everyone measured at
+        each trigger), riding on their next state or alone (app/tables/connections.py `ping`),
         answered by `pong`. One judging only false starts measures the seated."""
         if self.closed or not self.table.measures_lag():
             return
-        self.connections.ping(self.table, self.clock)
+        self.connections.ping(self.table, self.clock, self.settings.lag_ping_seconds)
         if self.table.connected():  # `_schedule` starts it again when someone comes back
             when = self.clock.now() + self.settings.lag_ping_seconds
             self._timers.at("ping", when, self.on_ping)

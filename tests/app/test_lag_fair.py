@@ -451,6 +451,8 @@ async def test_a_ping_rides_on_each_state_that_shows_a_new_trigger_and_no_other(
     await clock.advance(0.2)  # the pongs' way back, and a hand's reaction
     far = room.connections.person_on("far") or ""
     assert room.table.lag.samples(far) == SETTLED + 1  # this trigger's own round trip
+    await network.join("late", "Late", 0.01)  # a change while the same trigger shows
+    assert recorder.rides("near") == rides["near"] + 1  # carries no second ping
     # A change that shows no new trigger carries no ping: the slap that takes the pile, the
     # flips after it, ping times.
     assert (await network.call("near", "slap", {"pile_id": pile}))["events"][0]["kind"] == "take"
@@ -461,6 +463,49 @@ async def test_a_ping_rides_on_each_state_that_shows_a_new_trigger_and_no_other(
     assert recorder.rides("near") == rides["near"] + 1
     assert recorder.rides("far") == rides["far"] + 1
     assert {sid: recorder.pings(sid) for sid in ("near", "far")} == alone
+
+
+async def test_a_new_game_s_trigger_at_the_same_clock_reading_carries_its_own_pings() -> None:
+    settings = Settings(store="memory", lag_ping_seconds=1.0)
+    _clock, recorder, room, _network, _rooms = await two_settled(settings, 0.01)
+    for dealt in (1, 2):  # two games, each with a Jack showing, at one reading of the clock
+        async with room.lock:
+            rig_a_jack(room, 2)
+        assert recorder.rides("far") == dealt
+
+
+async def test_a_ping_time_leaves_a_trigger_s_ping_on_its_way() -> None:
+    """Far has just reconnected: one round trip measured, 600 ms, on a network now 300 ms.
+    A ping time comes while the ping riding on a Jack is on its way back, and a state goes
+    to Far: the ping time leaves that ping be (it is not replaced by one riding on the
+    state), so the Jack's round trip counts, and Far's honest 150 ms reaction is judged so,
+    not as a false start."""
+    settings = Settings(store="memory", lag_ping_seconds=1.0)  # false starts: 100 ms
+    clock, recorder, room, network, _rooms = await two_settled(settings, 0.3)
+    far = room.connections.person_on("far") or ""
+    async with room.lock:
+        room.table.lag.forget(far)  # what a new connection of theirs does
+    pinged = recorder.pings("far")
+    while recorder.pings("far") == pinged:  # the next ping time: alone, nothing measured
+        await clock.advance(0.01)
+    ping_time = clock.now()
+    while room.table.lag.samples(far) < 1:
+        await clock.advance(0.01)
+    assert room.table.lag.smallest(far) == pytest.approx(0.6)
+    network.one_way["far"] = 0.15
+    await clock.advance(ping_time + 0.75 - clock.now())
+    async with room.lock:
+        rig_a_jack(room, 2)  # its ping leaves a quarter of a second before the ping time
+    pile = room.table.game.pile_id  # type: ignore[union-attr]
+    answer = network.send("far", "slap", {"pile_id": pile}, after=0.15 + 0.150)
+    await clock.advance(0.26)  # past the ping time, the Jack's ping still on its way
+    rides = recorder.rides("far")
+    await network.join("watcher", "Watcher", 0.01)  # a state to Far
+    assert recorder.rides("far") == rides
+    while not answer.done():
+        await clock.advance(0.001)
+    assert answer.result()["events"][0]["kind"] == "take", answer.result()
+    assert room.table.lag.smallest(far) == pytest.approx(0.3)
 
 
 async def test_a_network_that_got_faster_is_measured_on_the_trigger_before_the_slap() -> None:
