@@ -29,9 +29,9 @@ import socketio
 class ClientList(socketio.AsyncManager):  # type: ignore[misc]
     def __init__(self) -> None:
         super().__init__()
-        # By namespace: every client's eio sid, by its sid (python-socketio keeps the same
-        # in its list of clients, the one room left it, but reads it back only through a
-        # method it does not document: `eio_sid` reads this), and the rooms the app put clients in
+        # By namespace: every client's eio sid, by its sid (python-socketio keeps the same in
+        # its list of clients, the one room left it, but reads it back only through a method
+        # it does not document; `eio_sid` reads this), and the rooms the app put clients in
         # (each room's clients, each client's rooms), which python-socketio does not see.
         self._eio_sids: dict[str, dict[str, str]] = {}
         self._rooms: dict[str, dict[str, dict[str, str]]] = {}
