@@ -53,7 +53,7 @@ class LagMeter:
         settled person (pinged at triggers only), and for one whose ping left less than half
         a ping time ago (a trigger's): it is on its way, and replacing it would throw that
         trigger's round trip away."""
-        if len(self._samples.get(person_id, ())) >= SETTLED:
+        if self.settled(person_id):
             return None
         waiting = self._waiting.get(person_id)
         if waiting is not None and now - waiting[1] < every / 2:
@@ -63,6 +63,10 @@ class LagMeter:
             return self.ping(person_id, now)
         self.due.add(person_id)
         return None
+
+    def settled(self, person_id: str) -> bool:
+        """Whether `person_id` has SETTLED samples or more: pinged at triggers only."""
+        return len(self._samples.get(person_id, ())) >= SETTLED
 
     def rides(self, person_id: str, now: float) -> str | None:
         """The id of the ping riding on the state `person_id` is sent at `now`, if theirs

@@ -53,6 +53,16 @@ class Reflexes(TableState):
         everyone, seated = self.lag_fair, set(self.seats)
         return [p.id for p in self.connected() if everyone or p.id in seated]
 
+    def unsettled(self) -> bool:
+        """Whether someone measured (`measured`) has fewer than SETTLED round trips yet:
+        the ping times go on while anyone has (app/tables/lag.py), and stop once nobody has.
+        Read after every change whose room has no ping time waiting: one pass, no list."""
+        everyone, seats, lag = self.lag_fair, self.seats, self.lag
+        return any(
+            p.connected and (everyone or p.id in seats) and not lag.settled(p.id)
+            for p in self.people.values()
+        )
+
     def ping_at_trigger(self) -> None:
         """A new trigger shows: every measured person's ping rides on the state that shows
         it (app/tables/lag.py). The page answers before it can slap, so the round trip this

@@ -481,7 +481,7 @@ class Room(TableReads):
         if self.closed or not self.table.measures_lag():
             return
         self.connections.ping(self.table, self.clock, self.settings.lag_ping_seconds)
-        if self.table.connected():  # `_schedule` starts it again when someone comes back
+        if self.table.unsettled():  # (`_schedule` starts it for anyone new to measure)
             when = self.clock.now() + self.settings.lag_ping_seconds
             self._timers.at("ping", when, self.on_ping)
 

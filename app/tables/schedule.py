@@ -85,14 +85,16 @@ class Timetable:
             self.timers.at("idle", when, room.on_idle)
 
     def ping(self, room: Wakeups, table: Table, now: float, anyone: bool) -> None:
-        """Lag pings while the table measures round trips (lag-fair judging, false starts:
-        `Table.measures_lag`) and someone is here to answer: at once when the host turns
-        the rule on or a restored table gets its first person back (a newcomer to a room
-        already pinging is in the next round, within SLAPJACK_LAG_PING_SECONDS); none once
-        it is off."""
+        """Lag ping times while the table measures round trips (lag-fair judging, false
+        starts: `Table.measures_lag`) and someone measured has too few yet
+        (`Table.unsettled`): at once when the host turns the rule on, or someone comes,
+        comes back or sits down to be measured (one already waiting: in the next round,
+        within SLAPJACK_LAG_PING_SECONDS). None once the rule is off or nobody is here;
+        and none while everyone measured is settled (`Room.on_ping` stops them), who are
+        pinged at triggers only."""
         if not table.measures_lag() or not anyone:
             self.timers.cancel("ping")
-        elif not self.timers.pending("ping"):
+        elif not self.timers.pending("ping") and table.unsettled():
             self.timers.at("ping", now, room.on_ping)
 
     def heat(self, room: Wakeups, table: Table, now: float) -> None:

@@ -414,6 +414,56 @@ async def test_a_quiet_table_pings_alone_every_other_ping_time_until_settled() -
     assert recorder.pings("ann") == 3
 
 
+async def test_the_ping_times_stop_once_everyone_measured_is_settled() -> None:
+    """No ping time wakes a table whose measured are all settled (pinged at triggers only).
+    Someone new to measure starts them again at once: a newcomer, and someone back on a new
+    connection (measured afresh); they stop again once that person is settled too."""
+    clock, recorder, room, network, ann = await ann_alone()
+    tokens: dict[str, str] = {}
+
+    async def emit(event: str, data: Any = None, to: str | None = None) -> None:
+        if event == protocol.WELCOME and to is not None:
+            tokens[to] = data["token"]
+
+    recorder.emit = emit  # type: ignore[method-assign]
+    timers = room.timetable.timers
+    await clock.advance(4.5)  # alone at once and at 2 and 4 s: settled
+    assert room.table.lag.samples(ann) == SETTLED
+    assert timers.pending("ping")  # set at 4 s, before her pong came
+    await clock.advance(1.0)  # that ping time found nobody to ping: none after it
+    assert not timers.pending("ping")
+    await network.join("bob", "Bob", one_way=0.01)  # lag-fair measures everyone here
+    assert timers.pending("ping")
+    await clock.advance(0.1)
+    assert (recorder.pings("bob"), recorder.pings("ann")) == (1, 3)  # at once, Bob's alone
+    await clock.advance(4.0)  # alone again at 2 and 4 s from his first
+    bob = room.connections.person_on("bob") or ""
+    assert room.table.lag.samples(bob) == SETTLED
+    await clock.advance(1.0)
+    assert not timers.pending("ping")
+    await clock.advance(10.0)
+    assert (recorder.pings("bob"), recorder.pings("ann")) == (3, 3)
+    network.one_way["bob2"], network.pong_delay["bob2"] = 0.01, 0.0  # Bob on a new connection
+    await room.join("bob2", "Bob", tokens["bob"])
+    assert room.connections.person_on("bob2") == bob and room.table.lag.samples(bob) == 0
+    assert timers.pending("ping")
+    await clock.advance(0.1)
+    assert recorder.pings("bob2") == 1
+    await clock.advance(5.0)
+    assert room.table.lag.samples(bob) == SETTLED and not timers.pending("ping")
+    assert recorder.pings("ann") == 3
+
+
+async def test_a_spectator_starts_no_ping_times_where_only_the_seated_are_measured() -> None:
+    settings = Settings(store="memory", lag_ping_seconds=1.0)  # false starts: the seated
+    clock, recorder, room, network, _rooms = await two_settled(settings, 0.01)
+    assert not room.timetable.timers.pending("ping")
+    await network.join("watcher", "Watcher", 0.01)
+    assert not room.timetable.timers.pending("ping")
+    await clock.advance(5.0)
+    assert recorder.pings("watcher") == recorder.rides("watcher") == 0
+
+
 async def two_settled(
     settings: Settings, one_way: float
 ) -> tuple[ManualClock, Recorder, Room, Network, Rooms]:
@@ -484,7 +534,8 @@ async def test_a_ping_time_leaves_a_trigger_s_ping_on_its_way() -> None:
     clock, recorder, room, network, _rooms = await two_settled(settings, 0.3)
     far = room.connections.person_on("far") or ""
     async with room.lock:
-        room.table.lag.forget(far)  # what a new connection of theirs does
+        room.table.lag.forget(far)  # what a new connection of theirs does, a change:
+        room.set_timers()  # the room's timers are set again from the table
     pinged = recorder.pings("far")
     while recorder.pings("far") == pinged:  # the next ping time: alone, nothing measured
         await clock.advance(0.01)
