@@ -381,9 +381,14 @@ class Game:
         `deadline` that is after `now`, or None: when a caller keeping one wake-up per game
         should `tick` (or look again: a freeze or the collect pause ending changes nothing
         by itself)."""
-        now = self._now
-        times = (*self._frozen, self._collect_until, self.lapse_at, self._deadline)
-        return min((when for when in times if when is not None and when > now), default=None)
+        now, soonest = self._now, None
+        for when in self._frozen:  # a loop, not min() of a generator: read at every change
+            if when > now and (soonest is None or when < soonest):
+                soonest = when
+        for when in (self._collect_until, self.lapse_at, self._deadline):
+            if when is not None and when > now and (soonest is None or when < soonest):
+                soonest = when
+        return soonest
 
     @property
     def trigger_lapsed(self) -> bool:
