@@ -382,9 +382,9 @@ class Game:
         should `tick` (or look again: a freeze or the collect pause ending changes nothing
         by itself)."""
         now, soonest = self._now, None
-        for when in self._frozen:  # a loop, not min() of a generator: read at every change
-            if when > now and (soonest is None or when < soonest):
-                soonest = when
+        for until in self._frozen:  # a loop, not min() of a generator: read at every change
+            if until > now and (soonest is None or until < soonest):
+                soonest = until
         for when in (self._collect_until, self.lapse_at, self._deadline):
             if when is not None and when > now and (soonest is None or when < soonest):
                 soonest = when
