@@ -454,6 +454,41 @@ async def test_the_ping_times_stop_once_everyone_measured_is_settled() -> None:
     assert recorder.pings("ann") == 3
 
 
+async def test_the_ping_times_follow_who_is_measured_as_seats_and_rules_change() -> None:
+    """False starts measure the seated. Bea's answers never come back in time: the ping
+    times go on while she sits, stop when she stands (nobody measured is unsettled), and
+    start again at once when she sits back down. With false starts off nobody is measured;
+    lag-fair turned on measures everyone afresh, at once."""
+    settings = Settings(store="memory", lag_ping_seconds=1.0)
+    clock, recorder = ManualClock(), Recorder()
+    room = Rooms(settings, recorder, clock=clock).create()
+    network = Network(room, clock, recorder)
+    await network.join("ann", "Ann", 0.01)
+    await network.join("bea", "Bea", 0.01, pong_delay=100.0)  # both seated on arrival
+    timers, lag = room.timetable.timers, room.table.lag
+    ann, bea = (room.connections.person_on(sid) or "" for sid in ("ann", "bea"))
+    await clock.advance(10.0)
+    assert (lag.samples(ann), lag.samples(bea)) == (SETTLED, 0)
+    assert timers.pending("ping")
+    assert (await network.call("bea", "stand"))["ok"]
+    await clock.advance(2.0)
+    assert not timers.pending("ping")
+    pinged = recorder.pings("bea")
+    await clock.advance(10.0)
+    assert recorder.pings("bea") == pinged
+    network.pong_delay["bea"] = 0.0
+    assert (await network.call("bea", "sit", {"seat": None}))["ok"]
+    assert timers.pending("ping")
+    await clock.advance(10.0)
+    assert lag.samples(bea) == SETTLED and not timers.pending("ping")
+    assert (await network.call("ann", "rules", {"false_starts": False}))["ok"]
+    assert not timers.pending("ping")
+    assert (await network.call("ann", "rules", {"lag_fair": True}))["ok"]
+    assert timers.pending("ping") and lag.samples(ann) == lag.samples(bea) == 0
+    await clock.advance(10.0)
+    assert lag.samples(ann) == lag.samples(bea) == SETTLED and not timers.pending("ping")
+
+
 async def test_a_spectator_starts_no_ping_times_where_only_the_seated_are_measured() -> None:
     settings = Settings(store="memory", lag_ping_seconds=1.0)  # false starts: the seated
     clock, recorder, room, network, _rooms = await two_settled(settings, 0.01)
