@@ -40,7 +40,9 @@ add up on one core, so keep to steps where both fit). The server started first m
 few percent dearer than the other, whichever it is, so rounds alternate which goes first:
 take an even number of them. No ratio is taken where the relay's
 core is saturated (its CPU per message then falls as messages queue).
-First of all it measures idle memory: players sitting in lobbies, KB of RSS per player.
+First of all it measures idle memory: players sitting in lobbies, KB of RSS per player
+(and with `--idle-seconds S`, the CPU of a server of their own while they sit, over S
+seconds).
 
 With `--together`, a third server can share the core: the app with some of the transport's
 overrides switched off (`--ablate`, bench/ablate.py), or the app of another checkout
@@ -77,6 +79,9 @@ HOST = "127.0.0.1"
 # A new room whose first save the store did not finish in time (SQLite's sync on a busy
 # disk) is refused with 503 store_unavailable, as a client is told to try again: so many tries.
 STORE_TRIES = 5
+# Idle players' rooms measure their round trips first (a ping time every 2 s until each has
+# three: app/tables/lag.py): the idle CPU is read after this.
+IDLE_SETTLE_SECONDS = 8.0
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = re.compile(rb'"version":\s*(\d+)')
 SEQ = re.compile(rb'"seq":(\d+)')
@@ -612,6 +617,21 @@ class Run:
         finally:
             server.stop()
 
+    async def idle_cpu(self, players: int, variant: Variant | None = None) -> float:
+        """The CPU (% of a core) of a server of its own while `players` sit in lobbies and
+        nothing else happens, over `--idle-seconds`, once each one's round trip is measured."""
+        server = Server("app", self.args.server_core, self.log, gc_watch=False, variant=variant)
+        try:
+            await server.ready()
+            lobbies = [Table("", Stats(), start=False) for _ in range(max(1, players // 4))]
+            await open_all(lobbies, server.port, at_once=8)
+            await asyncio.sleep(IDLE_SETTLE_SECONDS)
+            start, since = server.cpu_seconds(), time.monotonic()
+            await asyncio.sleep(self.args.idle_seconds)
+            return 100 * (server.cpu_seconds() - start) / (time.monotonic() - since)
+        finally:
+            server.stop()
+
     async def ramp(self, kind: str, rates: dict[int, float]) -> list[dict[str, Any]]:
         server = Server(kind, self.args.server_core, self.log, gc_watch=self.args.gc_watch)
         rows: list[dict[str, Any]] = []
@@ -963,12 +983,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         for third in ((None, variant) if variant else (None,)) if args.idle else ():
             idle = await bench.idle_memory(args.idle, third)
+            if args.idle_seconds > 0:
+                idle["cpu_percent"] = await bench.idle_cpu(args.idle, third)
             label = third.label if third else "app"
             results.setdefault("idle", {})[label] = idle
             print(
                 f"idle memory, {label}: {idle['players']} players sitting in lobbies: RSS "
                 f"{idle['rss_before_mb']:.0f} -> {idle['rss_after_mb']:.0f} MB, "
-                f"{idle['kb_per_player']:.1f} KB per player",
+                f"{idle['kb_per_player']:.1f} KB per player"
+                + (
+                    f"; alone on a server, {idle['cpu_percent']:.2f}% of a core over "
+                    f"{args.idle_seconds:g} s"
+                    if "cpu_percent" in idle
+                    else ""
+                ),
                 flush=True,
             )
         print("\n" + HEADER, flush=True)
@@ -1016,6 +1044,14 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds before each step")
     parser.add_argument("--seconds", type=float, default=15.0, help="seconds each step measures")
     parser.add_argument("--idle", type=int, default=2000, help="players for idle memory; 0: skip")
+    parser.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=0.0,
+        help="also the CPU of a server of their own over this many seconds while the idle "
+        f"players sit (after {IDLE_SETTLE_SECONDS:g} s, by when each one's round trip is "
+        "measured); 0: skip",
+    )
     parser.add_argument("--no-relay", dest="relay", action="store_false")
     parser.add_argument(
         "--rounds",

@@ -349,3 +349,26 @@ async def test_the_app_with_every_override_switched_off_still_plays(tmp_path: Pa
     (variant,) = results[f"app-{args.ablate}"]
     assert variant["in_per_s"] > 0 and variant["acks"] > 0, variant
     assert "ablated" in (tmp_path / "bench.log").read_text()  # bench/ablate.py's line
+
+
+@pytest.mark.timeout(120)  # the default, declared: a long test, run early (tests/conftest.py)
+async def test_idle_seconds_reads_the_cpu_of_a_server_of_the_idle_players_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--idle-seconds`: players sit in lobbies on a server of their own, and its CPU over
+    that window is read from /proc (the figure a script prints, not judged here); the
+    server is gone after."""
+    monkeypatch.setattr(load, "IDLE_SETTLE_SECONDS", 0.5)
+    started: list[Any] = []
+    real_server = load.Server
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        started.append(real_server(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(load, "Server", spied)
+    args = SimpleNamespace(idle_seconds=1.0, server_core=None, log=str(tmp_path / "bench.log"))
+    cpu = await load.Run(args).idle_cpu(8)  # type: ignore[arg-type]
+    (server,) = started
+    assert 0.0 <= cpu < 100.0
+    assert server.process.poll() is not None  # stopped
