@@ -4,6 +4,8 @@ slapper than a person can react). Part of the Table (app/tables/table.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from app.tables import events
 from app.tables.state import TableState
 from app.tables.values import (
@@ -48,20 +50,21 @@ class Reflexes(TableState):
         return self.lag_fair or self.judges_false_starts()
 
     def measured(self) -> list[str]:
-        """Whose round trips are measured while `measures_lag`: every connected person under
-        lag-fair judging, else the seated (false starts: nobody else slaps)."""
-        everyone, seated = self.lag_fair, set(self.seats)
-        return [p.id for p in self.connected() if everyone or p.id in seated]
+        """Whose round trips are measured while `measures_lag` (`_measured_people`)."""
+        return [p.id for p in self._measured_people()]
 
     def unsettled(self) -> bool:
-        """Whether someone measured (`measured`) has fewer than SETTLED round trips yet:
-        the ping times go on while anyone has (app/tables/lag.py), and stop once nobody has.
-        Read after every change whose room has no ping time waiting: one pass, no list."""
-        everyone, seats, lag = self.lag_fair, self.seats, self.lag
-        return any(
-            p.connected and (everyone or p.id in seats) and not lag.settled(p.id)
-            for p in self.people.values()
-        )
+        """Whether someone measured has fewer than SETTLED round trips yet: the ping times
+        go on while anyone has (app/tables/lag.py), and stop once nobody has. Read after
+        every change whose room has no ping time waiting: one pass, no list."""
+        settled = self.lag.settled
+        return any(not settled(p.id) for p in self._measured_people())
+
+    def _measured_people(self) -> Iterator[Person]:
+        """Every connected person under lag-fair judging, else the seated (false starts:
+        nobody else slaps)."""
+        everyone, seats = self.lag_fair, self.seats
+        return (p for p in self.people.values() if p.connected and (everyone or p.id in seats))
 
     def ping_at_trigger(self) -> None:
         """A new trigger shows: every measured person's ping rides on the state that shows
