@@ -22,6 +22,13 @@ from pathlib import Path
 import pytest
 from deadline import time_left, within_deadline
 
+from app.tables.views import ViewParts
+
+# Every roster a table's view reuses from its last change is compared with one made afresh
+# (app/tables/views.py `ViewParts`): a change of who is at a table that no commit numbered
+# fails the test it happens in.
+ViewParts.check = True
+
 TESTS = Path(__file__).resolve().parent
 # What a test module imports when it serves the app over real sockets.
 SERVING = ("serving", "Server", "Client", "RawClient", "Cluster", "App", "subprocess")

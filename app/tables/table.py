@@ -249,6 +249,7 @@ class Table(Door, Reflexes, Heats):
             self.moves.append((action, seat, pile_id, now, auto, sorted(tied_with)))
         else:
             self.moves.append((action, seat, pile_id, now, auto))
+        self.moves_made += 1
         occupant = self.occupant(seat)
         if auto and isinstance(occupant, Person) and not occupant.connected:
             occupant.away_flips += sum(1 for e in happened if e.kind == "flip")
@@ -264,6 +265,7 @@ class Table(Door, Reflexes, Heats):
             return []
         happened = self.game.tick(now)
         self.moves.append(("tick", None, None, now, False))
+        self.moves_made += 1
         self._note_outs(happened)
         self._end_if_over(now)
         return [GameEvent(e, now) for e in happened]

@@ -4,8 +4,8 @@ Nothing here reads a Game's private state: cards come only from the engine's vie
 show counts and the face-up pile and never a face-down card. In Slapjack every seat sees the
 same table (engine.views.table_view, read here part by part), so a change builds one `SeatView`
 for everyone, encodes it once, and each person's `state` is that JSON with their own `you`
-spliced in at the end. The parts that change seldom (the stats, the rules) are encoded once
-per change of theirs, not once per change of the table (ViewParts).
+spliced in at the end. The parts that change seldom (the stats, the rules, and who is at the
+table) are encoded once per change of theirs, not once per change of the table (ViewParts).
 The events the change caused travel inside it (`events`), so a change costs each
 recipient one message.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -34,20 +34,64 @@ YOU_TEXTS = 32768
 NO_STATS = orjson.Fragment(b"[]")  # the stats while no game is on
 
 
-class ViewParts:
-    """What one table's views reuse from change to change: the JSON of the seats' stats and
-    of the rules, each kept with the very objects it was made from (the engine's figures,
-    which are read-only and replaced when they change, and the frozen rules) and made again
-    as soon as one is another object. Nothing is counted or invalidated by hand, so nothing
-    can go stale. A Room keeps one for its table; a Views without one makes these anew."""
+class Roster(NamedTuple):
+    """Who is at the table, as a view shows it: its fields that no move of a game changes
+    (`_roster`), as values or as the JSON a ViewParts kept. `heat` is `{}` or `{"heat": ...}`."""
 
-    __slots__ = ("_rules", "_stats")
+    spectators: Any
+    players_needed: Any
+    places: Any
+    match: Any
+    heat: dict[str, Any]
+
+
+class ViewParts:
+    """What one table's views reuse from change to change.
+
+    The JSON of the seats' stats and of the rules is kept with the very objects it was made
+    from (the engine's figures, which are read-only and replaced when they change, and the
+    frozen rules) and made again as soon as one is another object.
+
+    The roster (`Roster`: spectators, players needed, places, match score, heat) is read from
+    people, seats, bots, wins and heat, which are changed in place; it is kept for one
+    change that was a single move of the game (a play or a tick) in the same phase, and
+    made again after any other. Every change of the table is committed (the Room numbers it:
+    `Table.version`) and every move counted (`Table.moves_made`), so "one version and one move
+    later, same phase" is a change that was that move and nothing else: a move changes
+    nobody's seat, name, connection or wins but by ending the game, which changes the phase.
+    `ViewParts.check` (on in the test suite) compares every roster reused with one made
+    afresh. A Room keeps one for its table; a Views without one makes these anew."""
+
+    __slots__ = ("_roster", "_rules", "_stats")
+
+    check = False  # tests: every roster reused is compared with one made afresh
 
     def __init__(self) -> None:
         # Each part's JSON last, after the objects it was made from.
         self._rules: tuple[Rules, tuple[bool, bool], orjson.Fragment] | None = None
         self._stats: tuple[tuple[Mapping[str, int | None], ...], orjson.Fragment]
         self._stats = ((), NO_STATS)
+        # The roster's JSON, after the version, moves made and phase it was made at.
+        self._roster: tuple[int, int, str, Roster] | None = None
+
+    def roster(self, table: Table) -> Roster:
+        kept, version, moves, phase = self._roster, table.version, table.moves_made, table.phase
+        if kept is None or (version, moves, phase) != (kept[0] + 1, kept[1] + 1, kept[2]):
+            made = _roster(table)
+            spectators, needed, places, match, heat = made
+            roster = Roster(
+                _fragment(spectators),
+                _fragment(needed),
+                _fragment(places),
+                _fragment(match),
+                {name: _fragment(shown) for name, shown in heat.items()},
+            )
+        else:
+            roster = kept[3]
+            if ViewParts.check:
+                _check_roster(roster, table)
+        self._roster = (version, moves, phase, roster)
+        return roster
 
     def rules(self, rules: Rules, room_rules: tuple[bool, bool]) -> orjson.Fragment:
         kept = self._rules
@@ -116,7 +160,8 @@ class Views:
         game = table.game
         rules = game.rules if game is not None else table.rules
         stats = parts.stats(game.stats_figures()) if game is not None else NO_STATS
-        return _compose(table, self.events, stats, parts.rules(rules, _room_rules(table)))
+        shown = parts.rules(rules, _room_rules(table))
+        return _compose(table, self.events, stats, shown, parts.roster(table))
 
 
 def build_state(
@@ -148,7 +193,8 @@ def _seen_from(table: Table, events: list[EventDict]) -> SeatView:
     game = table.game
     rules = game.rules if game is not None else table.rules
     stats = game.stats_by_seat() if game is not None else []
-    return cast(SeatView, _compose(table, events, stats, _rules_shown(rules, _room_rules(table))))
+    shown = _rules_shown(rules, _room_rules(table))
+    return cast(SeatView, _compose(table, events, stats, shown, _roster(table)))
 
 
 def _room_rules(table: Table) -> tuple[bool, bool]:
@@ -183,10 +229,13 @@ def _no_game() -> dict[str, Any]:
     }
 
 
-def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> dict[str, Any]:
-    """A `SeatView`'s fields, in its order, with the `stats` and `rules` given (as values, or
-    as the JSON a ViewParts kept). Every other field is read from the table and the engine's
-    view (`seat_rows`, `table_facts`): nothing here reads a game's private state."""
+def _compose(
+    table: Table, events: list[EventDict], stats: Any, rules: Any, roster: Roster
+) -> dict[str, Any]:
+    """A `SeatView`'s fields, in its order, with the `stats`, `rules` and `roster` given (as
+    values, or as the JSON a ViewParts kept). Every other field is read from the table and
+    the engine's view (`seat_rows`, `table_facts`): nothing here reads a game's private
+    state."""
     game = table.game
     if game is not None:
         seats = _seats(table, seat_rows(game), range(game.players))
@@ -196,7 +245,6 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         shown = table.seated() if table.heat is not None else len(table.seats)
         seats = _seats(table, None, range(shown))
         facts = _no_game()
-    people = table.people
     return {
         "room": table.code,
         "version": table.version,
@@ -207,21 +255,43 @@ def _compose(table: Table, events: list[EventDict], stats: Any, rules: Any) -> d
         "owner": table.owner,
         "locked": table.locked,
         "seats": seats,
-        "spectators": [
-            {"player": p.id, "name": p.name, "connected": True} for p in table.spectators()
-        ],
+        "spectators": roster.spectators,
         **facts,  # pile ... win_reason
         "stats": stats,
         "rules": rules,
-        "players_needed": table.players_needed(),
-        "places": table.places(),
-        "match": [
+        "players_needed": roster.players_needed,
+        "places": roster.places,
+        "match": roster.match,
+        **roster.heat,
+        "events": events,  # last but `you`: a reader of the first bytes finds `version` soon
+    }
+
+
+def _roster(table: Table) -> Roster:
+    """Who is at the table (`Roster`), as values."""
+    people = table.people
+    return Roster(
+        [{"player": p.id, "name": p.name, "connected": True} for p in table.spectators()],
+        table.players_needed(),
+        table.places(),
+        [
             {"player": i if i in people else None, "name": name, "wins": wins}
             for i, name, wins in table.match_score()
         ],
-        **_heat_shown(table),
-        "events": events,  # last but `you`: a reader of the first bytes finds `version` soon
-    }
+        _heat_shown(table),
+    )
+
+
+def _fragment(value: Any) -> orjson.Fragment:
+    return orjson.Fragment(to_json(value))
+
+
+def _check_roster(kept: Roster, table: Table) -> None:
+    """`ViewParts.check`: the roster kept is the one the table gives now."""
+    made = _roster(table)
+    kept_json = [to_json(part) for part in kept]
+    if kept_json != [to_json(part) for part in made]:
+        raise AssertionError(f"a view's roster went stale: {kept_json} for {made}")
 
 
 def _heat_shown(table: Table) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import app.tables.views
 from app.__main__ import settle_the_heap
 from app.ops.config import Settings
 from app.tables.registry import Rooms
-from app.tables.views import build_state
+from app.tables.views import ViewParts, build_state
 from app.wire import protocol
 from app.wire.encoded import ENGINEIO_MESSAGE, EVENT_PACKET, Encoded
 
@@ -100,6 +100,7 @@ async def test_a_change_builds_the_table_once_for_every_recipient(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app.tables.views._you_text.cache_clear()  # each person's `you` made as they sit, below
+    monkeypatch.setattr(ViewParts, "check", False)  # (it encodes every roster kept once more)
     rooms, recorder, room = await seated_four_and_a_spectator()
     built = []
     compose = app.tables.views._compose  # what both the encoded view and `seen` are made by
@@ -113,14 +114,16 @@ async def test_a_change_builds_the_table_once_for_every_recipient(
     shared = [d for d in encoded if isinstance(d, dict) and "seats" in d]
     assert len(shared) == 1  # and its JSON once; each person's own part is `you` alone,
     # its text made when they sat down and the same since (the same person, seat and host);
-    # the new game's stats (a list) are the one part kept from change to change made anew
-    assert [type(d) for d in encoded if d is not shared[0]] == [list]
+    # the parts kept from change to change made anew are the new game's stats (a list) and,
+    # the deal being no move, the roster: spectators, players needed, places and match
+    assert [type(d) for d in encoded if d is not shared[0]] == [list, list, int, list, list]
     # The next change too: its shared JSON, and each person's `you` text as it was.
     flipper = next(f"sid-{i}" for i in range(4) if i == room.game.next_to_play)
     encoded.clear()
     recorder.sent.clear()
     assert (await room.act(flipper, "flip", protocol.Empty(), 0.0))["ok"]
-    # Nothing kept is made again for a flip (the stats and rules did not change).
+    # Nothing kept is made again for a flip (the stats and rules did not change, and a move
+    # leaves the roster as it was).
     assert len(encoded) == 1 and "seats" in encoded[0] and len(recorder.sent) == 5
     assert len(built) == 2  # one more view: the flip's
     rooms.close_all()
