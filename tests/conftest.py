@@ -17,17 +17,13 @@ from __future__ import annotations
 import functools
 import inspect
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from deadline import time_left, within_deadline
 
 from app.tables.views import ViewParts
-
-# Every roster a table's view reuses from its last change is compared with one made afresh
-# (app/tables/views.py `ViewParts`): a change of who is at a table that no commit numbered
-# fails the test it happens in.
-ViewParts.check = True
 
 TESTS = Path(__file__).resolve().parent
 # What a test module imports when it serves the app over real sockets.
@@ -107,3 +103,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(getattr(pytest.mark, name))
         rank[item.nodeid] = (min(ORDER.index(name) for name in found), -bound(item))
     items.sort(key=lambda item: rank[item.nodeid])  # stable: each module's order is kept
+
+
+@pytest.fixture(autouse=True)
+def no_roster_goes_stale() -> Iterator[None]:
+    """Every roster a table's view keeps from its last change is compared with one made
+    afresh (app/tables/views.py `ViewParts`), on any path (a command, a timer, a bot): a
+    change of who is at a table that no commit numbered fails the test it happens in."""
+    ViewParts.stale = stale = []
+    yield
+    ViewParts.stale = None
+    assert not stale, f"a view's roster went stale: {stale[0]}"

@@ -82,10 +82,8 @@ class Room(TableReads):
         self.saver: Saver | None = None  # Rooms sets it: writes the table after each change
         self._saves = Saves()  # whether the next save is whole or a journal
         self._view_parts = ViewParts()  # what each change's view reuses of the last one's
-        # Wall-clock time the last person left (None while someone is here): the store's
-        # expiry counts from it, across restarts.
+        # When the last person left, by the wall clock (None: someone is here): for expiry.
         self._seen_at: float | None = wall_clock()
-        # Logs a lock held past 1 s.
         self.lock = WatchedLock(code, metrics, lock_watch or LockWatch(clock))
         self.connections = Connections(transport)  # who is on which, what each is sent
         self._phase_seen: Phase = self.table.phase  # the phase the last commit sent
@@ -96,8 +94,7 @@ class Room(TableReads):
         # When it may not, the room pauses: the table stays here, whole, judged by nobody.
         self.judge_gate: Callable[[], bool] | None = None
         self.paused = False
-        # The event this table is a heat of is paused: the table pauses with it, whatever
-        # the cluster says (app/tournaments/).
+        # Paused with the event this table is a heat of, whatever the cluster says.
         self.held_by_event = False
         self._gone_while_paused: dict[str, bool] = {}  # person id -> left (said goodbye)
         # Through a weak reference: the room is freed by its reference count when it closes,
@@ -167,8 +164,9 @@ class Room(TableReads):
         return self._saves.take(self.code, self.table, now, whole=self.closed)
 
     def write_whole(self) -> None:
-        """The next save is a whole snapshot, not a journal."""
+        """The table changed outside a commit: no journal, nor a view's roster, builds on it."""
         self._saves.write_whole()
+        self._view_parts.forget()
 
     def seen_at(self) -> float | None:
         """For the store's expiry: None while someone is connected, else when the last left."""
@@ -229,8 +227,7 @@ class Room(TableReads):
 
     def hold_for_event(self, held: bool) -> None:
         """The event this table is a heat of paused (`held`) or went on: the table pauses
-        with it, and goes on with it unless its judge gate still says no (call it under the
-        lock)."""
+        with it, and goes on with it unless its judge gate says no (under the lock)."""
         self.held_by_event = held
         if held:
             self.pause()
@@ -283,8 +280,13 @@ class Room(TableReads):
             )
             person = joined.person
             replaced = self.connections.bind(sid, person.id)
-            await self.transport.enter_room(sid, self.code)  # the cluster's hand-over finds it so
-            await self.transport.emit(WELCOME, {"player": person.id, "token": joined.token}, to=sid)
+            welcome = {"player": person.id, "token": joined.token}
+            try:  # (in the room, the cluster's hand-over finds the connection)
+                await self.transport.enter_room(sid, self.code)
+                await self.transport.emit(WELCOME, welcome, to=sid)
+            except BaseException:
+                self.write_whole()  # taken in, and nothing committed (the drop that follows is)
+                raise
             self._apply(joined.events, now)  # its `_schedule` starts lag pings if due
             if self.paused:  # held by its event: told, as those already here were
                 self.connections.send(person.id, Encoded.of(EVENT, paused(True)))
@@ -313,7 +315,7 @@ class Room(TableReads):
             self._apply(happened, now)
         else:
             if self.table.host != host:  # nobody to hand over to: no change is sent, but
-                self.write_whole()  # the table is not what its journal says any more
+                self.write_whole()  # the table is not what its journal and views say
             self.timetable.host(self, self.table)  # fired too early for the table: wait the rest
 
     # ---- what people do ----------------------------------------------------------------
@@ -435,8 +437,7 @@ class Room(TableReads):
             self._timers.at("autopilot", when, self.on_autoflip)
 
     async def on_tick(self, now: float) -> None:
-        """A freeze or the collect pause ended, a trigger lapsed or the time limit came: let
-        the engine's clock catch up."""
+        """A freeze or collect pause ended, a trigger lapsed or time ran out: the clock moves."""
         if self.closed or self.table.phase != "playing" or self.table.game is None:
             return
         self._apply(self.table.tick(now), now)  # a fresh state even with no events
@@ -542,8 +543,7 @@ class Room(TableReads):
         )
 
     def _schedule(self, now: float, views: Views, *, anyone: bool) -> None:
-        """Every timer, from the table's state alone (app/tables/schedule.py). `anyone`:
-        whether someone is connected."""
+        """Every timer, from the table's state alone (schedule.py). `anyone`: someone is here."""
         self.timetable.set(self, self.table, now, views, anyone=anyone)
         if not self.used and len(self.table.people) >= 2:
             self.used = True

@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 import orjson
 
 from app.tables.events import EventDict
-from app.tables.table import Person, Table
+from app.tables.table import Person, Phase, Table
 from app.wire.encoded import Encoded, event_head, to_json
 from app.wire.protocol import STATE, HeatView, SeatState, SeatView, State, You
 from engine.rules import Rules
@@ -55,16 +55,19 @@ class ViewParts:
     The roster (`Roster`: spectators, players needed, places, match score, heat) is read from
     people, seats, bots, wins and heat, which are changed in place; it is kept for one
     change that was a single move of the game (a play or a tick) in the same phase, and
-    made again after any other. Every change of the table is committed (the Room numbers it:
-    `Table.version`) and every move counted (`Table.moves_made`), so "one version and one move
+    made again after any other. The Room numbers every change it commits (`Table.version`)
+    and the table counts every move (`Table.moves_made`), so "one version and one move
     later, same phase" is a change that was that move and nothing else: a move changes
     nobody's seat, name, connection or wins but by ending the game, which changes the phase.
-    `ViewParts.check` (on in the test suite) compares every roster reused with one made
-    afresh. A Room keeps one for its table; a Views without one makes these anew."""
+    A table changed outside a commit (a host's role passed with nobody to take it, a join
+    that failed half-way) is the Room's to tell (`forget`). In the test suite every roster
+    kept is compared with one made afresh, and one gone stale is told to `ViewParts.stale`
+    (the fresh one is sent). A Room keeps one for its table; a Views without one makes
+    these anew."""
 
     __slots__ = ("_roster", "_rules", "_stats")
 
-    check = False  # tests: every roster reused is compared with one made afresh
+    stale: ClassVar[list[str] | None] = None  # tests: each roster that went stale, told here
 
     def __init__(self) -> None:
         # Each part's JSON last, after the objects it was made from.
@@ -72,26 +75,22 @@ class ViewParts:
         self._stats: tuple[tuple[Mapping[str, int | None], ...], orjson.Fragment]
         self._stats = ((), NO_STATS)
         # The roster's JSON, after the version, moves made and phase it was made at.
-        self._roster: tuple[int, int, str, Roster] | None = None
+        self._roster: tuple[int, int, Phase, Roster] | None = None
 
     def roster(self, table: Table) -> Roster:
         kept, version, moves, phase = self._roster, table.version, table.moves_made, table.phase
-        if kept is None or (version, moves, phase) != (kept[0] + 1, kept[1] + 1, kept[2]):
-            made = _roster(table)
-            spectators, needed, places, match, heat = made
-            roster = Roster(
-                _fragment(spectators),
-                _fragment(needed),
-                _fragment(places),
-                _fragment(match),
-                {name: _fragment(shown) for name, shown in heat.items()},
-            )
-        else:
+        if kept is not None and (version, moves, phase) == (kept[0] + 1, kept[1] + 1, kept[2]):
             roster = kept[3]
-            if ViewParts.check:
-                _check_roster(roster, table)
+            if ViewParts.stale is not None and not _current(roster, table, ViewParts.stale):
+                roster = _encoded(_roster(table))
+        else:
+            roster = _encoded(_roster(table))
         self._roster = (version, moves, phase, roster)
         return roster
+
+    def forget(self) -> None:
+        """The table changed outside a commit: the next view reads the roster afresh."""
+        self._roster = None
 
     def rules(self, rules: Rules, room_rules: tuple[bool, bool]) -> orjson.Fragment:
         kept = self._rules
@@ -286,12 +285,24 @@ def _fragment(value: Any) -> orjson.Fragment:
     return orjson.Fragment(to_json(value))
 
 
-def _check_roster(kept: Roster, table: Table) -> None:
-    """`ViewParts.check`: the roster kept is the one the table gives now."""
-    made = _roster(table)
+def _encoded(roster: Roster) -> Roster:
+    spectators, needed, places, match, heat = roster
+    return Roster(
+        _fragment(spectators),
+        _fragment(needed),
+        _fragment(places),
+        _fragment(match),
+        {name: _fragment(shown) for name, shown in heat.items()},
+    )
+
+
+def _current(kept: Roster, table: Table, stale: list[str]) -> bool:
+    """Whether the roster kept is the one the table gives now; if not, says so in `stale`."""
     kept_json = [to_json(part) for part in kept]
-    if kept_json != [to_json(part) for part in made]:
-        raise AssertionError(f"a view's roster went stale: {kept_json} for {made}")
+    made_json = [to_json(part) for part in _roster(table)]
+    if kept_json != made_json:
+        stale.append(f"room {table.code} version {table.version}: {kept_json} for {made_json}")
+    return kept_json == made_json
 
 
 def _heat_shown(table: Table) -> dict[str, Any]:

@@ -100,7 +100,7 @@ async def test_a_change_builds_the_table_once_for_every_recipient(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app.tables.views._you_text.cache_clear()  # each person's `you` made as they sit, below
-    monkeypatch.setattr(ViewParts, "check", False)  # (it encodes every roster kept once more)
+    monkeypatch.setattr(ViewParts, "stale", None)  # (the check encodes every roster kept again)
     rooms, recorder, room = await seated_four_and_a_spectator()
     built = []
     compose = app.tables.views._compose  # what both the encoded view and `seen` are made by
