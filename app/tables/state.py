@@ -69,7 +69,7 @@ class TableState:
         # snapshot taken before the first, it is the table (`journal`), saved for a fraction
         # of a whole snapshot's cost. Not in snapshots; the owner keeps it short.
         self.moves: list[Move] = []
-        self.moves_made = 0  # every play and tick, ever: what a move changed is no more (views.py)
+        self.moves_made = 0  # every play and tick, ever: a view keeps its roster across one
         # One of an event's tables (app/tournaments/): the event deals its seats and games.
         self.heat: Heat | None = None
 
