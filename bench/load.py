@@ -588,6 +588,14 @@ async def open_all(tables: list[Any], port: int, at_once: int = 16) -> None:
     await asyncio.gather(*(one(t) for t in tables))
 
 
+async def sit_in_lobbies(players: int, port: int) -> list[Table]:
+    """Tables of four sitting in their lobbies, `players` of them (at least one table),
+    opened eight at a time: the idle players (keep them, or they go)."""
+    lobbies = [Table("", Stats(), start=False) for _ in range(max(1, players // 4))]
+    await open_all(lobbies, port, at_once=8)
+    return lobbies
+
+
 class Run:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -603,8 +611,7 @@ class Run:
             await open_all(warm, server.port)  # imports and first-use caches
             await asyncio.sleep(1)
             before = server.rss_mb()
-            lobbies = [Table("", Stats(), start=False) for _ in range(max(1, players // 4))]
-            await open_all(lobbies, server.port, at_once=8)
+            lobbies = await sit_in_lobbies(players, server.port)
             await asyncio.sleep(2)
             after = server.rss_mb()
             count = 4 * len(lobbies)
@@ -623,8 +630,7 @@ class Run:
         server = Server("app", self.args.server_core, self.log, gc_watch=False, variant=variant)
         try:
             await server.ready()
-            lobbies = [Table("", Stats(), start=False) for _ in range(max(1, players // 4))]
-            await open_all(lobbies, server.port, at_once=8)
+            _held = await sit_in_lobbies(players, server.port)  # kept: they stay connected
             await asyncio.sleep(IDLE_SETTLE_SECONDS)
             start, since = server.cpu_seconds(), time.monotonic()
             await asyncio.sleep(self.args.idle_seconds)
